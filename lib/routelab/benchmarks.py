@@ -1,0 +1,51 @@
+"""``make bench``: speed figures, each beside a baseline measured in the same run.
+
+Each benchmark is a function returning a list of row dicts with at least ``bench``,
+``what``, ``value``, ``unit`` and, where a baseline exists, ``baseline``, ``ratio`` and
+``goal``. Goals are printed, never asserted: speed lives here, not in the tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+# name -> (module, function, description); imported lazily so one missing optional
+# dependency does not stop the others.
+BENCHMARKS: dict[str, tuple[str, str, str]] = {
+    "preprocess": (
+        "routelab.preprocess",
+        "bench_rows",
+        "Spark preprocessing throughput, bundled corpus and 1M synthetic posts "
+        "(goal >= 20,000 posts/s on 2 cores)",
+    ),
+}
+
+
+def run_benchmarks(names: list[str] | None = None, quick: bool = False) -> list[dict[str, Any]]:
+    """Run the selected benchmarks (all by default) and return their rows."""
+    rows: list[dict[str, Any]] = []
+    for name in names or list(BENCHMARKS):
+        if name not in BENCHMARKS:
+            raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+        module, func, _ = BENCHMARKS[name]
+        bench: Callable[..., list[dict[str, Any]]] = getattr(importlib.import_module(module), func)
+        for row in bench(quick=quick):
+            rows.append({"bench": name, **row})
+    return rows
+
+
+def format_rows(rows: list[dict[str, Any]]) -> str:
+    """A plain-text table of benchmark rows."""
+    import pandas as pd
+
+    if not rows:
+        return "(no rows)"
+    frame = pd.DataFrame(rows)
+    cols = [
+        c
+        for c in ("bench", "what", "value", "unit", "baseline", "ratio", "goal", "meets_goal")
+        if c in frame.columns
+    ]
+    return frame[cols].to_string(index=False, float_format=lambda v: f"{v:,.2f}")

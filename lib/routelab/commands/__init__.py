@@ -1,0 +1,1 @@
+"""Subcommands of the ``routelab`` CLI, one module each, each with ``register(subparsers)``."""

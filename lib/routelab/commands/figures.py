@@ -1,0 +1,56 @@
+"""``routelab figures``: regenerate every figure by running the notebooks with papermill."""
+
+from __future__ import annotations
+
+import argparse
+
+from routelab.profiles import PROFILE_NAMES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "figures",
+        help="run the notebooks headlessly (papermill) and regenerate their figures",
+        description="Execute notebooks/NN_*.ipynb with papermill under a profile. Executed "
+        "notebooks and run_log.json go to papermill_runs/<profile>/, figures (HTML, PNG, "
+        "SVG) and results.json to figures/<notebook>/. A failing notebook is reported with "
+        "its failing cell; the others still run; the exit code is 1 if any failed.",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="default",
+        help="smoke: seconds per notebook (tests); default: bundled real "
+        "data, ~30 min on 2 cores; paper: paper scale, hours (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help="run only these notebooks (name, e.g. 01_corpus, or prefix 01)",
+    )
+    parser.add_argument(
+        "--timeout", type=int, default=None, help="per-cell timeout in seconds (default: none)"
+    )
+    parser.add_argument("--list", action="store_true", help="list the notebooks and exit")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from routelab.paths import figures_dir, runs_dir
+    from routelab.runs import discover_notebooks, run_notebooks
+
+    if args.list:
+        for path in discover_notebooks(args.only):
+            print(path.stem)
+        return 0
+    log = run_notebooks(args.profile, args.only, timeout=args.timeout)
+    print(
+        f"\n{len(log.runs) - len(log.failed)}/{len(log.runs)} notebooks ok in "
+        f"{log.seconds:.0f} s; figures in {figures_dir()}, executed notebooks and "
+        f"run_log.json in {runs_dir() / args.profile}"
+    )
+    for run in log.failed:
+        print(f"  {run.describe()}\n    executed notebook: {run.output}")
+    return 0 if log.ok else 1

@@ -1,0 +1,145 @@
+"""Figure style and saving: every figure as self-contained HTML, PNG and SVG.
+
+Static export goes through kaleido, which drives the Chromium that ``make setup``
+installs. The kaleido server is started once per process (one per notebook kernel in a
+batch) on the first static export and reused. Each saved figure carries a footer naming
+its data (real / semi-synthetic / synthetic), the profile and the code version
+(DESIGN.md principle 5).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from routelab.errors import RoutelabError
+from routelab.paths import figures_dir, git_commit
+
+# A colour-blind-safe palette (Okabe & Ito) so methods keep their colours across figures.
+PALETTE = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+)
+FORMATS = ("html", "png", "svg")
+_kaleido_started = False
+
+
+def _template() -> go.layout.Template:
+    template = go.layout.Template(pio.templates["simple_white"])
+    template.layout.colorway = PALETTE
+    template.layout.font = {"family": "DejaVu Sans, Arial, sans-serif", "size": 13}
+    template.layout.xaxis.showgrid = True
+    template.layout.yaxis.showgrid = True
+    template.layout.xaxis.gridcolor = "#e5e5e5"
+    template.layout.yaxis.gridcolor = "#e5e5e5"
+    template.layout.legend = {"bgcolor": "rgba(255,255,255,0.7)"}
+    return template
+
+
+pio.templates["routelab"] = _template()
+pio.templates.default = "routelab"
+
+
+def color_for(name: str, names: Sequence[str]) -> str:
+    """A stable colour for ``name`` among ``names`` (same method, same colour)."""
+    return PALETTE[list(names).index(name) % len(PALETTE)]
+
+
+def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
+    """Add the provenance footer: data kind and source, profile, code version."""
+    parts = [f"data: {data}"]
+    if profile:
+        parts.append(f"profile: {profile}")
+    parts.append(f"routelab {git_commit()}")
+    fig.add_annotation(
+        text=" · ".join(parts),
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=-0.22,
+        xanchor="left",
+        yanchor="top",
+        showarrow=False,
+        font={"size": 10, "color": "#666"},
+    )
+    bottom = max(fig.layout.margin.b or 0, 110)
+    fig.update_layout(margin={"b": bottom})
+    return fig
+
+
+def _ensure_kaleido() -> None:
+    global _kaleido_started
+    if _kaleido_started:
+        return
+    try:
+        import kaleido
+
+        kaleido.start_sync_server(silence_warnings=True)
+    except Exception as exc:  # pragma: no cover - depends on the machine
+        raise RoutelabError(
+            f"cannot start kaleido for PNG/SVG export ({exc}); run `make setup` (it installs "
+            "Chromium) or set ROUTELAB_STATIC_FIGURES=0 to write HTML only"
+        ) from exc
+    _kaleido_started = True
+    atexit.register(_stop_kaleido)
+
+
+def _stop_kaleido() -> None:
+    global _kaleido_started
+    if _kaleido_started:
+        import kaleido
+
+        kaleido.stop_sync_server(silence_warnings=True)
+        _kaleido_started = False
+
+
+def static_enabled() -> bool:
+    """PNG/SVG export is on unless ``ROUTELAB_STATIC_FIGURES=0``."""
+    return os.environ.get("ROUTELAB_STATIC_FIGURES", "1") != "0"
+
+
+def save_figure(
+    fig: go.Figure,
+    notebook: str,
+    name: str,
+    *,
+    formats: Sequence[str] = FORMATS,
+    width: int = 900,
+    height: int = 560,
+) -> list[Path]:
+    """Write ``figures/<notebook>/<name>.{html,png,svg}`` and return the paths.
+
+    The HTML is self-contained (plotly.js embedded) so it opens offline.
+    """
+    out_dir = figures_dir() / notebook
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for fmt in formats:
+        path = out_dir / f"{name}.{fmt}"
+        if fmt == "html":
+            fig.write_html(path, include_plotlyjs=True, full_html=True)
+        elif fmt in ("png", "svg"):
+            if not static_enabled():
+                continue
+            _ensure_kaleido()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fig.write_image(
+                    path, format=fmt, width=width, height=height, scale=2 if fmt == "png" else 1
+                )
+        else:
+            raise ValueError(f"unknown figure format {fmt!r}; use html, png or svg")
+        written.append(path)
+    return written

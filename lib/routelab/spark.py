@@ -1,0 +1,94 @@
+"""The one Spark session factory of routelab.
+
+Spark is routelab's execution layer (DESIGN.md, principle 2). All code obtains its
+session from :func:`get_spark`, which
+
+- points Spark's Python workers at the running interpreter (``PYSPARK_PYTHON``),
+  otherwise pandas UDFs run in the wrong environment;
+- binds to the loopback interface (``SPARK_LOCAL_IP=127.0.0.1``);
+- keeps the web UI off unless ``ROUTELAB_SPARK_UI=1``;
+- uses ``local[*]`` unless a master is given or ``ROUTELAB_SPARK_MASTER`` is set, so the
+  same notebook runs on a cluster by setting one variable.
+
+The session is created once per process and reused (``getOrCreate``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_SHUFFLE_PARTITIONS = 8
+
+
+def _configure_environment() -> None:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Spark 4 prints a banner of JVM warnings on Java 17 without these.
+    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
+
+
+def get_spark(
+    master: str | None = None,
+    app_name: str = "routelab",
+    *,
+    shuffle_partitions: int | None = None,
+    driver_memory: str | None = None,
+    extra_conf: dict[str, str] | None = None,
+) -> SparkSession:
+    """Return the process-wide Spark session, creating it on first use.
+
+    Args:
+        master: Spark master URL; default ``$ROUTELAB_SPARK_MASTER`` or ``local[*]``.
+        app_name: application name shown in Spark's logs.
+        shuffle_partitions: ``spark.sql.shuffle.partitions`` (default 8, right for a
+            2-core machine; raise it on a cluster).
+        driver_memory: ``spark.driver.memory`` (default ``$ROUTELAB_DRIVER_MEMORY`` or 4g);
+            only effective when this call starts the JVM.
+        extra_conf: further Spark settings.
+    """
+    _configure_environment()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    master = master or os.environ.get("ROUTELAB_SPARK_MASTER") or "local[*]"
+    ui = os.environ.get("ROUTELAB_SPARK_UI", "0") == "1"
+    partitions = shuffle_partitions or int(
+        os.environ.get("ROUTELAB_SHUFFLE_PARTITIONS", DEFAULT_SHUFFLE_PARTITIONS)
+    )
+    conf = {
+        "spark.ui.enabled": str(ui).lower(),
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": str(partitions),
+        "spark.default.parallelism": str(max(2, partitions)),
+        "spark.driver.memory": driver_memory or os.environ.get("ROUTELAB_DRIVER_MEMORY", "4g"),
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.python.worker.reuse": "true",
+        "spark.sql.adaptive.enabled": "true",
+    }
+    conf.update(extra_conf or {})
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(os.environ.get("ROUTELAB_SPARK_LOG_LEVEL", "ERROR"))
+    return spark
+
+
+def stop_spark() -> None:
+    """Stop the process-wide session if one is running."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()

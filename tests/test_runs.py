@@ -1,0 +1,98 @@
+"""The papermill figure runner: ok and failing notebooks, run log, CLI exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from routelab.cli import main
+from routelab.report import NotebookReport
+from routelab.runs import discover_notebooks, run_notebooks
+
+
+def _write_notebook(path: Path, cells: list[str]) -> None:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "default"\nvalue = 1')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params] + [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """A fake repository root with two notebooks: one succeeds, one fails in cell 2."""
+    (tmp_path / "notebooks").mkdir()
+    ok_cells = [
+        "from routelab.report import NotebookReport\n"
+        "r = NotebookReport('01_ok', profile=profile, show=False)\n"
+        "r.add_headline(value=value)\n"
+        "r.claim('one plus one', '2', str(1 + 1), 1 + 1 == 2)\n"
+        "r.finish()",
+    ]
+    _write_notebook(tmp_path / "notebooks" / "01_ok.ipynb", ok_cells)
+    _write_notebook(
+        tmp_path / "notebooks" / "02_bad.ipynb", ["x = 1", "raise ValueError('planted failure')"]
+    )
+    monkeypatch.setenv("ROUTELAB_HOME", str(tmp_path))
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path / "figures"))
+    monkeypatch.setenv("ROUTELAB_RUNS_DIR", str(tmp_path / "runs"))
+    return tmp_path
+
+
+@pytest.mark.notebook
+def test_failing_notebook_is_named_with_its_cell_and_others_still_run(sandbox):
+    log = run_notebooks("smoke", progress=False)
+    assert [r.notebook for r in log.runs] == ["01_ok", "02_bad"]
+    ok, bad = log.runs
+    assert ok.status == "ok" and bad.status == "failed"
+    assert not log.ok
+    # papermill injects a parameters cell after ours: the failing cell is index 3
+    assert bad.failed_cell == 3
+    assert "planted failure" in bad.error and "ValueError" in bad.error
+    assert "FAILED at cell 3" in bad.describe()
+    run_log = json.loads((sandbox / "runs" / "smoke" / "run_log.json").read_text())
+    assert run_log["profile"] == "smoke" and run_log["ok"] is False
+    assert {r["status"] for r in run_log["runs"]} == {"ok", "failed"}
+    assert all("seconds" in r and "parameters" in r for r in run_log["runs"])
+    assert (sandbox / "runs" / "smoke" / "01_ok.ipynb").exists()
+    results = json.loads((sandbox / "figures" / "01_ok" / "results.json").read_text())
+    assert results["profile"] == "smoke"
+    assert results["claims"] == [
+        {"claim": "one plus one", "paper": "2", "measured": "2", "holds": True, "note": ""}
+    ]
+    assert (sandbox / "runs" / "history.jsonl").read_text().count("\n") == 1
+
+
+@pytest.mark.notebook
+def test_cli_exit_code_reflects_failure(sandbox, capsys):
+    assert main(["figures", "--profile", "smoke", "--only", "01"]) == 0
+    assert main(["figures", "--profile", "smoke", "--only", "02_bad"]) == 1
+    out = capsys.readouterr().out
+    assert "02_bad: FAILED at cell 3" in out
+
+
+def test_only_rejects_unknown_names(sandbox):
+    assert [p.stem for p in discover_notebooks(["01"])] == ["01_ok"]
+    assert main(["figures", "--only", "99_nope", "--list"]) == 2
+
+
+def test_report_requires_claims_and_writes_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
+    report = NotebookReport("xx_test", profile="smoke", show=False)
+    with pytest.raises(ValueError, match="claims table"):
+        report.finish()
+    with pytest.raises(TypeError):
+        report.claim("c", "p", "m", holds="yes")  # type: ignore[arg-type]
+    report.claim("c", "p", "m", None, "not testable here")
+    table = report.finish()
+    assert list(table.columns) == ["claim", "paper", "measured", "holds", "note"]
+    data = json.loads((tmp_path / "xx_test" / "results.json").read_text())
+    assert data["claims"][0]["holds"] is None
