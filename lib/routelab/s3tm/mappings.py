@@ -1,0 +1,151 @@
+"""Learning a word-to-matcher mapping M (S3-TM Sect. 3): one entry point for all methods.
+
+``learn_mapping(posts, n_matchers, method, subscriptions=None, seed=0, ...)`` with
+``method`` one of
+
+- ``hash``: seeded stable hash of the word string (the default policy of Sect. 3.1);
+- ``gC``, ``gFC``, ``gFCL``, ``gNFCL``: METIS on the word network (Sect. 3.2,
+  :mod:`routelab.s3tm.partition`);
+- ``SALB``: Algorithm 1 (Sect. 3.3; fast kernel, or the readable reference with
+  ``salb_impl="reference"``).
+
+Learning steps, the same for every method:
+
+1. restrict the learning posts to the subscribed words W^s when subscriptions are given
+   (only subscribed words route a publication, Eq. 1);
+2. with ``split_hot=True``, split hot words into versions (Sect. 5.1,
+   :mod:`routelab.s3tm.skew`) and learn on the versioned posts;
+3. learn M for every word that occurs (f(w) > 0); all other words use the hash fallback.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from routelab.hashing import string_bucket
+from routelab.s3tm.corpus import Corpus, as_corpus, subscribed_words
+from routelab.s3tm.partition import GRAPH_METHODS, partition_words
+from routelab.s3tm.routing import Mapping, mapping_from_assignment
+from routelab.s3tm.salb_kernel import salb_kernel
+from routelab.s3tm.salb_reference import salb_reference
+from routelab.s3tm.skew import apply_split, split_plan
+from routelab.s3tm.wordnet import word_network
+
+METHODS = ("hash", *GRAPH_METHODS, "SALB")
+
+
+def learn_mapping(
+    posts: Any,
+    n_matchers: int,
+    method: str,
+    subscriptions: Any = None,
+    seed: int = 0,
+    *,
+    split_hot: bool = False,
+    hot_fraction: float = 0.5,
+    salb_impl: str = "kernel",
+    metis_resolution: float = 100.0,
+    metis_ufactor: int | None = None,
+    progress: bool = False,
+) -> Mapping:
+    """Learn M : W -> [0, N) from the learning posts.
+
+    Args:
+        posts: learning posts: a :class:`~routelab.s3tm.corpus.Corpus`, a Spark DataFrame
+            (``post_id``, ``words``) or a list of word lists.
+        n_matchers: N.
+        method: one of :data:`METHODS`.
+        subscriptions: defines W^s (see :func:`~routelab.s3tm.corpus.subscribed_words`);
+            ``None`` = every word is subscribed.
+        seed: seeds the hash policy (method ``hash`` and the fallback), the METIS run and
+            the version choice of split words.
+        split_hot: split hot words into versions (Sect. 5.1).
+        hot_fraction: a word may carry this fraction of a node's even share (paper: 1/2).
+        salb_impl: ``"kernel"`` (fast) or ``"reference"`` (Algorithm 1 literally).
+        metis_resolution: gNFCL vertex-weight scale (see :mod:`routelab.s3tm.partition`).
+        metis_ufactor: METIS imbalance tolerance (default: METIS's).
+        progress: progress bar (SALB).
+
+    Returns:
+        The :class:`~routelab.s3tm.routing.Mapping`; ``info`` holds ``learn_seconds`` (the
+        method itself, after preparing the posts), ``prepare_seconds``, ``n_posts``,
+        ``n_words`` (learned words incl. versions) and ``n_hot`` (split words).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown mapping method {method!r}; choose from {METHODS}")
+    if n_matchers < 1:
+        raise ValueError(f"n_matchers must be >= 1, got {n_matchers}")
+    if salb_impl not in ("kernel", "reference"):
+        raise ValueError(f"salb_impl must be 'kernel' or 'reference', got {salb_impl!r}")
+    t0 = time.perf_counter()
+    corpus = as_corpus(posts)
+    subscribed = subscribed_words(subscriptions)
+    if subscribed is not None:
+        corpus = corpus.restrict(corpus.word_mask(subscribed))
+    origin: dict[int, tuple[str, int]] = {}
+    hot_counts: dict[str, int] = {}
+    if split_hot:
+        plan = split_plan(corpus, n_matchers, hot_fraction)
+        hot_counts = {corpus.vocab[w]: int(c) for w, c in zip(plan.words, plan.counts, strict=True)}
+        corpus, origin = apply_split(corpus, plan, seed)
+    t1 = time.perf_counter()
+    matchers = _learn_matchers(
+        corpus,
+        n_matchers,
+        method,
+        seed,
+        salb_impl=salb_impl,
+        resolution=metis_resolution,
+        ufactor=metis_ufactor,
+        progress=progress,
+    )
+    t2 = time.perf_counter()
+    info = {
+        "learn_seconds": t2 - t1,
+        "prepare_seconds": t1 - t0,
+        "n_posts": corpus.n_posts,
+        "n_words": int((matchers >= 0).sum()),
+        "n_hot": len(hot_counts),
+        "split_hot": split_hot,
+        "subscribed_words": None if subscribed is None else len(subscribed),
+    }
+    return mapping_from_assignment(
+        corpus.vocab,
+        matchers,
+        n_matchers,
+        method,
+        seed,
+        origin=origin,
+        hot_counts=hot_counts,
+        info=info,
+    )
+
+
+def _learn_matchers(
+    corpus: Corpus,
+    n_matchers: int,
+    method: str,
+    seed: int,
+    *,
+    salb_impl: str,
+    resolution: float,
+    ufactor: int | None,
+    progress: bool,
+) -> np.ndarray:
+    """Matcher per word id of ``corpus`` (``-1`` for words that do not occur)."""
+    if method == "hash":
+        out = np.full(corpus.n_vocab, -1, dtype=np.int32)
+        for w in np.flatnonzero(corpus.doc_freq() > 0).tolist():
+            out[w] = string_bucket(corpus.vocab[w], n_matchers, seed)
+        return out
+    if method == "SALB":
+        if salb_impl == "reference":
+            return salb_reference(corpus, n_matchers, progress=progress)
+        return salb_kernel(corpus, n_matchers, progress=progress)
+    net = word_network(corpus)
+    return partition_words(
+        net, n_matchers, method, seed=seed, resolution=resolution, ufactor=ufactor
+    )

@@ -1,0 +1,128 @@
+"""Word network partitioning with METIS: gC, gFC, gFCL, gNFCL (S3-TM Sect. 3.2, Fig. 2).
+
+The vertices are the learned words (f(w) > 0), the edges the co-occurring pairs
+(f(w1, w2) > 0). The four methods differ only in the weights given to METIS:
+
+====== ===================== =================================================
+method edge weight (cut)     vertex weight (balanced across partitions)
+====== ===================== =================================================
+gC     none (unit)           none (unit: METIS balances word counts)
+gFC    |P| f(w1, w2)         none (unit)
+gFCL   |P| f(w1, w2)         |P| f(w)
+gNFCL  |P| f(w1, w2)         |P| l(w), l(w) = f(w) / (1 + f_n(w) / f(w))
+====== ===================== =================================================
+
+Integer weights. METIS needs positive integers. Frequencies are used as post counts
+(``|P| * f``), which are already positive integers and keep every ratio exact (METIS only
+sees relative weights). gNFCL's normalized load is fractional; it is scaled by
+``resolution`` (default 100) and rounded, ``max(1, round(resolution * |P| l(w)))``, so each
+weight is exact to within 0.5 / resolution of a post, and a word lighter than half a post
+per ``resolution`` is raised to 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from routelab.s3tm.wordnet import WordNetwork
+
+GRAPH_METHODS = ("gC", "gFC", "gFCL", "gNFCL")
+
+
+def normalized_vertex_load(freq: np.ndarray, neighbour: np.ndarray) -> np.ndarray:
+    """gNFCL's vertex load l(w) = f(w) / (1 + f_n(w) / f(w)) (Sect. 3.2.4), elementwise.
+
+    Works on frequencies or on counts (it is homogeneous of degree 1). Words with
+    f(w) = 0 get load 0. For k words that always appear together, f_n(w) = (k - 1) f(w)
+    and l(w) = f(w) / k.
+    """
+    freq = np.asarray(freq, dtype=np.float64)
+    neighbour = np.asarray(neighbour, dtype=np.float64)
+    out = np.zeros_like(freq)
+    pos = freq > 0
+    out[pos] = freq[pos] / (1.0 + neighbour[pos] / freq[pos])
+    return out
+
+
+def to_positive_int(weights: np.ndarray, resolution: float = 100.0) -> np.ndarray:
+    """``max(1, round(resolution * w))`` as ``int64`` (METIS weights must be positive ints)."""
+    return np.maximum(1, np.rint(np.asarray(weights, dtype=np.float64) * resolution)).astype(
+        np.int64
+    )
+
+
+def metis_graph(
+    net: WordNetwork, words: np.ndarray, method: str, resolution: float = 100.0
+) -> tuple[sp.csr_matrix, np.ndarray | None, np.ndarray | None]:
+    """The sub-network on ``words`` (CSR adjacency) with ``method``'s vertex and edge weights.
+
+    Vertex ``v`` of the result is word ``words[v]``; edge weights follow the CSR entries.
+    """
+    if method not in GRAPH_METHODS:
+        raise ValueError(f"unknown graph method {method!r}; choose from {GRAPH_METHODS}")
+    sub = net.cooc[words][:, words].tocsr()
+    sub.sort_indices()
+    eweights = None if method == "gC" else sub.data.astype(np.int64)
+    if method in ("gC", "gFC"):
+        vweights = None
+    elif method == "gFCL":
+        vweights = net.freq[words].astype(np.int64)
+    else:
+        # f_n over the whole (W^s-restricted) network, as Sect. 3.2.4 defines it
+        load = normalized_vertex_load(net.freq[words], net.neighbour_count()[words])
+        vweights = to_positive_int(load, resolution)
+    return sub, vweights, eweights
+
+
+def partition_words(
+    net: WordNetwork,
+    n_parts: int,
+    method: str,
+    *,
+    seed: int = 0,
+    resolution: float = 100.0,
+    ufactor: int | None = None,
+) -> np.ndarray:
+    """Partition the learned words of ``net`` into ``n_parts`` with METIS.
+
+    Args:
+        net: the word network (restricted to W^s if needed).
+        n_parts: N, the number of matchers.
+        method: ``gC``, ``gFC``, ``gFCL`` or ``gNFCL``.
+        seed: METIS random seed.
+        resolution: gNFCL vertex-weight scaling (see module docstring).
+        ufactor: METIS load-imbalance tolerance in 1/1000 (default: METIS's own, 30 for
+            k-way, 1 for recursive bisection).
+
+    Returns:
+        ``int32`` partition (``0..n_parts-1``) per word id of ``net.vocab``; ``-1`` for
+        words with f(w) = 0.
+    """
+    import pymetis
+
+    if n_parts < 1:
+        raise ValueError(f"n_parts must be >= 1, got {n_parts}")
+    if method not in GRAPH_METHODS:
+        raise ValueError(f"unknown graph method {method!r}; choose from {GRAPH_METHODS}")
+    words = np.flatnonzero(net.freq > 0)
+    out = np.full(len(net.vocab), -1, dtype=np.int32)
+    if len(words) == 0:
+        return out
+    if n_parts == 1:
+        out[words] = 0
+        return out
+    sub, vweights, eweights = metis_graph(net, words, method, resolution)
+    options = pymetis.Options(seed=int(seed))
+    if ufactor is not None:
+        options.ufactor = int(ufactor)
+    result = pymetis.part_graph(
+        n_parts,
+        pymetis.CSRAdjacency(sub.indptr.astype(np.int64), sub.indices.astype(np.int64)),
+        vweights=vweights,
+        eweights=eweights,
+        options=options,
+    )
+    parts = np.asarray(result.vertex_part, dtype=np.int32)
+    out[words] = parts
+    return out
