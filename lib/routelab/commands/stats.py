@@ -1,0 +1,53 @@
+"""``routelab stats``: S3-TM Table 1 (and the Zipf exponent of Fig. 4) of word-set posts."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "stats",
+        help="corpus statistics of preprocessed posts (S3-TM Table 1, Zipf fit of Fig. 4)",
+        description="Print S3-TM Table 1 for word-set posts written by `routelab preprocess`: "
+        "number of posts, unique words, total word frequency (sum of set sizes) and distinct "
+        "co-occurring word pairs, plus a least-squares Zipf exponent of the rank-frequency "
+        "curve (Fig. 4).",
+    )
+    parser.add_argument("--posts", metavar="DIR", required=True, action="append",
+                        help="output directory of `routelab preprocess` (or its "
+                        "posts.parquet); repeat to compare corpora side by side")
+    parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
+    parser.add_argument("--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER "
+                        "or local[*])")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import json
+
+    from routelab.corpus_stats import fit_zipf, format_table1, table1, word_frequencies
+    from routelab.preprocess import read_posts
+    from routelab.spark import get_spark
+
+    spark = get_spark(args.master, app_name="routelab-stats")
+    tables, zipf = {}, {}
+    for path in args.posts:
+        posts = read_posts(spark, path)
+        tables[path] = table1(posts)
+        freqs = word_frequencies(posts)
+        try:
+            zipf[path] = fit_zipf(freqs)
+        except ValueError as exc:
+            zipf[path] = {"error": str(exc)}
+    print(format_table1(tables))
+    for path, fit in zipf.items():
+        if "error" in fit:
+            print(f"Zipf fit ({path}): {fit['error']}")
+        else:
+            print(f"Zipf fit ({path}): exponent {fit['exponent']:.3f}, R^2 {fit['r2']:.3f} "
+                  f"over ranks {fit['min_rank']}..{fit['max_rank']} (words in >= 5 posts)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"table1": tables, "zipf": zipf}, fh, indent=2)
+    return 0

@@ -1,0 +1,95 @@
+"""``routelab subscriptions``: tweet- or topic-based subscriptions from a posts Parquet."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "subscriptions",
+        help="make tweet- or topic-based subscriptions (S3-TM Sect. 6.1) from posts",
+        description="Read posts (Parquet with post_id and words array<string>) and write N "
+        "subscriptions (sub_id, words, kind, topic) as Parquet. tweet: N random posts "
+        "(seeded; posts without words excluded). topic: LDA topics (gensim, alpha = beta = "
+        "0.1), each subscription picks a topic, a length 1..max-len with P(k) ~ k^-skew, and "
+        "that many of the topic's top words; the topics are saved as <out>.topics.json.",
+    )
+    parser.add_argument("--posts", required=True, help="posts Parquet directory")
+    parser.add_argument("--out", required=True, help="output Parquet directory")
+    parser.add_argument(
+        "--kind", required=True, choices=("tweet", "topic"), help="subscription model"
+    )
+    parser.add_argument("--n", type=int, required=True, help="number of subscriptions")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--topics", type=int, default=100, help="topic: number of LDA topics (default: 100)"
+    )
+    parser.add_argument(
+        "--words-per-topic",
+        type=int,
+        default=5,
+        help="topic: top words kept per topic (default: 5)",
+    )
+    parser.add_argument(
+        "--zipf-skew",
+        type=float,
+        default=0.5,
+        help="topic: skew of the length distribution (default: 0.5)",
+    )
+    parser.add_argument(
+        "--max-len", type=int, default=5, help="topic: longest subscription (default: 5)"
+    )
+    parser.add_argument(
+        "--topic-choice",
+        choices=("uniform", "weight"),
+        default="uniform",
+        help="topic: pick topics uniformly (paper) or by corpus weight",
+    )
+    parser.add_argument("--passes", type=int, default=5, help="topic: LDA passes (default: 5)")
+    parser.add_argument(
+        "--max-posts",
+        type=int,
+        default=None,
+        help="topic: fit LDA on a seeded sample of at most this many posts",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace --out if it is a Parquet directory"
+    )
+    parser.add_argument(
+        "--master",
+        default=None,
+        help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from routelab.errors import BadInputError
+    from routelab.spark import get_spark
+    from routelab.subscriptions import build_subscriptions
+
+    try:
+        summary = build_subscriptions(
+            args.posts,
+            args.out,
+            kind=args.kind,
+            n=args.n,
+            seed=args.seed,
+            n_topics=args.topics,
+            words_per_topic=args.words_per_topic,
+            zipf_skew=args.zipf_skew,
+            max_len=args.max_len,
+            topic_choice=args.topic_choice,
+            passes=args.passes,
+            max_posts=args.max_posts,
+            overwrite=args.overwrite,
+            spark=get_spark(args.master, app_name="routelab-subscriptions"),
+            progress=not args.no_progress,
+        )
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+    print(json.dumps(summary, indent=1))
+    return 0

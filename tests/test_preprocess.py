@@ -1,0 +1,129 @@
+"""The Spark preprocessing pipeline (routelab.preprocess) and `routelab preprocess`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from routelab.cli import main
+from routelab.datasets.loaders import load_table
+from routelab.preprocess import (
+    PreprocessReport,
+    preprocess,
+    read_posts,
+    read_report,
+    synthetic_texts,
+)
+from routelab.text import clean_words
+
+pytestmark = pytest.mark.spark
+
+TRICKY = [
+    "RT @nasa: Launch at 5PM!! #Space https://t.co/x &amp; more",
+    "“Don’t” panic… the FLU vaccines are WORKING 😀",
+    "Check http://a.b/c @who $5 in 2013",
+    "We’ll see if it's well",
+    "the and of",  # only stop words -> empty
+    "@x https://t.co/y",  # only a mention and a link -> empty
+    "Café naïve résumé ＨＥＬＬＯ",
+    "running runs runner #running",
+]
+
+
+def _posts(spark):
+    rows = [(i + 1, datetime(2013, 4, 1 + i), t, "s", None, None) for i, t in enumerate(TRICKY)]
+    rows += [
+        (3, datetime(2013, 3, 1), "an earlier duplicate of post 3 wins", "s", 1.0, 2.0),
+        (3, None, "a duplicate without time loses", "s", None, None),
+        (20, datetime(2013, 5, 1), None, "s", None, None),  # no text
+        (21, datetime(2013, 5, 2), "   ", "s", None, None),  # blank text
+        (22, datetime(2013, 5, 3), "one", "s", None, None),  # one word only
+    ]
+    schema = "post_id long, ts timestamp, text string, source string, lat double, lon double"
+    return spark.createDataFrame(rows, schema)
+
+
+def test_spark_words_equal_clean_words_and_counts(spark) -> None:
+    df = _posts(spark)
+    res = preprocess(df, None, min_words=2, progress=False)
+    got = {r["post_id"]: r for r in res.df.collect()}
+    rep = res.report
+    # the pure-Python rules, post by post
+    expected = {}
+    for pid, text in enumerate(TRICKY, start=1):
+        if pid == 3:
+            text = "an earlier duplicate of post 3 wins"
+        words = clean_words(text)
+        if len(words) >= 2:
+            expected[pid] = words
+    assert {pid: list(r["words"]) for pid, r in got.items()} == expected
+    assert got[3]["ts"] == datetime(2013, 3, 1) and (got[3]["lat"], got[3]["lon"]) == (1.0, 2.0)
+    assert rep.rows_in == 13
+    assert rep.dropped == {"duplicate_post_id": 2, "missing_text": 2,
+                           "empty_after_cleaning": 2, "too_few_words": 1}
+    assert rep.rows_out == len(expected) == rep.rows_in - sum(rep.dropped.values())
+    assert res.df.columns == ["post_id", "ts", "words", "source", "lat", "lon"]
+    assert dict(res.df.dtypes)["words"] == "array<string>"
+    res.unpersist()
+
+
+def test_options_reach_the_workers(spark) -> None:
+    df = spark.createDataFrame([(1, "The running dogs")], "post_id long, text string")
+    plain = preprocess(df, None, stem=False, stopwords=frozenset(), progress=False)
+    assert plain.df.first()["words"] == ["dogs", "running", "the"]
+    assert "ts" in plain.df.columns and plain.df.first()["ts"] is None
+    nltk = preprocess(spark.createDataFrame([(1, "dying")], "post_id long, text string"),
+                      None, stem_mode="nltk", progress=False)
+    assert nltk.df.first()["words"] == ["die"]
+    with pytest.raises(Exception, match="post_id and text"):
+        preprocess(spark.createDataFrame([(1,)], "id long"), None, progress=False)
+
+
+def test_written_output_and_report(spark, tmp_path: Path) -> None:
+    csv = tmp_path / "in.csv"
+    csv.write_text("id,text,when\n1,Flu shots work,2013-04-02\n2,,2013-04-01\n"
+                   "3,Vaccines: flu season,2013-04-01\n4,bad,yesterday\n")
+    loaded = load_table(spark, csv, id_col="id", time_col="when")
+    res = preprocess(loaded, tmp_path / "out", progress=False)
+    assert res.path == tmp_path / "out" / "posts.parquet"
+    back = read_posts(spark, tmp_path / "out").toPandas()
+    assert back["post_id"].tolist() == [3, 1]  # sorted by ts
+    assert back["words"].map(list).tolist() == [["flu", "season", "vaccin"],
+                                                ["flu", "shot", "work"]]
+    report = read_report(tmp_path / "out")
+    assert report.to_dict() == res.report.to_dict()
+    assert report.loader is not None
+    assert dict(report.loader.counts) == {"missing_text": 1, "bad_timestamp": 1}
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["rows_out"] == 2
+    text = str(report)
+    assert "missing_text" in text and "2 out" in text
+    loaded.unpersist()
+
+
+def test_report_roundtrip() -> None:
+    rep = PreprocessReport(rows_in=5, rows_out=3, dropped={"duplicate_post_id": 2})
+    assert PreprocessReport.from_dict(rep.to_dict()).to_dict() == rep.to_dict()
+
+
+def test_synthetic_texts_seeded() -> None:
+    assert synthetic_texts(50, seed=1) == synthetic_texts(50, seed=1)
+    assert synthetic_texts(50, seed=1) != synthetic_texts(50, seed=2)
+    assert sum(bool(clean_words(t)) for t in synthetic_texts(200)) > 190
+
+
+def test_cli_preprocess(spark, tmp_path: Path, capsys) -> None:
+    src = tmp_path / "t.jsonl"
+    src.write_text('{"id": 1, "text": "Flu shots work"}\nnot json\n')
+    code = main(["preprocess", "--input", str(src), "--format", "twitter-json",
+                 "--out", str(tmp_path / "o"), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "malformed_json" in out and "1 out" in out
+    assert read_posts(spark, tmp_path / "o").count() == 1
+    code = main(["preprocess", "--input", str(tmp_path / "nope.csv"), "--format", "csv",
+                 "--out", str(tmp_path / "o2")])
+    err = capsys.readouterr().err
+    assert code == 2 and "nope.csv: no such file or directory" in err
