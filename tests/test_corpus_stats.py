@@ -34,8 +34,11 @@ def test_table1_hand_computed(spark) -> None:
     # words a b c d; freq 3+2+2+1+0 = 8; pairs ab ac bc (post 1), ab (2), cd (3) -> 4 distinct
     assert table1(df) == {"posts": 5, "unique_words": 4, "total_word_freq": 8, "word_pairs": 4}
     freqs = word_frequencies(df)
-    assert freqs.to_dict("list") == {"word": ["a", "b", "c", "d"], "freq": [3, 2, 2, 1],
-                                     "rank": [1, 2, 3, 4]}
+    assert freqs.to_dict("list") == {
+        "word": ["a", "b", "c", "d"],
+        "freq": [3, 2, 2, 1],
+        "rank": [1, 2, 3, 4],
+    }
 
 
 @pytest.mark.spark
@@ -45,8 +48,12 @@ def test_table1_agrees_with_python_on_random_posts(spark) -> None:
     posts = [rng.sample(vocab, rng.randint(0, 9)) for _ in range(120)]
     sets = [set(p) for p in posts]
     pairs = {pair for s in sets for pair in itertools.combinations(sorted(s), 2)}
-    expected = {"posts": 120, "unique_words": len(set().union(*sets)),
-                "total_word_freq": sum(map(len, sets)), "word_pairs": len(pairs)}
+    expected = {
+        "posts": 120,
+        "unique_words": len(set().union(*sets)),
+        "total_word_freq": sum(map(len, sets)),
+        "word_pairs": len(pairs),
+    }
     df = _df(spark, posts)
     assert table1(df) == expected
     freqs = word_frequencies(df)
@@ -59,8 +66,9 @@ def test_table1_agrees_with_python_on_random_posts(spark) -> None:
 
 def test_fit_zipf_recovers_exponent() -> None:
     ranks = np.arange(1, 2001)
-    freqs = pd.DataFrame({"word": ranks.astype(str), "freq": np.round(1e6 * ranks ** -1.2),
-                          "rank": ranks})
+    freqs = pd.DataFrame(
+        {"word": ranks.astype(str), "freq": np.round(1e6 * ranks**-1.2), "rank": ranks}
+    )
     fit = fit_zipf(freqs)
     assert fit["exponent"] == pytest.approx(1.2, abs=0.01)
     assert fit["r2"] > 0.999
@@ -85,8 +93,9 @@ def test_rank_frequency_figure() -> None:
 
 
 def test_format_table1() -> None:
-    text = format_table1({"x": {"posts": 1234, "unique_words": 5, "total_word_freq": 6,
-                                "word_pairs": 7}})
+    text = format_table1(
+        {"x": {"posts": 1234, "unique_words": 5, "total_word_freq": 6, "word_pairs": 7}}
+    )
     assert "# of tweets" in text and "1,234" in text and "# of word pairs" in text
 
 

@@ -54,8 +54,9 @@ def test_parse_time_formats() -> None:
         assert parse_time(missing) is None
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2019-13-45", "Wed Foo 10 20:19:24 +0000 2018",
-                                   "1e400", True])
+@pytest.mark.parametrize(
+    "value", ["yesterday", "2019-13-45", "Wed Foo 10 20:19:24 +0000 2018", "1e400", True]
+)
 def test_parse_time_bad(value: object) -> None:
     with pytest.raises(RecordError) as err:
         parse_time(value)
@@ -94,15 +95,24 @@ def test_decode_line() -> None:
 
 
 def test_tweets_from_json_v1_v2_and_notices() -> None:
-    v1 = {"id": 7, "text": "short", "extended_tweet": {"full_text": "long text"},
-          "created_at": "Wed Oct 10 20:19:24 +0000 2018",
-          "coordinates": {"type": "Point", "coordinates": [-73.9, 40.7]}}
-    assert tweets_from_json(v1, "f:1") == [(7, _us(2018, 10, 10, 20, 19, 24), "long text",
-                                            40.7, -73.9)]
+    v1 = {
+        "id": 7,
+        "text": "short",
+        "extended_tweet": {"full_text": "long text"},
+        "created_at": "Wed Oct 10 20:19:24 +0000 2018",
+        "coordinates": {"type": "Point", "coordinates": [-73.9, 40.7]},
+    }
+    assert tweets_from_json(v1, "f:1") == [
+        (7, _us(2018, 10, 10, 20, 19, 24), "long text", 40.7, -73.9)
+    ]
     v1_full = {"id_str": "8", "full_text": "full", "text": "trunc", "timestamp_ms": "1000"}
     assert tweets_from_json(v1_full, "f:2") == [(8, 1_000_000, "full", None, None)]
-    v2 = {"data": [{"id": "9", "text": "a", "geo": {"coordinates": {"coordinates": [1, 2]}}},
-                   {"id": "10"}]}
+    v2 = {
+        "data": [
+            {"id": "9", "text": "a", "geo": {"coordinates": {"coordinates": [1, 2]}}},
+            {"id": "10"},
+        ]
+    }
     first, second = tweets_from_json(v2, "f:3")
     assert first == (9, None, "a", 2.0, 1.0)
     assert isinstance(second, RecordError) and second.reason == "missing_text"
@@ -160,7 +170,8 @@ def test_twitter_json_lines_counts_and_lines(spark, tmp_path: Path) -> None:
     _write_tweets(tmp_path / "t.jsonl")
     (tmp_path / "a.json").write_text(
         '[\n {"id": 21, "full_text": "arr one"},\n {"id": 22,\n  "text": "arr two"},\n'
-        ' {"id": 23}\n]\n')
+        ' {"id": 23}\n]\n'
+    )
     (tmp_path / "_SUCCESS").write_text("")  # hidden: skipped
     res = load_twitter_json(spark, tmp_path)
     got = res.df.orderBy("file", "line").toPandas()
@@ -173,9 +184,15 @@ def test_twitter_json_lines_counts_and_lines(spark, tmp_path: Path) -> None:
     assert (hello.lat, hello.lon) == (40.7, -73.9)
     assert hello.ts == pd.Timestamp("2018-10-10 20:19:24")
     rep = res.report
-    assert dict(rep.counts) == {"malformed_json": 1, "missing_text": 3, "blank_line": 1,
-                                "not_a_post": 1, "bad_timestamp": 1, "bad_coordinates": 1,
-                                "bad_encoding": 1}
+    assert dict(rep.counts) == {
+        "malformed_json": 1,
+        "missing_text": 3,
+        "blank_line": 1,
+        "not_a_post": 1,
+        "bad_timestamp": 1,
+        "bad_coordinates": 1,
+        "bad_encoding": 1,
+    }
     assert (rep.records, rep.good) == (15, 6)
     lines = {r: [(Path(e.file).name, e.line) for e in ex] for r, ex in rep.examples.items()}
     assert lines["missing_text"] == [("a.json", 5), ("t.jsonl", 4), ("t.jsonl", 8)]
@@ -192,12 +209,17 @@ def test_line_numbers_exact_across_splits(spark, tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     rows = []
     for i in range(1, 2001):
-        rows.append("garbage" if i % 301 == 0 else
-                    json.dumps({"id": i, "text": f"line {i} " + "x" * (i % 37)}))
+        rows.append(
+            "garbage"
+            if i % 301 == 0
+            else json.dumps({"id": i, "text": f"line {i} " + "x" * (i % 37)})
+        )
     path.write_text("\n".join(rows) + "\n")
     (tmp_path / "small.jsonl.gz").write_bytes(gzip.compress(b'{"id": 1, "text": "gz"}\n'))
-    old = {k: spark.conf.get(k) for k in ("spark.sql.files.maxPartitionBytes",
-                                          "spark.sql.files.openCostInBytes")}
+    old = {
+        k: spark.conf.get(k)
+        for k in ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    }
     spark.conf.set("spark.sql.files.maxPartitionBytes", "24k")
     spark.conf.set("spark.sql.files.openCostInBytes", "4k")
     try:
@@ -211,8 +233,7 @@ def test_line_numbers_exact_across_splits(spark, tmp_path: Path) -> None:
     assert (got["post_id"] == got["line"]).all()
     assert res.report.counts == {"malformed_json": 6}
     # the first five of six, although they lie in different splits
-    assert [e.line for e in res.report.examples["malformed_json"]] == [301, 602, 903, 1204,
-                                                                      1505]
+    assert [e.line for e in res.report.examples["malformed_json"]] == [301, 602, 903, 1204, 1505]
     assert res.df.filter(res.df.text == "gz").count() == 1
     res.unpersist()
 
@@ -234,20 +255,32 @@ CSV = (
 def test_csv_table(spark, tmp_path: Path) -> None:
     path = tmp_path / "posts.csv"
     path.write_bytes(CSV.encode() + b"8,caf\xe9,,,\n" + b"abc,no int id,,,\n")  # 11, 12
-    res = load_table(spark, path, text_col="text", time_col="when", lat_col="lat",
-                     lon_col="lon", id_col="id")
+    res = load_table(
+        spark, path, text_col="text", time_col="when", lat_col="lat", lon_col="lon", id_col="id"
+    )
     got = res.df.orderBy("line").toPandas()
     assert got["line"].tolist() == [2, 3, 12]
     assert got["post_id"].tolist() == [1, 2, stable_id("abc")]
     assert got["text"].tolist() == ["hello, world", "multi\nline text", "no int id"]
     assert got["ts"].tolist()[:2] == [pd.Timestamp("2018-10-10 20:19:24")] * 2
     assert pd.isna(got["ts"].iloc[2]) and pd.isna(got["lat"].iloc[1])
-    assert dict(res.report.counts) == {"missing_text": 1, "bad_timestamp": 1,
-                                       "bad_coordinates": 2, "malformed_row": 1,
-                                       "blank_line": 1, "bad_encoding": 1}
+    assert dict(res.report.counts) == {
+        "missing_text": 1,
+        "bad_timestamp": 1,
+        "bad_coordinates": 2,
+        "malformed_row": 1,
+        "blank_line": 1,
+        "bad_encoding": 1,
+    }
     lines = {r: [e.line for e in ex] for r, ex in res.report.examples.items()}
-    assert lines == {"missing_text": [5], "bad_timestamp": [6], "bad_coordinates": [7, 8],
-                     "malformed_row": [9], "blank_line": [10], "bad_encoding": [11]}
+    assert lines == {
+        "missing_text": [5],
+        "bad_timestamp": [6],
+        "bad_coordinates": [7, 8],
+        "malformed_row": [9],
+        "blank_line": [10],
+        "bad_encoding": [11],
+    }
     res.unpersist()
 
 
@@ -265,11 +298,13 @@ def test_csv_without_id_hashes_file_and_line(spark, tmp_path: Path) -> None:
 def test_parquet_table_row_numbers_and_big_ids(spark, tmp_path: Path) -> None:
     path = tmp_path / "posts.parquet"
     big = 1050118621198921729  # > 2**53: must survive exactly
-    frame = pd.DataFrame({
-        "tid": pd.array([big, None, 3], dtype="Int64"),
-        "body": ["one", "two", None],
-        "at": pd.to_datetime(["2020-01-01 00:00:01", None, "2020-01-03 00:00:00"], utc=True),
-    })
+    frame = pd.DataFrame(
+        {
+            "tid": pd.array([big, None, 3], dtype="Int64"),
+            "body": ["one", "two", None],
+            "at": pd.to_datetime(["2020-01-01 00:00:01", None, "2020-01-03 00:00:00"], utc=True),
+        }
+    )
     frame.to_parquet(path, coerce_timestamps="us")
     res = load_table(spark, path, text_col="body", time_col="at", id_col="tid")
     got = res.df.orderBy("line").toPandas()
@@ -326,7 +361,8 @@ def test_unreadable_inputs_raise_clear_errors(spark, tmp_path: Path) -> None:
         load_table(spark, broken)
     nanos = tmp_path / "nanos.parquet"
     pd.DataFrame({"text": ["x"], "at": pd.to_datetime(["2020-01-01"], utc=True)}).to_parquet(
-        nanos)  # pandas writes nanoseconds by default
+        nanos
+    )  # pandas writes nanoseconds by default
     with pytest.raises(BadInputError, match="nanos.parquet: cannot be read.*coerce_timestamps"):
         load_table(spark, nanos, time_col="at")
     with pytest.raises(BadInputError, match="cannot tell the format"):

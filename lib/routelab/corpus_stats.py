@@ -32,8 +32,9 @@ def _word_sets(posts_df: DataFrame) -> DataFrame:
         from routelab.errors import BadInputError
 
         raise BadInputError(f"posts need a 'words' column (columns: {posts_df.columns})")
-    return posts_df.select(F.array_sort(F.array_distinct(F.filter(
-        "words", lambda x: x.isNotNull()))).alias("w"))
+    return posts_df.select(
+        F.array_sort(F.array_distinct(F.filter("words", lambda x: x.isNotNull()))).alias("w")
+    )
 
 
 def table1(posts_df: DataFrame) -> dict[str, int]:
@@ -48,24 +49,40 @@ def table1(posts_df: DataFrame) -> dict[str, int]:
 
     sets = _word_sets(posts_df).persist()
     try:
-        row = sets.agg(F.count(F.lit(1)).alias("posts"),
-                       F.coalesce(F.sum(F.size("w")), F.lit(0)).alias("freq")).first()
+        row = sets.agg(
+            F.count(F.lit(1)).alias("posts"), F.coalesce(F.sum(F.size("w")), F.lit(0)).alias("freq")
+        ).first()
         unique = sets.select(F.explode("w").alias("word")).distinct().count()
-        pairs = (sets.filter(F.size("w") >= 2)
-                 .select(F.explode(F.expr(_PAIRS_SQL)).alias("p"))
-                 .distinct().count())
+        pairs = (
+            sets.filter(F.size("w") >= 2)
+            .select(F.explode(F.expr(_PAIRS_SQL)).alias("p"))
+            .distinct()
+            .count()
+        )
     finally:
         sets.unpersist()
-    return {"posts": int(row["posts"]), "unique_words": int(unique),
-            "total_word_freq": int(row["freq"]), "word_pairs": int(pairs)}
+    return {
+        "posts": int(row["posts"]),
+        "unique_words": int(unique),
+        "total_word_freq": int(row["freq"]),
+        "word_pairs": int(pairs),
+    }
 
 
 def format_table1(columns: dict[str, dict[str, int]]) -> str:
     """Table 1 as text, one column per corpus (``{"bundled tweets": table1(df), ...}``)."""
-    labels = {"posts": "# of tweets", "unique_words": "# of words",
-              "total_word_freq": "total word freq.", "word_pairs": "# of word pairs"}
-    frame = pd.DataFrame({name: {labels[k]: f"{v:,}" for k, v in t.items() if k in labels}
-                          for name, t in columns.items()})
+    labels = {
+        "posts": "# of tweets",
+        "unique_words": "# of words",
+        "total_word_freq": "total word freq.",
+        "word_pairs": "# of word pairs",
+    }
+    frame = pd.DataFrame(
+        {
+            name: {labels[k]: f"{v:,}" for k, v in t.items() if k in labels}
+            for name, t in columns.items()
+        }
+    )
     return frame.to_string()
 
 
@@ -76,24 +93,34 @@ def word_frequencies(posts_df: DataFrame) -> pd.DataFrame:
     """
     import pyspark.sql.functions as F
 
-    counts = (_word_sets(posts_df).select(F.explode("w").alias("word"))
-              .groupBy("word").agg(F.count(F.lit(1)).alias("freq")).toPandas())
+    counts = (
+        _word_sets(posts_df)
+        .select(F.explode("w").alias("word"))
+        .groupBy("word")
+        .agg(F.count(F.lit(1)).alias("freq"))
+        .toPandas()
+    )
     counts = counts.sort_values(["freq", "word"], ascending=[False, True], ignore_index=True)
     counts["freq"] = counts["freq"].astype("int64")
     counts["rank"] = np.arange(1, len(counts) + 1, dtype="int64")
     return counts
 
 
-def rank_frequency_figure(freqs: pd.DataFrame, label: str, fig: go.Figure | None = None
-                          ) -> go.Figure:
+def rank_frequency_figure(
+    freqs: pd.DataFrame, label: str, fig: go.Figure | None = None
+) -> go.Figure:
     """S3-TM Fig. 4: word frequency vs rank, log-log. Pass ``fig`` to add another corpus."""
     import plotly.graph_objects as go
 
     if fig is None:
         fig = go.Figure()
-        fig.update_layout(title="Word frequencies (S3-TM Fig. 4)",
-                          xaxis_title="rank of word", yaxis_title="frequency (posts)",
-                          xaxis_type="log", yaxis_type="log")
+        fig.update_layout(
+            title="Word frequencies (S3-TM Fig. 4)",
+            xaxis_title="rank of word",
+            yaxis_title="frequency (posts)",
+            xaxis_type="log",
+            yaxis_type="log",
+        )
     ranks, counts = _thin_log(freqs["rank"].to_numpy(), freqs["freq"].to_numpy())
     fig.add_trace(go.Scatter(x=ranks, y=counts, mode="lines", name=label))
     return fig
@@ -107,8 +134,9 @@ def _thin_log(x: np.ndarray, y: np.ndarray, points: int = 2000) -> tuple[np.ndar
     return x[idx], y[idx]
 
 
-def fit_zipf(freqs: pd.DataFrame, min_rank: int = 1, max_rank: int | None = None,
-             min_freq: int = 5) -> dict[str, Any]:
+def fit_zipf(
+    freqs: pd.DataFrame, min_rank: int = 1, max_rank: int | None = None, min_freq: int = 5
+) -> dict[str, Any]:
     """Least-squares fit of ``log10 freq = c - s * log10 rank`` (Zipf's law) over a rank range.
 
     Args:
@@ -130,7 +158,12 @@ def fit_zipf(freqs: pd.DataFrame, min_rank: int = 1, max_rank: int | None = None
     slope, intercept = np.polyfit(x, y, 1)
     residual = y - (slope * x + intercept)
     total = ((y - y.mean()) ** 2).sum()
-    r2 = 1.0 - (residual ** 2).sum() / total if total > 0 else 1.0
-    return {"exponent": float(-slope), "intercept": float(intercept), "r2": float(r2),
-            "points": int(len(sel)), "min_rank": int(sel["rank"].min()),
-            "max_rank": int(sel["rank"].max())}
+    r2 = 1.0 - (residual**2).sum() / total if total > 0 else 1.0
+    return {
+        "exponent": float(-slope),
+        "intercept": float(intercept),
+        "r2": float(r2),
+        "points": int(len(sel)),
+        "min_rank": int(sel["rank"].min()),
+        "max_rank": int(sel["rank"].max()),
+    }

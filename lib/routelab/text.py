@@ -60,8 +60,9 @@ DEFAULT_STEM_MODE = "original"
 
 _LINK = re.compile(r"(?<![^\W_])http\S*")
 _MENTION = re.compile(r"(?<![^\W_])@\w+")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'",
-                              "\u00b4": "'", "\u2032": "'"})
+_APOSTROPHES = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'", "\u2032": "'"}
+)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 # characters whose presence means the slow path (HTML entity or non-ASCII) is needed
 _NEEDS_UNESCAPE = "&"

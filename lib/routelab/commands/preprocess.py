@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Any
 
 FORMATS = ("twitter-json", "csv", "parquet", "bundled")
 
@@ -17,32 +19,61 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Bad input records are skipped and counted by reason (with file and line examples); "
         "the report is printed at the end.",
     )
-    parser.add_argument("--input", metavar="PATH",
-                        help="file, directory or glob to load (not needed with --format bundled)")
-    parser.add_argument("--format", choices=FORMATS, required=True,
-                        help="input format: twitter-json (API v1.1 objects or v2 JSON lines, "
-                        "or a JSON array file), csv (with header), parquet, or bundled (the "
-                        "prepared real tweets)")
-    parser.add_argument("--out", metavar="DIR", help="output directory (default for bundled: "
-                        "datasets/prepared/tweets_words; required otherwise)")
+    parser.add_argument(
+        "--input",
+        metavar="PATH",
+        help="file, directory or glob to load (not needed with --format bundled)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        required=True,
+        help="input format: twitter-json (API v1.1 objects or v2 JSON lines, "
+        "or a JSON array file), csv (with header), parquet, or bundled (the "
+        "prepared real tweets)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output directory (default for bundled: "
+        "datasets/prepared/tweets_words; required otherwise)",
+    )
     cols = parser.add_argument_group("table columns (csv/parquet)")
     cols.add_argument("--text-col", default="text", help="text column (default: %(default)s)")
     cols.add_argument("--time-col", help="time column (ISO 8601, Twitter format or epoch)")
-    cols.add_argument("--time-format", help="iso, twitter, epoch_s, epoch_ms or a strptime "
-                      "pattern (default: automatic)")
+    cols.add_argument(
+        "--time-format",
+        help="iso, twitter, epoch_s, epoch_ms or a strptime pattern (default: automatic)",
+    )
     cols.add_argument("--lat-col", help="latitude column (needs --lon-col)")
     cols.add_argument("--lon-col", help="longitude column (needs --lat-col)")
     cols.add_argument("--id-col", help="post id column (integers kept, others hashed)")
     parser.add_argument("--no-stem", action="store_true", help="skip Porter stemming")
-    parser.add_argument("--stem-mode", choices=("original", "nltk", "martin"),
-                        default="original", help="Porter variant (default: %(default)s, "
-                        "Porter's 1980 algorithm as in the paper)")
-    parser.add_argument("--min-words", type=int, default=1,
-                        help="drop posts with fewer words after cleaning (default: 1)")
-    parser.add_argument("--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER "
-                        "or local[*])")
+    parser.add_argument(
+        "--stem-mode",
+        choices=("original", "nltk", "martin"),
+        default="original",
+        help="Porter variant (default: %(default)s, Porter's 1980 algorithm as in the paper)",
+    )
+    parser.add_argument(
+        "--min-words",
+        type=int,
+        default=1,
+        help="drop posts with fewer words after cleaning (default: 1)",
+    )
+    parser.add_argument(
+        "--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run)
+
+
+def quiet_logs(spark: Any) -> Any:
+    """Silence Spark's own ERROR logs (Java stack traces of failed reads) unless the user
+    chose a level with ``ROUTELAB_SPARK_LOG_LEVEL``: the command reports errors itself."""
+    if "ROUTELAB_SPARK_LOG_LEVEL" not in os.environ:
+        spark.sparkContext.setLogLevel("FATAL")
+    return spark
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -59,9 +90,13 @@ def _run(args: argparse.Namespace) -> int:
     from routelab.preprocess import preprocess, preprocess_bundled
     from routelab.spark import get_spark
 
-    spark = get_spark(args.master, app_name="routelab-preprocess")
-    options = {"min_words": args.min_words, "stem": not args.no_stem,
-               "stem_mode": args.stem_mode, "progress": not args.no_progress}
+    spark = quiet_logs(get_spark(args.master, app_name="routelab-preprocess"))
+    options = {
+        "min_words": args.min_words,
+        "stem": not args.no_stem,
+        "stem_mode": args.stem_mode,
+        "progress": not args.no_progress,
+    }
     if args.format == "bundled":
         result = preprocess_bundled(spark, args.out, **options)
     else:
@@ -69,9 +104,16 @@ def _run(args: argparse.Namespace) -> int:
             loaded = loaders.load_twitter_json(spark, args.input)
         else:
             loaded = loaders.load_table(
-                spark, args.input, text_col=args.text_col, time_col=args.time_col,
-                lat_col=args.lat_col, lon_col=args.lon_col, id_col=args.id_col,
-                time_format=args.time_format, fmt=args.format)
+                spark,
+                args.input,
+                text_col=args.text_col,
+                time_col=args.time_col,
+                lat_col=args.lat_col,
+                lon_col=args.lon_col,
+                id_col=args.id_col,
+                time_format=args.time_format,
+                fmt=args.format,
+            )
         result = preprocess(loaded, args.out, **options)
         loaded.unpersist()
     print(result.report)

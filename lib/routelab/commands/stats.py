@@ -14,23 +14,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "co-occurring word pairs, plus a least-squares Zipf exponent of the rank-frequency "
         "curve (Fig. 4).",
     )
-    parser.add_argument("--posts", metavar="DIR", required=True, action="append",
-                        help="output directory of `routelab preprocess` (or its "
-                        "posts.parquet); repeat to compare corpora side by side")
+    parser.add_argument(
+        "--posts",
+        metavar="DIR",
+        required=True,
+        action="append",
+        help="output directory of `routelab preprocess` (or its "
+        "posts.parquet); repeat to compare corpora side by side",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
-    parser.add_argument("--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER "
-                        "or local[*])")
+    parser.add_argument(
+        "--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])"
+    )
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     import json
 
+    from routelab.commands.preprocess import quiet_logs
     from routelab.corpus_stats import fit_zipf, format_table1, table1, word_frequencies
     from routelab.preprocess import read_posts
     from routelab.spark import get_spark
 
-    spark = get_spark(args.master, app_name="routelab-stats")
+    spark = quiet_logs(get_spark(args.master, app_name="routelab-stats"))
     tables, zipf = {}, {}
     for path in args.posts:
         posts = read_posts(spark, path)
@@ -45,8 +52,10 @@ def _run(args: argparse.Namespace) -> int:
         if "error" in fit:
             print(f"Zipf fit ({path}): {fit['error']}")
         else:
-            print(f"Zipf fit ({path}): exponent {fit['exponent']:.3f}, R^2 {fit['r2']:.3f} "
-                  f"over ranks {fit['min_rank']}..{fit['max_rank']} (words in >= 5 posts)")
+            print(
+                f"Zipf fit ({path}): exponent {fit['exponent']:.3f}, R^2 {fit['r2']:.3f} "
+                f"over ranks {fit['min_rank']}..{fit['max_rank']} (words in >= 5 posts)"
+            )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"table1": tables, "zipf": zipf}, fh, indent=2)

@@ -13,7 +13,12 @@ counted by reason in ``.report``, see :mod:`routelab.badrecords`):
 timestamp (nullable, UTC), ``text`` string, ``source`` string, ``lat``/``lon`` double
 (nullable), ``line`` int64 (1-based line of the record in its file; for Parquet the 1-based
 row number), ``file`` string. **Key schema**: ``key`` int64, ``key_name`` string (the
-original key when it was not an integer), ``ts``, ``line``, ``file``.
+original key as text), ``ts``, ``line``, ``file``.
+
+**Bad records**: each gets exactly one reason, the first check it fails, in the order
+encoding, JSON syntax / CSV shape, "is it a post", text (or key), time, coordinates; it is
+left out of ``df`` and counted in ``report`` (first five examples per reason with file,
+line and excerpt).
 
 **post_id**: the record's id when it is an integer in int64 range; a non-integer id is
 mapped with ``string_hash(id)``; a record without id gets ``string_hash("<name>:<line>")``,
@@ -33,13 +38,14 @@ its magnitude is >= 1e11), ``"iso"``, ``"twitter"``, ``"epoch_s"``, ``"epoch_ms"
   that is not UTF-8, or holds U+FFFD, is ``bad_encoding``) and parses them. A line's number
   is the sum of the line counts of the earlier splits of its file (one cheap JVM-side count
   of lines per ``(file, _metadata.file_block_start)``; skipped for files below
-  ``spark.sql.files.openCostInBytes``, which Spark never splits) plus its position in its
-  split. (A ``monotonically_increasing_id`` is not a line number.)
+  ``spark.sql.files.openCostInBytes`` and ``maxPartitionBytes``, which Spark never splits)
+  plus its position in its split. (A ``monotonically_increasing_id`` is not a line number.)
 - JSON array files and CSV files are parsed whole in one task each (Spark's
   ``binaryFile`` source), with Python's ``json``/``csv`` modules tracking lines, so quoted
   CSV fields may hold newlines. Such a file must fit in a task's memory (< 2 GB); split or
   convert bigger ones to JSON lines/Parquet. ``.gz`` files are decompressed.
-- Parquet uses Spark's reader; ``line`` is ``_metadata.row_index + 1``.
+- Parquet uses Spark's reader; ``line`` is ``_metadata.row_index + 1``. Spark cannot read
+  nanosecond timestamps (pandas' default): the error says to write ``coerce_timestamps='us'``.
 
 A path may be a file, a directory (read recursively; names starting with ``.`` or ``_``
 are skipped, as Spark does) or a glob. A path that cannot be read at all raises
@@ -66,7 +72,6 @@ from urllib.parse import unquote
 
 from routelab.badrecords import MAX_EXAMPLES, BadRecordExample, BadRecordReport, excerpt
 from routelab.errors import BadInputError
-from routelab.hashing import string_hash
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,6 +100,8 @@ class RecordError(ValueError):
 
 def stable_id(text: str) -> int:
     """``string_hash(text)`` masked to a non-negative int64 (the post_id of id-less posts)."""
+    from routelab.hashing import string_hash  # lazily: it imports numba, slow in fresh workers
+
     return string_hash(text) & INT64_MAX
 
 
@@ -112,8 +119,9 @@ def parse_post_id(value: Any, fallback: str) -> int:
     if isinstance(value, int):
         return value if 0 <= value <= INT64_MAX else stable_id(str(value))
     if isinstance(value, float):
-        return int(value) if value.is_integer() and 0 <= value <= INT64_MAX else stable_id(
-            repr(value))
+        return (
+            int(value) if value.is_integer() and 0 <= value <= INT64_MAX else stable_id(repr(value))
+        )
     text = str(value).strip()
     if not text:
         return stable_id(fallback)
@@ -127,8 +135,12 @@ def parse_post_id(value: Any, fallback: str) -> int:
 _TWITTER_TIME = re.compile(
     r"^[A-Za-z]{3} ([A-Za-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2}) (\d{4})$"
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?$")
 
 
@@ -255,8 +267,20 @@ def _geojson_point(value: Any) -> tuple[float | None, float | None]:
 
 
 # keys of Twitter streaming notices that are not tweets
-_NOTICES = frozenset({"delete", "limit", "scrub_geo", "status_withheld", "user_withheld",
-                      "disconnect", "warning", "friends", "event", "control"})
+_NOTICES = frozenset(
+    {
+        "delete",
+        "limit",
+        "scrub_geo",
+        "status_withheld",
+        "user_withheld",
+        "disconnect",
+        "warning",
+        "friends",
+        "event",
+        "control",
+    }
+)
 _TWEET_KEYS = ("id", "id_str", "text", "full_text", "extended_tweet", "created_at", "user")
 
 Post = tuple[int, int | None, str, float | None, float | None]
@@ -268,9 +292,11 @@ def _nonempty_text(value: Any) -> str | None:
 
 def _v1_post(obj: dict[str, Any], fallback: str) -> Post:
     ext = obj.get("extended_tweet")
-    text = (_nonempty_text(obj.get("full_text"))
-            or (_nonempty_text(ext.get("full_text")) if isinstance(ext, dict) else None)
-            or _nonempty_text(obj.get("text")))
+    text = (
+        _nonempty_text(obj.get("full_text"))
+        or (_nonempty_text(ext.get("full_text")) if isinstance(ext, dict) else None)
+        or _nonempty_text(obj.get("text"))
+    )
     if text is None:
         raise RecordError("missing_text", "no full_text, extended_tweet.full_text or text")
     raw_id = obj.get("id")
@@ -403,8 +429,7 @@ class _TableSpec:
     time_format: str | None = None
 
     def columns(self) -> list[str]:
-        cols = (self.key_col, self.text_col, self.time_col, self.lat_col, self.lon_col,
-                self.id_col)
+        cols = (self.key_col, self.text_col, self.time_col, self.lat_col, self.lon_col, self.id_col)
         return list(dict.fromkeys(c for c in cols if c))
 
 
@@ -448,8 +473,9 @@ def _key_line_rows(raw: bytes, inp: _Input, line: int) -> list[tuple]:
     return [(key, name, None, None, None, None)]
 
 
-def _table_row(values: dict[str, Any], spec: _TableSpec, inp: _Input, line: int,
-               time_is_micros: bool) -> tuple:
+def _table_row(
+    values: dict[str, Any], spec: _TableSpec, inp: _Input, line: int, time_is_micros: bool
+) -> tuple:
     """One table row -> a post outcome (``values`` maps configured column -> value)."""
     try:
         text = values[spec.text_col]
@@ -460,17 +486,20 @@ def _table_row(values: dict[str, Any], spec: _TableSpec, inp: _Input, line: int,
         if not isinstance(text, str) or not text.strip():
             raise RecordError("missing_text", f"column {spec.text_col!r} is empty")
         ts = _table_time(values, spec, time_is_micros)
-        lat, lon = (parse_coordinates(values[spec.lat_col], values[spec.lon_col])
-                    if spec.lat_col else (None, None))
-        post_id = parse_post_id(values[spec.id_col] if spec.id_col else None,
-                                f"{inp.name}:{line}")
+        lat, lon = (
+            parse_coordinates(values[spec.lat_col], values[spec.lon_col])
+            if spec.lat_col
+            else (None, None)
+        )
+        post_id = parse_post_id(values[spec.id_col] if spec.id_col else None, f"{inp.name}:{line}")
     except RecordError as exc:
         return _bad(exc, _row_excerpt(values), len(_POST_PARSED))
     return (post_id, ts, text, lat, lon, None, None, None)
 
 
-def _key_row(values: dict[str, Any], spec: _TableSpec, inp: _Input, line: int,
-             time_is_micros: bool) -> tuple:
+def _key_row(
+    values: dict[str, Any], spec: _TableSpec, inp: _Input, line: int, time_is_micros: bool
+) -> tuple:
     try:
         key, name = parse_key(values[spec.key_col])
         ts = _table_time(values, spec, time_is_micros)
@@ -497,8 +526,9 @@ def _row_excerpt(values: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _csv_rows(content: bytes, inp: _Input, spec: _TableSpec,
-              convert: Callable[..., tuple], delimiter: str) -> Iterator[tuple]:
+def _csv_rows(
+    content: bytes, inp: _Input, spec: _TableSpec, convert: Callable[..., tuple], delimiter: str
+) -> Iterator[tuple]:
     """Parse one whole CSV file; yields outcome tuples followed by their line number."""
     if inp.path.endswith(".gz"):
         content = gzip.decompress(content)
@@ -522,8 +552,15 @@ def _csv_rows(content: bytes, inp: _Input, spec: _TableSpec,
     wanted = spec.columns()
     missing = [c for c in wanted if c not in header]
     if missing:
-        yield (None,) * width + (_FATAL, f"{inp.display}: no column(s) {missing} in the "
-                                 f"header (columns: {header[:20]})", ""), 1
+        yield (
+            (None,) * width
+            + (
+                _FATAL,
+                f"{inp.display}: no column(s) {missing} in the header (columns: {header[:20]})",
+                "",
+            ),
+            1,
+        )
         return
     index = {c: header.index(c) for c in wanted}
     end = reader.line_num
@@ -546,8 +583,14 @@ def _csv_rows(content: bytes, inp: _Input, spec: _TableSpec,
             yield _bad(RecordError("bad_encoding", "invalid UTF-8 in the row"), raw, width), start
             continue
         if len(row) != len(header):
-            yield _bad(RecordError("malformed_row", f"{len(row)} fields, header has "
-                                   f"{len(header)}"), delimiter.join(row), width), start
+            yield (
+                _bad(
+                    RecordError("malformed_row", f"{len(row)} fields, header has {len(header)}"),
+                    delimiter.join(row),
+                    width,
+                ),
+                start,
+            )
             continue
         yield convert({c: row[i] for c, i in index.items()}, spec, inp, start, False), start
 
@@ -570,9 +613,15 @@ def _json_array_rows(content: bytes, inp: _Input) -> Iterator[tuple]:
     width = len(_POST_PARSED)
     pos = len(text) - len(text.lstrip())
     line = 1 + text.count("\n", 0, pos)
-    if text[pos:pos + 1] != "[":
-        yield _bad(RecordError("malformed_json", "array file does not start with '['"),
-                   text[pos:pos + 60], width), line
+    if text[pos : pos + 1] != "[":
+        yield (
+            _bad(
+                RecordError("malformed_json", "array file does not start with '['"),
+                text[pos : pos + 60],
+                width,
+            ),
+            line,
+        )
         return
     counted, pos = pos, pos + 1
     while True:
@@ -581,21 +630,31 @@ def _json_array_rows(content: bytes, inp: _Input) -> Iterator[tuple]:
         if pos >= len(text) or text[pos] == "]":
             if pos >= len(text):
                 line += text.count("\n", counted, pos)
-                yield _bad(RecordError("malformed_json", "array not closed with ']'"), "",
-                           width), line
+                yield (
+                    _bad(RecordError("malformed_json", "array not closed with ']'"), "", width),
+                    line,
+                )
             return
         line += text.count("\n", counted, pos)
         counted = pos
         try:
             obj, end = decoder.raw_decode(text, pos)
         except ValueError as exc:
-            yield _bad(RecordError("malformed_json", f"{str(exc)[:60]}; rest of file skipped"),
-                       text[pos:pos + 60], width), line
+            yield (
+                _bad(
+                    RecordError("malformed_json", f"{str(exc)[:60]}; rest of file skipped"),
+                    text[pos : pos + 60],
+                    width,
+                ),
+                line,
+            )
             return
         chunk = text[pos:end]
         if "\ufffd" in chunk:
-            yield _bad(RecordError("bad_encoding", "invalid UTF-8 in the element"), chunk,
-                       width), line
+            yield (
+                _bad(RecordError("bad_encoding", "invalid UTF-8 in the element"), chunk, width),
+                line,
+            )
         else:
             for row in _tweet_rows(obj, chunk, inp, line):
                 yield row, line
@@ -637,12 +696,19 @@ def spark_read_errors(what: str) -> Iterator[None]:
             message = str(exc.java_exception)
         lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
         tail = [ln for ln in lines if "Error:" in ln and not ln.startswith("File ")]
-        short = (tail[-1] if "PythonException" in type(exc).__name__ and tail else
-                 lines[0] if lines else type(exc).__name__)
+        short = (
+            tail[-1]
+            if "PythonException" in type(exc).__name__ and tail
+            else lines[0]
+            if lines
+            else type(exc).__name__
+        )
         hint = ""
         if "TIMESTAMP(NANOS" in short:
-            hint = (" (Spark cannot read nanosecond timestamps; write the file with "
-                    "pandas' to_parquet(..., coerce_timestamps='us'))")
+            hint = (
+                " (Spark cannot read nanosecond timestamps; write the file with "
+                "pandas' to_parquet(..., coerce_timestamps='us'))"
+            )
         raise BadInputError(f"{what}: cannot be read: {short[:300]}{hint}") from None
 
 
@@ -662,8 +728,9 @@ def _visible(name: str) -> bool:
     return not any(part.startswith((".", "_")) for part in name.split("/") if part)
 
 
-def list_inputs(spark: SparkSession, path: str | os.PathLike[str],
-                source: str | None = None) -> list[_Input]:
+def list_inputs(
+    spark: SparkSession, path: str | os.PathLike[str], source: str | None = None
+) -> list[_Input]:
     """The data files under ``path`` (file, directory read recursively, or glob).
 
     Raises:
@@ -682,7 +749,7 @@ def list_inputs(spark: SparkSession, path: str | os.PathLike[str],
                 while files.hasNext():
                     st = files.next()
                     rel = st.getPath().toUri().getPath()
-                    rel = rel[len(root):] if rel.startswith(root) else st.getPath().getName()
+                    rel = rel[len(root) :] if rel.startswith(root) else st.getPath().getName()
                     if _visible(rel):
                         found.append(_make_input(st, rel, source))
             elif _visible(status.getPath().getName()):
@@ -698,8 +765,14 @@ def _make_input(status: Any, name: str, source: str | None) -> _Input:
     p = status.getPath()
     uri = p.toUri()
     display = uri.getPath() if uri.getScheme() == "file" else p.toString()
-    return _Input(uri=uri.toString(), path=p.toString(), display=display, name=name,
-                  size=int(status.getLen()), source=source or name)
+    return _Input(
+        uri=uri.toString(),
+        path=p.toString(),
+        display=display,
+        name=name,
+        size=int(status.getLen()),
+        source=source or name,
+    )
 
 
 def _peek(spark: SparkSession, inp: _Input, n: int = 256) -> bytes:
@@ -759,10 +832,14 @@ class _Files:
 
 
 def _schema(kind: str) -> str:
-    head = ("post_id long, ts_us long, text string, lat double, lon double" if kind == "posts"
-            else "key long, key_name string, ts_us long")
-    return head + (", line long, file string, source string, reason string, detail string, "
-                   "excerpt string")
+    head = (
+        "post_id long, ts_us long, text string, lat double, lon double"
+        if kind == "posts"
+        else "key long, key_name string, ts_us long"
+    )
+    return head + (
+        ", line long, file string, source string, reason string, detail string, excerpt string"
+    )
 
 
 _INT_COLUMNS = frozenset({"post_id", "ts_us", "key", "line"})
@@ -822,16 +899,27 @@ def _line_bases(spark: SparkSession, inputs: Sequence[_Input]) -> dict[tuple[Any
     """First line number of every split of the (big) line files (see module doc)."""
     import pyspark.sql.functions as F
 
-    open_cost = _parse_bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4mb"))
-    big = [i for i in inputs if i.size > open_cost and not i.path.endswith(".gz")]
+    # Spark splits a file only when it is larger than its split size, which is at least
+    # min(openCostInBytes, maxPartitionBytes)
+    unsplit = min(
+        _parse_bytes(spark.conf.get("spark.sql.files.openCostInBytes", "4mb")),
+        _parse_bytes(spark.conf.get("spark.sql.files.maxPartitionBytes", "128mb")),
+    )
+    big = [i for i in inputs if i.size > unsplit and not i.path.endswith(".gz")]
     bases: dict[tuple[tuple[str, str, str], int], int] = {
-        (_uri_key(i.uri, True), 0): 1 for i in inputs}
+        (_uri_key(i.uri, True), 0): 1 for i in inputs
+    }
     if not big:
         return bases
-    counts = (spark.read.text([i.path for i in big])
-              .select(F.col("_metadata.file_path").alias("f"),
-                      F.col("_metadata.file_block_start").alias("b"))
-              .groupBy("f", "b").count().collect())
+    counts = (
+        spark.read.text([i.path for i in big])
+        .select(
+            F.col("_metadata.file_path").alias("f"), F.col("_metadata.file_block_start").alias("b")
+        )
+        .groupBy("f", "b")
+        .count()
+        .collect()
+    )
     per_file: dict[str, list[tuple[int, int]]] = {}
     for row in counts:
         per_file.setdefault(row["f"], []).append((int(row["b"]), int(row["count"])))
@@ -843,8 +931,12 @@ def _line_bases(spark: SparkSession, inputs: Sequence[_Input]) -> dict[tuple[Any
     return bases
 
 
-def _map_lines(spark: SparkSession, inputs: Sequence[_Input], kind: str,
-               parse: Callable[[bytes, _Input, int], list[tuple]]) -> DataFrame:
+def _map_lines(
+    spark: SparkSession,
+    inputs: Sequence[_Input],
+    kind: str,
+    parse: Callable[[bytes, _Input, int], list[tuple]],
+) -> DataFrame:
     """Parse line files record by record with exact line numbers (one Python pass)."""
     import pyspark.sql.functions as F
 
@@ -856,8 +948,9 @@ def _map_lines(spark: SparkSession, inputs: Sequence[_Input], kind: str,
         examples = _Examples()
         for batch in batches:
             rows: list[tuple] = []
-            for uri, block, raw in zip(batch["f"].tolist(), batch["b"].tolist(),
-                                       batch["v"].tolist(), strict=True):
+            for uri, block, raw in zip(
+                batch["f"].tolist(), batch["b"].tolist(), batch["v"].tolist(), strict=True
+            ):
                 counter = next_line.get((uri, block))
                 if counter is None:
                     counter = next_line[(uri, block)] = [bases[(_uri_key(uri, True), block)]]
@@ -868,32 +961,43 @@ def _map_lines(spark: SparkSession, inputs: Sequence[_Input], kind: str,
             yield _frame(rows, kind)
 
     raw = spark.read.text([i.path for i in inputs]).select(
-        F.col("_metadata.file_path").alias("f"), F.col("_metadata.file_block_start").alias("b"),
-        F.col("value").cast("binary").alias("v"))
+        F.col("_metadata.file_path").alias("f"),
+        F.col("_metadata.file_block_start").alias("b"),
+        F.col("value").cast("binary").alias("v"),
+    )
     return raw.mapInPandas(run, _schema(kind))
 
 
-def _map_whole_files(spark: SparkSession, inputs: Sequence[_Input], kind: str,
-                     parse: Callable[[bytes, _Input], Iterable[tuple[tuple, int]]]) -> DataFrame:
+def _map_whole_files(
+    spark: SparkSession,
+    inputs: Sequence[_Input],
+    kind: str,
+    parse: Callable[[bytes, _Input], Iterable[tuple[tuple, int]]],
+) -> DataFrame:
     """Parse whole files (JSON arrays, CSV) in one task each."""
     files = _Files(inputs)
 
     def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         examples = _Examples()
         for batch in batches:
-            for path, content in zip(batch["path"].tolist(), batch["content"].tolist(),
-                                     strict=True):
+            for path, content in zip(
+                batch["path"].tolist(), batch["content"].tolist(), strict=True
+            ):
                 inp = files.plain(path)
                 rows = [examples.attach(o, line, inp) for o, line in parse(content, inp)]
                 yield _frame(rows, kind)
 
-    raw = (spark.read.format("binaryFile").load([i.path for i in inputs])
-           .select("path", "content"))
+    raw = spark.read.format("binaryFile").load([i.path for i in inputs]).select("path", "content")
     return raw.mapInPandas(run, _schema(kind))
 
 
-def _map_parquet(spark: SparkSession, inputs: Sequence[_Input], kind: str, spec: _TableSpec,
-                 convert: Callable[..., tuple]) -> DataFrame:
+def _map_parquet(
+    spark: SparkSession,
+    inputs: Sequence[_Input],
+    kind: str,
+    spec: _TableSpec,
+    convert: Callable[..., tuple],
+) -> DataFrame:
     """Convert Parquet rows with per-value checks; ``line`` is the 1-based row number."""
     import pyspark.sql.functions as F
     from pyspark.sql import types as T
@@ -910,8 +1014,9 @@ def _map_parquet(spark: SparkSession, inputs: Sequence[_Input], kind: str, spec:
     for c in spec.columns():
         dtype = fields[c]
         expr = F.col(c)
-        if c == spec.time_col and isinstance(dtype, T.TimestampType | T.TimestampNTZType
-                                             | T.DateType):
+        if c == spec.time_col and isinstance(
+            dtype, T.TimestampType | T.TimestampNTZType | T.DateType
+        ):
             expr, time_is_micros = F.unix_micros(expr.cast("timestamp")), True
         elif c == spec.text_col and isinstance(dtype, T.StringType):
             expr = expr.cast("binary")
@@ -927,15 +1032,18 @@ def _map_parquet(spark: SparkSession, inputs: Sequence[_Input], kind: str, spec:
         examples = _Examples()
         for batch in batches:
             rows = []
-            columns = [batch[c].astype(object).where(batch[c].notna(), None).tolist()
-                       for c in names]
-            for j, (uri, index) in enumerate(zip(batch["__f"].tolist(), batch["__r"].tolist(),
-                                                 strict=True)):
+            columns = [
+                batch[c].astype(object).where(batch[c].notna(), None).tolist() for c in names
+            ]
+            for j, (uri, index) in enumerate(
+                zip(batch["__f"].tolist(), batch["__r"].tolist(), strict=True)
+            ):
                 inp = files.encoded(uri)
                 line = int(index) + 1
                 values = {c: col[j] for c, col in zip(names, columns, strict=True)}
-                rows.append(examples.attach(convert(values, spec, inp, line, time_is_micros),
-                                            line, inp))
+                rows.append(
+                    examples.attach(convert(values, spec, inp, line, time_is_micros), line, inp)
+                )
             yield _frame(rows, kind)
 
     return table.select(*cols).mapInPandas(run, _schema(kind))
@@ -947,12 +1055,13 @@ def _finish(spark: SparkSession, parsed: DataFrame, kind: str, what: str) -> Loa
     from pyspark import StorageLevel
 
     parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
-    example = F.when(F.col("excerpt").isNotNull(),
-                     F.struct("file", "line", "excerpt", "detail"))
+    example = F.when(F.col("excerpt").isNotNull(), F.struct("file", "line", "excerpt", "detail"))
     with spark_read_errors(what):
-        rows = (parsed.groupBy("reason")
-                .agg(F.count(F.lit(1)).alias("n"), F.collect_list(example).alias("examples"))
-                .collect())
+        rows = (
+            parsed.groupBy("reason")
+            .agg(F.count(F.lit(1)).alias("n"), F.collect_list(example).alias("examples"))
+            .collect()
+        )
     fatal = [e["detail"] for r in rows if r["reason"] == _FATAL for e in r["examples"]]
     if fatal:
         parsed.unpersist()
@@ -962,20 +1071,22 @@ def _finish(spark: SparkSession, parsed: DataFrame, kind: str, what: str) -> Loa
         if r["reason"] is not None:
             report.counts[r["reason"]] += int(r["n"])
             for e in r["examples"]:
-                report.add_example(r["reason"], BadRecordExample(
-                    e["file"], int(e["line"]), e["excerpt"] or "", e["detail"] or ""))
-    good = parsed.filter(F.col("reason").isNull())
-    if kind == "posts":
-        df = good.select("post_id", F.timestamp_micros("ts_us").alias("ts"), "text", "source",
-                         "lat", "lon", "line", "file")
-    else:
-        df = good.select("key", "key_name", F.timestamp_micros("ts_us").alias("ts"), "line",
-                         "file")
+                report.add_example(
+                    r["reason"],
+                    BadRecordExample(
+                        e["file"], int(e["line"]), e["excerpt"] or "", e["detail"] or ""
+                    ),
+                )
+    columns = POST_COLUMNS if kind == "posts" else KEY_COLUMNS
+    df = parsed.filter(F.col("reason").isNull()).select(
+        *[F.timestamp_micros("ts_us").alias("ts") if c == "ts" else c for c in columns]
+    )
     return LoadResult(df=df, report=report, _cached=parsed)
 
 
-def _detect_format(inputs: Sequence[_Input], fmt: str | None, allowed: Sequence[str],
-                   path: Any) -> str:
+def _detect_format(
+    inputs: Sequence[_Input], fmt: str | None, allowed: Sequence[str], path: Any
+) -> str:
     if fmt is not None:
         if fmt not in allowed:
             raise BadInputError(f"{path}: unknown format {fmt!r}; choose from {list(allowed)}")
@@ -984,18 +1095,28 @@ def _detect_format(inputs: Sequence[_Input], fmt: str | None, allowed: Sequence[
     for inp in inputs:
         name = inp.name.lower().removesuffix(".gz")
         ext = name.rsplit(".", 1)[-1] if "." in name else ""
-        kinds.add({"csv": "csv", "tsv": "tsv", "parquet": "parquet", "pq": "parquet",
-                   "txt": "text", "": "text"}.get(ext, ext))
+        kinds.add(
+            {
+                "csv": "csv",
+                "tsv": "tsv",
+                "parquet": "parquet",
+                "pq": "parquet",
+                "txt": "text",
+                "": "text",
+            }.get(ext, ext)
+        )
     if len(kinds) == 1 and (kind := kinds.pop()) in allowed:
         return kind
-    raise BadInputError(f"{path}: cannot tell the format from the file names; pass fmt= one "
-                        f"of {list(allowed)}")
+    raise BadInputError(
+        f"{path}: cannot tell the format from the file names; pass fmt= one of {list(allowed)}"
+    )
 
 
 def _check_time_format(time_format: str | None) -> None:
     if time_format is not None and time_format not in TIME_FORMATS and "%" not in time_format:
-        raise BadInputError(f"time_format {time_format!r} is neither one of {TIME_FORMATS} nor "
-                            f"a strptime pattern")
+        raise BadInputError(
+            f"time_format {time_format!r} is neither one of {TIME_FORMATS} nor a strptime pattern"
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -1003,8 +1124,9 @@ def _check_time_format(time_format: str | None) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def load_twitter_json(spark: SparkSession, path: str | os.PathLike[str], *,
-                      source: str | None = None) -> LoadResult:
+def load_twitter_json(
+    spark: SparkSession, path: str | os.PathLike[str], *, source: str | None = None
+) -> LoadResult:
     """Load Twitter API JSON (v1.1 objects or v2 lines) into the post schema.
 
     A file whose first non-blank character is ``[`` is a JSON array of tweets; any other
@@ -1064,8 +1186,14 @@ def load_table(
     if bool(lat_col) != bool(lon_col):
         raise BadInputError("give both lat_col and lon_col, or neither")
     _check_time_format(time_format)
-    spec = _TableSpec(text_col=text_col, time_col=time_col, lat_col=lat_col, lon_col=lon_col,
-                      id_col=id_col, time_format=time_format)
+    spec = _TableSpec(
+        text_col=text_col,
+        time_col=time_col,
+        lat_col=lat_col,
+        lon_col=lon_col,
+        id_col=id_col,
+        time_format=time_format,
+    )
     return _load_tabular(spark, path, spec, fmt, source, "posts", _table_row)
 
 
@@ -1094,8 +1222,9 @@ def load_key_stream(
     kind = _detect_format(inputs, fmt, ("text", "csv", "tsv", "parquet"), path)
     if kind == "text":
         if key_col or time_col:
-            raise BadInputError(f"{path}: a text key stream has no columns; key_col/time_col "
-                                f"need CSV or Parquet")
+            raise BadInputError(
+                f"{path}: a text key stream has no columns; key_col/time_col need CSV or Parquet"
+            )
         with spark_read_errors(str(path)):
             parsed = _map_lines(spark, inputs, "keys", _key_line_rows)
         return _finish(spark, parsed, "keys", str(path))
@@ -1105,9 +1234,16 @@ def load_key_stream(
     return _load_tabular(spark, path, spec, kind, None, "keys", _key_row, inputs)
 
 
-def _load_tabular(spark: SparkSession, path: Any, spec: _TableSpec, fmt: str | None,
-                  source: str | None, kind: str, convert: Callable[..., tuple],
-                  inputs: list[_Input] | None = None) -> LoadResult:
+def _load_tabular(
+    spark: SparkSession,
+    path: Any,
+    spec: _TableSpec,
+    fmt: str | None,
+    source: str | None,
+    kind: str,
+    convert: Callable[..., tuple],
+    inputs: list[_Input] | None = None,
+) -> LoadResult:
     inputs = inputs or list_inputs(spark, path, source)
     table_kind = _detect_format(inputs, fmt, ("csv", "tsv", "parquet"), path)
     with spark_read_errors(str(path)):
