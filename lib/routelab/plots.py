@@ -45,6 +45,10 @@ def _template() -> go.layout.Template:
     template.layout.xaxis.gridcolor = "#e5e5e5"
     template.layout.yaxis.gridcolor = "#e5e5e5"
     template.layout.legend = {"bgcolor": "rgba(255,255,255,0.7)"}
+    # simple_white draws shapes with zero-width lines: reference lines (add_hline) would
+    # vanish; rectangles keep their translucent fill
+    template.layout.shapedefaults = {"fillcolor": "black", "opacity": 0.3,
+                                     "line": {"width": 1.5, "color": "#444"}}
     return template
 
 
@@ -116,13 +120,16 @@ def save_figure(
     name: str,
     *,
     formats: Sequence[str] = FORMATS,
-    width: int = 900,
-    height: int = 560,
+    width: int | None = None,
+    height: int | None = None,
 ) -> list[Path]:
     """Write ``figures/<notebook>/<name>.{html,png,svg}`` and return the paths.
 
-    The HTML is self-contained (plotly.js embedded) so it opens offline.
+    The HTML is self-contained (plotly.js embedded) so it opens offline. Static images use
+    ``width``/``height``, else the figure's own layout size, else 900 x 560.
     """
+    width = width or fig.layout.width or 900
+    height = height or fig.layout.height or 560
     out_dir = figures_dir() / notebook
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
