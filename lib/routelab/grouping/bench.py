@@ -110,3 +110,41 @@ def bench_schemes(
             }
         )
     return pd.DataFrame(rows)
+
+
+def bench_rows(
+    quick: bool = False,
+    *,
+    n_messages: int | None = None,
+    n_reference: int | None = None,
+    schemes: Sequence[str] | None = None,
+) -> list[dict[str, object]]:
+    """Rows for :mod:`routelab.benchmarks` (``make bench``): each scheme's kernel in
+    messages/s beside its readable reference measured in the same run.
+
+    ``value`` is the kernel's rate, ``baseline`` the reference's, ``ratio`` their quotient,
+    ``goal`` the issue's goal (:data:`GOALS`; ``None`` where there is none) and
+    ``meets_goal`` whether the kernel reaches it. ``quick`` uses a 200k-message stream and
+    a 5k-message reference prefix (default 2M and 20k); ``n_messages`` / ``n_reference``
+    override both.
+    """
+    n = n_messages or (200_000 if quick else 2_000_000)
+    m = n_reference or (5_000 if quick else 20_000)
+    table = bench_schemes(
+        n_messages=n, n_reference=m, repeats=1 if quick else 3, schemes=schemes, progress=False
+    )
+    return [
+        {
+            "what": (
+                f"{r.label} kernel ({r.n_messages:,} Zipf msgs, W={r.n_workers}, "
+                f"S={r.n_sources}) vs reference"
+            ),
+            "value": r.kernel_msgs_per_s,
+            "unit": "msg/s",
+            "baseline": r.reference_msgs_per_s,
+            "ratio": r.speedup,
+            "goal": None if pd.isna(r.goal_msgs_per_s) else float(r.goal_msgs_per_s),
+            "meets_goal": r.meets_goal,
+        }
+        for r in table.itertuples(index=False)
+    ]
