@@ -38,3 +38,17 @@ def test_failure_names_the_point(spark):
         SweepError, match=r"1 of 3 grid points failed; first: \{'a': 2\}.*bad point"
     ):
         run_grid(_failing_task, grid(a=[1, 2, 3]), spark=spark, progress=False)
+
+
+def _broadcast_task(params):
+    return [{"y": sum(params["data"].value) * params["a"]}]
+
+
+@pytest.mark.spark
+def test_broadcast_values_in_params(spark):
+    from routelab.sweep import broadcast
+
+    data = broadcast([1, 2, 3], spark)
+    out = run_grid(_broadcast_task, grid(a=[1, 2], data=[data]), spark=spark, progress=False)
+    assert list(out["y"]) == [6, 12]
+    assert out["data"].str.startswith("<broadcast").all()

@@ -36,6 +36,16 @@ def grid(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
 
 
+def _returnable(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters as sent back to the driver: a Broadcast handle cannot be pickled on an
+    executor, so it comes back as a placeholder (the rows never need the value itself)."""
+    from pyspark import Broadcast
+
+    return {
+        k: ("<broadcast>" if isinstance(v, Broadcast) else v) for k, v in params.items()
+    }
+
+
 def _run_point(task: Task, params: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     try:
@@ -44,7 +54,12 @@ def _run_point(task: Task, params: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # reported on the driver with the grid point
         rows = []
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=6)}"
-    return {"params": params, "rows": rows, "error": error, "seconds": time.perf_counter() - start}
+    return {
+        "params": _returnable(params),
+        "rows": rows,
+        "error": error,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def run_grid(
