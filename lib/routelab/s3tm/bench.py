@@ -118,3 +118,40 @@ def _report(r: dict[str, Any]) -> str:
         f"{r['reference_over_kernel']:.0f}x; same mapping: {r['reference_agrees']}"
     )
     return "\n".join(lines)
+
+
+def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Rows for :mod:`routelab.benchmarks` (``make bench``), N = 256.
+
+    - the SALB kernel on 1M synthetic posts (``quick``: 100k), goal <= 10 s on 1M, beside
+      gFCL (word network + METIS) on the same posts;
+    - the SALB kernel beside the readable reference SALB on a subset (300 posts; ``quick``:
+      100), which must give the same mapping.
+
+    ``ratio`` is baseline seconds / measured seconds: the kernel's speed-up.
+    """
+    n_posts = 100_000 if quick else 1_000_000
+    r = bench_salb(n_posts, 256, reference_posts=100 if quick else 300, verbose=False)
+    full = n_posts >= 1_000_000
+    return [
+        {
+            "what": f"SALB kernel, {r['n_posts']:,} synthetic posts, N=256 "
+            "(baseline: gFCL = word network + METIS, same posts)",
+            "value": r["salb_seconds"],
+            "unit": "s",
+            "baseline": r["gfcl_seconds"],
+            "ratio": r["gfcl_over_salb"],
+            "goal": SALB_GOAL_SECONDS if full else None,
+            "meets_goal": r["goal_met"] if full else None,
+        },
+        {
+            "what": f"SALB kernel, {r['reference_posts']:,} posts, N=256 (baseline: reference "
+            f"SALB, Algorithm 1; same mapping: {r['reference_agrees']})",
+            "value": r["kernel_subset_seconds"] * 1e3,
+            "unit": "ms",
+            "baseline": r["reference_seconds"] * 1e3,
+            "ratio": r["reference_over_kernel"],
+            "goal": None,
+            "meets_goal": None,
+        },
+    ]
