@@ -38,7 +38,7 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
 
     monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path / "figures"))
     monkeypatch.setenv("ROUTELAB_RUNS_DIR", str(tmp_path / "runs"))
-    log = run_notebooks("smoke", [name], progress=False)
+    log = run_notebooks("smoke", [name], progress=False, timeout=600)  # per cell: a hang fails
     run = log.runs[0]
     assert run.status == "ok", run.describe()
     assert (tmp_path / "runs" / "smoke" / f"{name}.ipynb").exists()

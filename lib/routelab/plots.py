@@ -12,8 +12,9 @@ from __future__ import annotations
 import atexit
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -47,8 +48,11 @@ def _template() -> go.layout.Template:
     template.layout.legend = {"bgcolor": "rgba(255,255,255,0.7)"}
     # simple_white draws shapes with zero-width lines: reference lines (add_hline) would
     # vanish; rectangles keep their translucent fill
-    template.layout.shapedefaults = {"fillcolor": "black", "opacity": 0.3,
-                                     "line": {"width": 1.5, "color": "#444"}}
+    template.layout.shapedefaults = {
+        "fillcolor": "black",
+        "opacity": 0.3,
+        "line": {"width": 1.5, "color": "#444"},
+    }
     return template
 
 
@@ -150,3 +154,38 @@ def save_figure(
             raise ValueError(f"unknown figure format {fmt!r}; use html, png or svg")
         written.append(path)
     return written
+
+
+def figure_html(fig: go.Figure, width: int | None = None, height: int | None = None) -> str:
+    """The figure as inline SVG markup (no JavaScript), for HTML widgets."""
+    if not static_enabled():
+        return "<i>static figures are off (ROUTELAB_STATIC_FIGURES=0)</i>"
+    _ensure_kaleido()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        svg = fig.to_image(
+            format="svg",
+            width=width or fig.layout.width or 800,
+            height=height or fig.layout.height or 420,
+        )
+    return svg.decode("utf-8")
+
+
+def widget_view(render: Callable[..., str], **controls: Any) -> Any:
+    """Controls above an HTML panel showing ``render(**control values)`` (an HTML string).
+
+    The panel is a plain ``ipywidgets.HTML`` updated by ``observe`` callbacks: nothing is
+    captured into an ``Output`` widget, which can hang a headless kernel (ipykernel 7 under
+    papermill), and the executed notebook shows the default view. Use
+    :func:`figure_html` to render a plotly figure and ``DataFrame.to_html`` for tables.
+    """
+    import ipywidgets as widgets
+
+    panel = widgets.HTML(render(**{name: c.value for name, c in controls.items()}))
+
+    def redraw(_: Any = None) -> None:
+        panel.value = render(**{name: c.value for name, c in controls.items()})
+
+    for control in controls.values():
+        control.observe(redraw, names="value")
+    return widgets.VBox([widgets.HBox(list(controls.values())), panel])

@@ -29,8 +29,6 @@ def _configure_environment() -> None:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Spark 4 prints a banner of JVM warnings on Java 17 without these.
-    os.environ.setdefault("PYARROW_IGNORE_TIMEZONE", "1")
 
 
 def get_spark(

@@ -35,11 +35,21 @@ def length_figure(dist: pd.DataFrame, expected: Sequence[float] | None = None) -
     for kind, part in dist.groupby("kind", sort=False):
         fig.add_trace(go.Bar(x=part["length"], y=part["share"], name=f"{kind}-based"))
     if expected is not None:
-        fig.add_trace(go.Scatter(x=np.arange(1, len(expected) + 1), y=list(expected),
-                                 mode="markers", marker={"symbol": "x", "size": 11},
-                                 name="Zipf(0.5) over 1..5 (expected, topic-based)"))
-    fig.update_layout(title="Subscription length (number of words)", barmode="group",
-                      xaxis_title="words in the subscription", yaxis_title="share of subscriptions")
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(1, len(expected) + 1),
+                y=list(expected),
+                mode="markers",
+                marker={"symbol": "x", "size": 11},
+                name="Zipf(0.5) over 1..5 (expected, topic-based)",
+            )
+        )
+    fig.update_layout(
+        title="Subscription length (number of words)",
+        barmode="group",
+        xaxis_title="words in the subscription",
+        yaxis_title="share of subscriptions",
+    )
     return fig
 
 
@@ -48,8 +58,16 @@ def word_popularity(subs: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     frames = []
     for kind, frame in subs.items():
         counts = frame["words"].explode().dropna().value_counts()
-        frames.append(pd.DataFrame({"kind": kind, "word": counts.index, "subs": counts.to_numpy(),
-                                    "rank": np.arange(1, len(counts) + 1)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "kind": kind,
+                    "word": counts.index,
+                    "subs": counts.to_numpy(),
+                    "rank": np.arange(1, len(counts) + 1),
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -57,11 +75,16 @@ def popularity_figure(pop: pd.DataFrame) -> go.Figure:
     """Rank of a word among subscribed words vs number of subscriptions holding it (log-log)."""
     fig = go.Figure()
     for kind, part in pop.groupby("kind", sort=False):
-        fig.add_trace(go.Scatter(x=part["rank"], y=part["subs"], mode="lines",
-                                 name=f"{kind}-based"))
-    fig.update_layout(title="Word popularity among subscriptions", xaxis_type="log",
-                      yaxis_type="log", xaxis_title="rank of subscribed word",
-                      yaxis_title="subscriptions containing the word")
+        fig.add_trace(
+            go.Scatter(x=part["rank"], y=part["subs"], mode="lines", name=f"{kind}-based")
+        )
+    fig.update_layout(
+        title="Word popularity among subscriptions",
+        xaxis_type="log",
+        yaxis_type="log",
+        xaxis_title="rank of subscribed word",
+        yaxis_title="subscriptions containing the word",
+    )
     return fig
 
 
@@ -78,7 +101,7 @@ def match_rates(posts: Corpus, subs: pd.DataFrame) -> np.ndarray:
         ids = [index.get(w) for w in words]
         if not ids or any(j is None for j in ids):
             continue
-        lists = sorted((csc.indices[csc.indptr[j]:csc.indptr[j + 1]] for j in ids), key=len)
+        lists = sorted((csc.indices[csc.indptr[j] : csc.indptr[j + 1]] for j in ids), key=len)
         hits = lists[0]
         for other in lists[1:]:
             hits = np.intersect1d(hits, other, assume_unique=True)
@@ -95,10 +118,13 @@ def match_rate_figure(rates: Mapping[str, np.ndarray]) -> go.Figure:
         positive = np.sort(values[values > 0])[::-1]
         share = np.arange(1, len(positive) + 1) / max(len(values), 1)
         fig.add_trace(go.Scatter(x=positive, y=share, mode="lines", name=f"{kind}-based"))
-    fig.update_layout(title="Subscription popularity: share of posts matched",
-                      xaxis_type="log", yaxis_type="log",
-                      xaxis_title="fraction of posts a subscription matches",
-                      yaxis_title="share of subscriptions matching at least that")
+    fig.update_layout(
+        title="Subscription popularity: share of posts matched",
+        xaxis_type="log",
+        yaxis_type="log",
+        xaxis_title="fraction of posts a subscription matches",
+        yaxis_title="share of subscriptions matching at least that",
+    )
     return fig
 
 
@@ -108,32 +134,45 @@ def summary(subs: Mapping[str, pd.DataFrame], rates: Mapping[str, np.ndarray]) -
     for kind, frame in subs.items():
         lengths = frame["words"].map(len)
         r = rates[kind]
-        rows.append({"kind": kind, "subscriptions": len(frame),
-                     "mean length": lengths.mean(), "max length": int(lengths.max()),
-                     "distinct words": frame["words"].explode().nunique(),
-                     "mean match rate": r.mean(), "median match rate": float(np.median(r)),
-                     "never match": float((r == 0).mean())})
+        rows.append(
+            {
+                "kind": kind,
+                "subscriptions": len(frame),
+                "mean length": lengths.mean(),
+                "max length": int(lengths.max()),
+                "distinct words": frame["words"].explode().nunique(),
+                "mean match rate": r.mean(),
+                "median match rate": float(np.median(r)),
+                "never match": float((r == 0).mean()),
+            }
+        )
     return pd.DataFrame(rows).set_index("kind")
 
 
 def topic_explorer(model: Any, topic_subs: pd.DataFrame, rates: np.ndarray) -> Any:
-    """An ipywidgets explorer: pick a topic, see its words and its subscriptions."""
+    """An ipywidgets explorer: pick a topic, see its words and its most popular subscriptions."""
     import ipywidgets as widgets
-    from IPython.display import display
+
+    from routelab.plots import widget_view
 
     frame = topic_subs.assign(match_rate=rates)
     order = np.argsort(model.weights)[::-1]
-    options = [(f"topic {t} ({model.weights[t]:.1%}): {' '.join(model.words[t])}", int(t))
-               for t in order]
+    options = [
+        (f"topic {t} ({model.weights[t]:.1%}): {' '.join(model.words[t])}", int(t)) for t in order
+    ]
 
-    def show(topic: int, rows: int) -> None:
+    def render(topic: int, rows: int) -> str:
         words = pd.DataFrame({"word": model.words[topic], "P(word | topic)": model.probs[topic]})
-        display(words)
         subs = frame[frame["topic"] == topic].sort_values("match_rate", ascending=False)
-        print(f"{len(subs)} subscriptions on topic {topic}; the {min(rows, len(subs))} most popular:")
-        display(subs.head(rows)[["sub_id", "words", "match_rate"]])
+        head = subs.head(rows)[["sub_id", "words", "match_rate"]]
+        return (
+            words.to_html(index=False, float_format="{:.4f}".format)
+            + f"<p>{len(subs)} subscriptions on topic {topic}; the {len(head)} most popular:</p>"
+            + head.to_html(index=False, float_format="{:.2e}".format)
+        )
 
-    return widgets.interactive(
-        show, topic=widgets.Dropdown(options=options, description="topic"),
+    return widget_view(
+        render,
+        topic=widgets.Dropdown(options=options, description="topic"),
         rows=widgets.IntSlider(value=10, min=5, max=50, step=5, description="rows"),
     )
