@@ -206,11 +206,15 @@ def test_equal_candidates_go_to_the_first() -> None:
     assert est.select([1, 2], 0.0, heuristic=False) == 1
 
 
-def test_reset_worker_starts_idle() -> None:
+def test_reset_worker_starts_idle_at_its_join_time() -> None:
     est = _paper_example()
-    est.reset_worker(2)
+    est.reset_worker(2, 500.0)
     assert est.waiting_time(2, 500.0) == 0.0
     assert est.sent[2] == 0
+    # one tuple later it has a wait of one service time (1 / C = 1): it is not credited with
+    # idle capacity from before it joined
+    est.record(2)
+    assert est.waiting_time(2, 500.0) == 1.0
 
 
 # ----------------------------------------------------------------------------- parameters

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from routelab.grouping.events import WorkerEvent
+from routelab.grouping.fish_kernel import fish_route as fish_route_kernel
 from routelab.grouping.inputs import round_robin_sources
 from routelab.grouping.kernels import pkg_local_route
 from routelab.grouping.metrics import replication_memory
@@ -162,3 +163,58 @@ def test_simulate_task_runs_as_spark_tasks(spark):
     assert on_spark["scheme"].tolist() == ["kg", "pkg_local"]
     cols = ["avg_imbalance", "memory", "execution_time"]
     assert on_spark[cols].equals(in_process[cols])
+
+
+def test_fish_waiting_times_run_on_the_queue_clock():
+    """Open point (1): the router sees the queues' arrival times and capacities.
+
+    Three workers, 0.1 ms per tuple. Key A (workers {x, y}) arrives 20 times at t = 0; one
+    second later -- long after x and y drained their 10 tuples each -- key B (workers
+    {y, z}) arrives 20 times, one every 0.075 ms. FISH (no hot keys, exact estimate
+    refreshed at every tuple) sees y idle again, so B alternates z, y, z, y, ...: each
+    worker gets one tuple every 0.15 ms and no B tuple ever waits (latency = 0.1 ms).
+    Told the wrong clock (1 tuple/s, what the simulator passed before), FISH believes y
+    still has ~9 s of work and sends the first 10 B tuples to z, which queue up: the 10th
+    waits (10 - 0.75 * 9) service times, latency 3.25 x 0.1 ms.
+    """
+    from routelab.grouping.consistent_hash import build_ring, ring_candidates
+    from routelab.grouping.queueing import run_queues
+
+    candidates = ring_candidates(build_ring([0, 1, 2], 100, 0), np.arange(200), 2)
+    a = 0
+    b = next(k for k in range(200) if len(set(candidates[k]) & set(candidates[a])) == 1)
+    (y,) = set(candidates[a]) & set(candidates[b])
+    (z,) = set(candidates[b]) - {y}
+    s = 1e-4
+    keys = np.array([a] * 20 + [b] * 20)
+    times = np.concatenate([np.zeros(20), 1.0 + np.arange(20) * 0.75 * s])
+    params = {"hot_threshold": 3.0, "interval": 0.0}  # theta = 1: no key is ever hot
+    r = simulate(keys, "fish", 3, times=times, service_time=s, **params)
+    assert r.assignment[20:].tolist() == [z, y] * 10
+    assert r.queue.latency[20:].max() == pytest.approx(s)
+    same = fish_route_kernel(keys, None, 3, times=times, capacities=np.full(3, 1 / s), **params)
+    np.testing.assert_array_equal(r.assignment, same)
+    stale = fish_route_kernel(keys, None, 3, times=times, **params)  # capacities 1 tuple/s
+    assert stale[20:30].tolist() == [z] * 10
+    queue = run_queues(stale, np.full(3, s), times)
+    assert queue.latency[20:].max() == pytest.approx(3.25 * s)
+
+
+def test_replayed_and_saturated_clocks_reach_the_router():
+    keys = zipf_keys(3000, seed=8)
+    times = np.arange(keys.size) * 100.0  # real-time gaps: every worker would look idle
+    caps = [4000.0, 4000.0, 1000.0, 1000.0]
+    paced = simulate(keys, "fish", 4, 2, times=times, capacities=caps, arrival_rate=9000.0)
+    sources = round_robin_sources(keys.size, 2)
+    expected = fish_route_kernel(keys, sources, 4, times=np.arange(keys.size) / 9000.0,
+                                 capacities=caps)  # fmt: skip
+    np.testing.assert_array_equal(paced.assignment, expected)
+    saturated = simulate(keys, "fish", 4, 2, times=times, capacities=caps, arrival_rate=np.inf)
+    at_zero = fish_route_kernel(keys, sources, 4, times=np.zeros(keys.size), capacities=caps)
+    np.testing.assert_array_equal(saturated.assignment, at_zero)
+    assert saturated.queue.execution_time == pytest.approx(max(
+        saturated.loads[w] / caps[w] for w in range(4)))  # fmt: skip
+    # the waiting-time estimate splits by capacity: fast workers get about 4x the tuples
+    assert saturated.loads[:2].sum() > 3 * saturated.loads[2:].sum()
+    with pytest.raises(ValueError, match="arrival_rate"):
+        simulate(keys, "fish", 4, arrival_rate=float("nan"))

@@ -366,9 +366,9 @@ def _fish_kernel(
             g += 1
             for j in range(live_off[g], live_off[g + 1]):
                 w = live_ids[j]
-                if not live_mask[w]:  # (re)joining worker: clean estimates everywhere
+                if not live_mask[w]:  # (re)joining worker: idle from now on, everywhere
                     for s2 in range(S):
-                        drain[s2, w] = t_ref[s2] if clock_set[s2] else -np.inf
+                        drain[s2, w] = times[i] if clock_set[s2] else -np.inf
                         load[s2, w] = 0.0
                         sent[s2, w] = 0
             live_mask[:] = False

@@ -31,7 +31,7 @@ hot threshold below reaches 1/(5n) = 1/640 at n = 128 workers, which K = 100 can
 least counters go to the least recently updated one (the Stream-Summary order, the same rule
 as :mod:`routelab.grouping.spacesaving`).
 
-**Decay factor** ``decay`` (alpha, default 0.5). Sect. 4.1.1: "after tuple statistics in each
+**Decay factor** ``decay`` (alpha, default 0.6, chosen by the study below). Sect. 4.1.1: "after tuple statistics in each
 epoch is completed, we multiply the counters of all the stored keys by [lost]"; Sect. 6.3:
 alpha = 1 "is the special case that does not consider the time-evolving feature" and
 alpha = 0 means "all previous data for each update will be abandoned". So at the end of each
@@ -42,11 +42,12 @@ epochs ago weighs ``alpha^j``: the effective memory is about ``E / (1 - alpha)``
 the whole stream like D-C / W-C (no decay: alpha treated as 1); hot keys are still
 re-classified at every epoch end.
 
-**Hot threshold** ``hot_threshold`` (theta * n, default 0.2, i.e. theta = 1/(5n)). Sect. 6.3:
+**Hot threshold** ``hot_threshold`` (theta * n, default 0.5, i.e. theta = 1/(2n)). Sect. 6.3:
 the threshold is studied as a fraction of ``1/n`` "from [lost] down to [lost]", following
 D-C's analysis [15] that theta must lie below ``1/n``; the paper's final value is lost. We
-start from theta = 1/(5n), the D-C / W-C default (DESIGN.md), so the CHK vs W-C/D-C
-ablation (Fig. 15) compares like with like. A key is hot when ``f_k > theta``.
+started from theta = 1/(5n), the D-C / W-C default (DESIGN.md); the parameter study chose
+1/(2n) (see "Defaults chosen by the parameter study" below). A key is hot when
+``f_k > theta``.
 
 **Classification time** (no knob). Sect. 4.1 ends "based on the frequency results, these
 keys are finally classified"; decaying is epoch-level "for reducing superfluous
@@ -128,7 +129,30 @@ sent, ties to the earlier candidate.
 
 **Times and capacities.** Without ``times``, message ``i`` arrives at ``i / sum(C)`` seconds
 (arrivals at the total capacity of the initial workers); without ``capacities`` every worker
-processes 1 tuple/s.
+processes 1 tuple/s. :func:`routelab.grouping.simulate.simulate` always passes the clock and
+the capacities of its worker queues (arrival times; ``1 / seconds per tuple``), so the
+estimate runs on the clock of the queues it tries to keep short. A worker that (re)joins at
+time ``t`` starts idle at ``t`` (``B_w = t``): it is not credited with capacity from before
+it existed.
+
+**Defaults chosen by the parameter study** (FISH Sect. 6.3, RQ2; ``08_fish.ipynb``, default
+profile). Execution time = the time to process a stream replayed at the workers' total
+capacity, relative to SG; memory = (key, worker) pairs per key (see
+:mod:`routelab.grouping.experiments_fish`). Cases: time-evolving Zipf z = 0.8, 1.0, 1.2, 1.4
+(500k tuples, 100k keys), MovieLens movies, tweet words and the first 1M flight origins,
+each with 16 and 128 workers, 5 sources. Rule
+(:func:`~routelab.grouping.experiments_fish.choose_setting`): among the settings within
+0.5% of the best execution time in every case, the least mean memory.
+
+- alpha in {0, .2, .4, .5, .6, .8, 1} (theta n = 0.5): alpha in [0.4, 0.6] stay within
+  0.03% of the best everywhere and 0.6 needs the least memory of them; 0 and 0.2 lag by
+  0.24% and cost memory (alpha = 0: up to 1.19x on the real streams); 0.8 falls 1.1% and
+  1.0 (lifetime counting, no decay) 28% behind on skewed ZF. Chosen: **0.6** (the
+  provisional value was 0.5).
+- theta n in {1, .5, .2, .1, .05} (alpha = 0.6): only theta n = 1 loses balance (6.1%
+  slower on the flights with 16 workers, where the top airport, 5.5% of the flights, then
+  stays on two workers); smaller thresholds cost memory as workers grow (0.05: 2.3x at 128
+  workers). Chosen: **0.5**, i.e. theta = 1/(2n) (the provisional value was 1/(5n)).
 
 :func:`prepare_fish_run` validates one call of the routing interface and precomputes what
 the readable reference and the numba kernel share (:class:`FishRun`): the filled-in times,
@@ -162,9 +186,9 @@ class FishParams:
     """FISH knobs (see the module docstring for the paper sentences behind each one)."""
 
     epoch_size: int = 1000
-    decay: float = 0.5
+    decay: float = 0.6
     capacity: int = 1000
-    hot_threshold: float = 0.2
+    hot_threshold: float = 0.5
     min_workers: int = 2
     workers_formula: str = "relative"
     cold_choices: int = 2

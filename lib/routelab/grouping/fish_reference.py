@@ -181,9 +181,10 @@ class WorkerStateEstimator:
         self.load[w] += self.step[w]
         self.sent[w] += 1
 
-    def reset_worker(self, w: int) -> None:
-        """A worker (re)joins: idle as of the last refresh, nothing counted for it."""
-        self.drain[w] = -math.inf if self.t_ref is None else self.t_ref
+    def reset_worker(self, w: int, t: float) -> None:
+        """A worker (re)joins at time ``t``: idle from now on (its own last refresh is ``t``,
+        so it is not credited with capacity from before it existed), nothing counted."""
+        self.drain[w] = -math.inf if self.t_ref is None else t
         self.load[w] = 0.0
         self.sent[w] = 0
 
@@ -259,7 +260,7 @@ def fish_route_reference(
             joined = set(run.seg_workers[seg].tolist()) - set(run.seg_workers[seg - 1].tolist())
             for w in sorted(joined):
                 for router in routers:
-                    router.estimator.reset_worker(w)
+                    router.estimator.reset_worker(w, float(run.times[i]))
         live = run.seg_workers[seg]
         if p.placement == "ring":
             ring = run.rings[seg]

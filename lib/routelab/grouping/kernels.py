@@ -25,7 +25,18 @@ from routelab.grouping.reference import (
     hot_threshold,
     shuffle_offsets,
 )
-from routelab.grouping.spacesaving import new_summaries, ss_head, ss_max_count, ss_offer
+from routelab.grouping.spacesaving import (
+    H_COUNT,
+    H_STAMP,
+    T_POS,
+    new_summaries,
+    ss_find,
+    ss_head,
+    ss_max_count,
+    ss_needs_sift,
+    ss_offer,
+    ss_sift_down,
+)
 from routelab.hashing import nb_mix64, seed_constant
 
 ArrayLike = np.ndarray | Sequence[int]
@@ -349,7 +360,18 @@ def _hot_kernel(
     for i in range(keys.size):
         s = sources[i]
         uk = ukeys[i]
-        estimate = ss_offer(heap, table, size, s, keys[i], seen[s])
+        # SpaceSaving offer; the hit path (the common case) is written out here because a
+        # numba call with several array arguments pays reference counting on every message
+        slot = ss_find(table, s, keys[i])
+        if slot >= 0:
+            p = table[s, slot, T_POS]
+            estimate = heap[s, p, H_COUNT] + 1
+            heap[s, p, H_COUNT] = estimate
+            heap[s, p, H_STAMP] = seen[s]
+            if ss_needs_sift(heap, size, s, p):
+                ss_sift_down(heap, table, size, s, p)
+        else:
+            estimate = ss_offer(heap, table, size, s, keys[i], seen[s])
         seen[s] += 1
         m = seen[s]
         n_choices = 2

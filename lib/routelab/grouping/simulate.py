@@ -11,6 +11,16 @@ workers may differ in capacity. Afterwards, from the assignment alone:
 - execution time, latency percentiles and throughput of FIFO worker queues with a service
   time per tuple and an optional CPU delay (:mod:`.queueing`).
 
+**One clock for routers and queues.** A source routes a tuple when it emits it, and the tuple
+joins its worker's queue at that moment. So the routing function receives the *queue*
+arrival times (:func:`queue_arrivals`: the stream ``times``, a replay at ``arrival_rate``,
+or all zero when the input is saturated) and the workers' *effective* capacities
+``1 / (service time per tuple + cpu_delay)`` (:func:`router_capacities`), i.e. exactly what
+the queues serve. FISH's waiting-time estimate (FISH Sect. 4.2.1) therefore runs on the
+clock of the queues it tries to keep short, and PKG's probing interval (LP) counts queue
+seconds. (Stream ``times`` still drive ``memory_period`` windows and the time column of
+``I(t)``.)
+
 :func:`simulate` runs one configuration in-process; :func:`simulate_task` is the
 module-level, picklable task for :func:`routelab.sweep.run_grid` (one grid point -> rows);
 :func:`local_estimation_on_spark` runs PKG's local estimation with every source as a Spark
@@ -20,6 +30,8 @@ partition (DESIGN.md principle 2, "dataflow").
 from __future__ import annotations
 
 import inspect
+import math
+import numbers
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -163,6 +175,43 @@ def assign_sources(
     raise ValueError(f"source_grouping must be one of {SOURCE_GROUPINGS}, got {grouping!r}")
 
 
+def queue_arrivals(
+    n_messages: int, times: np.ndarray | None, arrival_rate: float | None
+) -> np.ndarray:
+    """When each message joins its worker's queue -- the clock routers and queues share.
+
+    ``arrival_rate`` given and finite: message ``i`` arrives at ``i / arrival_rate``;
+    ``math.inf``: all at 0 (saturated input); ``None``: at the stream ``times``, or all at 0
+    without times. Raises ``ValueError`` for a rate that is not a positive number.
+    """
+    if arrival_rate is not None:
+        if isinstance(arrival_rate, bool) or not (
+            isinstance(arrival_rate, numbers.Real) and arrival_rate > 0
+        ):
+            raise ValueError(
+                f"arrival_rate must be a positive number (math.inf = saturated), "
+                f"got {arrival_rate!r}"
+            )
+        if math.isinf(arrival_rate):
+            return np.zeros(n_messages, dtype=np.float64)
+        return np.arange(n_messages, dtype=np.float64) / float(arrival_rate)
+    if times is None:
+        return np.zeros(n_messages, dtype=np.float64)
+    return times
+
+
+def router_capacities(service: np.ndarray) -> np.ndarray | None:
+    """Tuples/s each worker really serves (``1 / seconds per tuple``), as routers are told.
+
+    ``None`` when some worker needs no time per tuple (``service_time=0`` and no CPU delay):
+    an infinitely fast worker has no waiting time to estimate.
+    """
+    svc = np.asarray(service, dtype=np.float64)
+    if svc.size == 0 or np.any(svc <= 0):
+        return None
+    return 1.0 / svc
+
+
 def simulate(
     keys: np.ndarray | Sequence[int],
     scheme: str,
@@ -198,12 +247,13 @@ def simulate(
             :func:`~routelab.grouping.streams.movielens_edges`).
         source_grouping: ``"shuffle"`` (round robin) or ``"key"`` (hash of ``source_keys``,
             default the keys) when ``sources`` is not given.
-        capacities: tuples/s of each worker id (heterogeneous workers; FISH uses them to
-            estimate waiting times; the queues serve ``1/capacity`` s per tuple).
+        capacities: tuples/s of each worker id (heterogeneous workers); the queues serve
+            ``1/capacity + cpu_delay`` s per tuple and the router is told the inverse.
         service_time: seconds per tuple when ``capacities`` is None.
         cpu_delay: extra seconds per tuple on every worker (PKG Fig. 5a).
         arrival_rate: if set, messages reach the workers at this rate (messages/s) instead
-            of at ``times``; without both, every message is available at time 0 (saturated).
+            of at ``times``; ``math.inf`` (or no ``times`` and no rate) makes the input
+            saturated: every message is available at time 0. The router sees the same clock.
         events: worker add/remove events (schemes that support them only).
         n_checkpoints: samples of ``I(t)``.
         memory_period: also measure memory per aggregation period (seconds of ``times``).
@@ -231,16 +281,22 @@ def simulate(
     n_sources_used = int(src.max()) + 1 if n else max(1, int(n_sources))
     evs = normalize_events(events, n_workers, n) if events else ()
     n_total = worker_universe(n_workers, evs)
-    if arrival_rate is not None and not (np.isfinite(arrival_rate) and arrival_rate > 0):
-        raise ValueError(f"arrival_rate must be a positive number, got {arrival_rate!r}")
     if memory_period is not None and t is None:
         raise ValueError("memory_period needs times")
+    arrivals = queue_arrivals(n, t, arrival_rate)
     service = service_times(n_total, capacities, service_time, cpu_delay)
 
     bar = tqdm(total=4, desc=f"simulate {scheme}", disable=not progress, leave=False)
     start = time.perf_counter()
     assignment = route(
-        k, src, n_workers, seed=seed, times=t, capacities=capacities, events=evs, **scheme_params
+        k,
+        src,
+        n_workers,
+        seed=seed,
+        times=arrivals,
+        capacities=router_capacities(service),
+        events=evs,
+        **scheme_params,
     )
     route_seconds = time.perf_counter() - start
     check_assignment(assignment, n_workers, evs)
@@ -252,7 +308,6 @@ def simulate(
     memory = replication_memory(k, assignment)
     memory_window = windowed_memory(k, assignment, t, memory_period) if memory_period else None
     bar.update()
-    arrivals = t if arrival_rate is None else np.arange(n, dtype=np.float64) / arrival_rate
     queue = run_queues(assignment, service, arrivals)
     bar.update()
     bar.close()
@@ -286,6 +341,13 @@ def _cached_stream(name: str, frozen_params: tuple[tuple[str, Any], ...]):
     from routelab.grouping.streams import load_stream
 
     return load_stream(name, **dict(frozen_params))
+
+
+def cached_stream(name: str, **params: Any):
+    """:func:`~routelab.grouping.streams.load_stream` with a per-process cache of the last
+    four streams, so sweep points sharing a stream build it once per Python worker.
+    Parameter values must be hashable."""
+    return _cached_stream(name, tuple(sorted(params.items())))
 
 
 def simulate_task(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -322,7 +384,7 @@ def simulate_task(params: dict[str, Any]) -> list[dict[str, Any]]:
         raise ValueError(f"output must be 'summary' or 'timeline', got {output!r}")
     if "n_sources" in inspect.signature(stream_function(stream)).parameters:
         stream_params.setdefault("n_sources", n_sources)
-    ks = _cached_stream(stream, tuple(sorted(stream_params.items())))
+    ks = cached_stream(stream, **stream_params)
     result = simulate(
         ks.keys, scheme, n_workers, n_sources, seed, times=ks.times, sources=ks.sources, **p
     )

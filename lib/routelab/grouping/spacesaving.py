@@ -134,8 +134,21 @@ def _move(heap, table, s, src, dst) -> None:
     table[s, heap[s, dst, H_SLOT], T_POS] = dst
 
 
+@numba.njit(cache=True, inline="always")
+def ss_needs_sift(heap, size, s, i) -> bool:
+    """Whether entry ``i`` is out of heap order with one of its children (after a hit)."""
+    n = size[s]
+    count = heap[s, i, H_COUNT]
+    stamp = heap[s, i, H_STAMP]
+    child = 2 * i + 1
+    if child < n and _before(heap[s, child, H_COUNT], heap[s, child, H_STAMP], count, stamp):
+        return True
+    child += 1
+    return child < n and _before(heap[s, child, H_COUNT], heap[s, child, H_STAMP], count, stamp)
+
+
 @numba.njit(cache=True)
-def _sift_down(heap, table, size, s, i) -> None:
+def ss_sift_down(heap, table, size, s, i) -> None:
     """Move entry ``i`` down to its place (children move up into the hole)."""
     n = size[s]
     key = heap[s, i, H_KEY]
@@ -180,7 +193,8 @@ def _sift_up(heap, table, s, i) -> None:
 
 
 @numba.njit(cache=True)
-def _find(table, s, key) -> np.int64:
+def ss_find(table, s, key) -> np.int64:
+    """Table slot of ``key`` in summary ``s``, or -1 when it is not monitored."""
     mask = table.shape[1] - 1
     j = _home(key, mask)
     while table[s, j, T_POS] != -1:
@@ -226,13 +240,13 @@ def _table_delete(heap, table, s, slot) -> None:
 @numba.njit(cache=True)
 def ss_offer(heap, table, size, s, key, stamp) -> np.int64:
     """Offer ``key`` to summary ``s`` (``stamp``: its offer index); return the new estimate."""
-    slot = _find(table, s, key)
+    slot = ss_find(table, s, key)
     if slot >= 0:
         p = table[s, slot, T_POS]
         heap[s, p, H_COUNT] += 1
         heap[s, p, H_STAMP] = stamp
         count = heap[s, p, H_COUNT]
-        _sift_down(heap, table, size, s, p)
+        ss_sift_down(heap, table, size, s, p)
         return count
     capacity = heap.shape[1]
     if size[s] < capacity:
@@ -252,7 +266,7 @@ def ss_offer(heap, table, size, s, key, stamp) -> np.int64:
     heap[s, 0, H_ERROR] = floor
     heap[s, 0, H_STAMP] = stamp
     heap[s, 0, H_SLOT] = _table_insert(table, s, key, 0)
-    _sift_down(heap, table, size, s, 0)
+    ss_sift_down(heap, table, size, s, 0)
     return floor + 1
 
 
