@@ -38,6 +38,7 @@ def get_spark(
     shuffle_partitions: int | None = None,
     driver_memory: str | None = None,
     extra_conf: dict[str, str] | None = None,
+    quiet: bool = False,
 ) -> SparkSession:
     """Return the process-wide Spark session, creating it on first use.
 
@@ -49,12 +50,16 @@ def get_spark(
         driver_memory: ``spark.driver.memory`` (default ``$ROUTELAB_DRIVER_MEMORY`` or 4g);
             only effective when this call starts the JVM.
         extra_conf: further Spark settings.
+        quiet: silence Spark's own ERROR logs (Java stack traces of failed reads) unless
+            ``ROUTELAB_SPARK_LOG_LEVEL`` is set: for commands that report errors themselves.
     """
     _configure_environment()
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
+        if quiet and "ROUTELAB_SPARK_LOG_LEVEL" not in os.environ:
+            active.sparkContext.setLogLevel("FATAL")
         return active
     master = master or os.environ.get("ROUTELAB_SPARK_MASTER") or "local[*]"
     ui = os.environ.get("ROUTELAB_SPARK_UI", "0") == "1"
@@ -79,7 +84,8 @@ def get_spark(
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(os.environ.get("ROUTELAB_SPARK_LOG_LEVEL", "ERROR"))
+    default_level = "FATAL" if quiet else "ERROR"
+    spark.sparkContext.setLogLevel(os.environ.get("ROUTELAB_SPARK_LOG_LEVEL", default_level))
     return spark
 
 

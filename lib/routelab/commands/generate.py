@@ -6,6 +6,8 @@ import argparse
 import time
 from typing import Any
 
+from routelab.commands import add_master_option
+
 KEY_KINDS = ("zipf", "ln1", "ln2", "time-evolving-zipf")
 
 
@@ -34,11 +36,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--overwrite", action="store_true", help="replace --out if it is a Parquet directory"
     )
-    parser.add_argument(
-        "--master",
-        default=None,
-        help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])",
-    )
+    add_master_option(parser)
 
 
 # (flag, TopicTweetParams field, type, help); unset flags keep the dataclass defaults

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
-from typing import Any
+
+from routelab.commands import add_master_option
 
 FORMATS = ("twitter-json", "csv", "parquet", "bundled")
 
@@ -61,19 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="drop posts with fewer words after cleaning (default: 1)",
     )
-    parser.add_argument(
-        "--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])"
-    )
+    add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run)
-
-
-def quiet_logs(spark: Any) -> Any:
-    """Silence Spark's own ERROR logs (Java stack traces of failed reads) unless the user
-    chose a level with ``ROUTELAB_SPARK_LOG_LEVEL``: the command reports errors itself."""
-    if "ROUTELAB_SPARK_LOG_LEVEL" not in os.environ:
-        spark.sparkContext.setLogLevel("FATAL")
-    return spark
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -90,7 +80,7 @@ def _run(args: argparse.Namespace) -> int:
     from routelab.preprocess import preprocess, preprocess_bundled
     from routelab.spark import get_spark
 
-    spark = quiet_logs(get_spark(args.master, app_name="routelab-preprocess"))
+    spark = get_spark(args.master, app_name="routelab-preprocess", quiet=True)
     options = {
         "min_words": args.min_words,
         "stem": not args.no_stem,

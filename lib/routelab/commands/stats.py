@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from routelab.commands import add_master_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -23,21 +25,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "posts.parquet); repeat to compare corpora side by side",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the numbers as JSON")
-    parser.add_argument(
-        "--master", help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])"
-    )
+    add_master_option(parser)
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     import json
 
-    from routelab.commands.preprocess import quiet_logs
     from routelab.corpus_stats import fit_zipf, format_table1, table1, word_frequencies
     from routelab.preprocess import read_posts
     from routelab.spark import get_spark
 
-    spark = quiet_logs(get_spark(args.master, app_name="routelab-stats"))
+    spark = get_spark(args.master, app_name="routelab-stats", quiet=True)
     tables, zipf = {}, {}
     for path in args.posts:
         posts = read_posts(spark, path)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from routelab.commands import add_master_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -57,11 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--overwrite", action="store_true", help="replace --out if it is a Parquet directory"
     )
-    parser.add_argument(
-        "--master",
-        default=None,
-        help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])",
-    )
+    add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(func=_run)
 
