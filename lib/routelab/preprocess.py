@@ -306,10 +306,11 @@ def read_report(path: str | Path) -> PreprocessReport:
 
 
 def bundled_words_dir() -> Path:
-    """Where :func:`preprocess_bundled` writes by default (``<prepared>/tweets_words``)."""
-    from routelab.paths import prepared_dir
+    """Where :func:`preprocess_bundled` writes by default: the fingerprinted cache that
+    :func:`routelab.corpora.bundled_posts` reads, so the CLI and the notebooks share it."""
+    from routelab.corpora import bundled_words_path
 
-    return prepared_dir() / "tweets_words"
+    return bundled_words_path()
 
 
 def preprocess_bundled(
