@@ -64,8 +64,13 @@ def test_profile_overrides_name_real_parameters(name):
 
     nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
     source = next(c.source for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-    defined = {t.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assign)
-               for t in node.targets if isinstance(t, ast.Name)}
+    defined = {
+        t.id
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
     for profile, books in OVERRIDES.items():
         unknown = set(books.get(name, {})) - defined
         assert not unknown, f"{profile} profile sets {unknown}, not parameters of {name}"

@@ -41,9 +41,7 @@ def _returnable(params: dict[str, Any]) -> dict[str, Any]:
     executor, so it comes back as a placeholder (the rows never need the value itself)."""
     from pyspark import Broadcast
 
-    return {
-        k: ("<broadcast>" if isinstance(v, Broadcast) else v) for k, v in params.items()
-    }
+    return {k: ("<broadcast>" if isinstance(v, Broadcast) else v) for k, v in params.items()}
 
 
 def _run_point(task: Task, params: dict[str, Any]) -> dict[str, Any]:
