@@ -31,6 +31,23 @@ def test_notebook_is_committed_clean(name):
     assert "claims" in nb.cells[-1].source.lower() or "finish" in nb.cells[-1].source
 
 
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_papermill_reads_every_parameter(name):
+    """papermill (``--help-notebook``, the runner's overrides) sees each assignment of the
+    parameters cell; a second ``=`` on a line (say, in a comment) hides it."""
+    from papermill.translators import PythonTranslator
+
+    nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = [
+        line.split("=", 1)[0].strip()
+        for line in cell.source.splitlines()
+        if line[:1].isidentifier() and "=" in line
+    ]
+    seen = [p.name for p in PythonTranslator.inspect(cell)]
+    assert seen == assigned
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_smoke_run(name, tmp_path, monkeypatch):
