@@ -51,6 +51,17 @@ def test_metis_methods_use_n_parts_and_are_deterministic(posts, method, n):
         assert len(parts) == n
 
 
+@pytest.mark.parametrize("method", ["gC", "gFC", "gFCL", "gNFCL"])
+def test_fewer_words_than_matchers_get_one_matcher_each(posts, method, capfd):
+    """METIS cannot split k < N words into N parts (it prints 'Cannot bisect a graph with 0
+    vertices!' and crowds the words together); each word gets its own matcher instead."""
+    subscribed = {posts.vocab[j] for j in np.flatnonzero(posts.doc_freq())[:20]}
+    m = learn_mapping(posts, 32, method, subscriptions=subscribed, split_hot=False)
+    assert set(m.assignment) == subscribed
+    assert sorted(m.assignment.values()) == list(range(20))
+    assert "bisect" not in capfd.readouterr().out
+
+
 def _cut(net, mapping) -> int:
     """Total co-occurrence weight of edges whose words lie on different matchers."""
     part = np.array([mapping.matcher_of(w) for w in net.vocab])

@@ -18,6 +18,16 @@ sees relative weights). gNFCL's normalized load is fractional; it is scaled by
 ``resolution`` (default 100) and rounded, ``max(1, round(resolution * |P| l(w)))``, so each
 weight is exact to within 0.5 / resolution of a post, and a word lighter than half a post
 per ``resolution`` is raised to 1.
+
+Fewer words than matchers. METIS cannot split k < N vertices into N parts: its recursive
+bisection prints "Cannot bisect a graph with 0 vertices!" / "You are trying to partition a
+graph into too many parts!" and returns a partition that crowds the words together (on
+200 words into 256 parts, gC put 153 words into one part). The balance constraint METIS
+works under, part weight <= (1 + ufactor/1000) * total / N, is then below the weight of a
+single word, so the assignment closest to it is one word per part; that is what
+:func:`partition_words` returns in this case (word ``j`` of the learned words, in id
+order, goes to matcher ``j``; the other matchers get no learned word). It happens when W^s
+is small against N (topic-based subscriptions without hot-word splitting at 256 nodes).
 """
 
 from __future__ import annotations
@@ -97,7 +107,8 @@ def partition_words(
 
     Returns:
         ``int32`` partition (``0..n_parts-1``) per word id of ``net.vocab``; ``-1`` for
-        words with f(w) = 0.
+        words with f(w) = 0. With fewer learned words than ``n_parts`` every word gets its
+        own part without calling METIS (see the module docstring).
     """
     import pymetis
 
@@ -111,6 +122,9 @@ def partition_words(
         return out
     if n_parts == 1:
         out[words] = 0
+        return out
+    if len(words) < n_parts:
+        out[words] = np.arange(len(words), dtype=np.int32)
         return out
     sub, vweights, eweights = metis_graph(net, words, method, resolution)
     options = pymetis.Options(seed=int(seed))
