@@ -62,6 +62,20 @@ def test_fewer_words_than_matchers_get_one_matcher_each(posts, method, capfd):
     assert "bisect" not in capfd.readouterr().out
 
 
+@pytest.mark.parametrize("method", ["gFCL", "gNFCL"])
+def test_metis_console_lines_are_counted_not_printed(method, capfd):
+    """An unsplit word in every post outweighs a part's even share at 64 parts: METIS prints
+    'Cannot bisect a graph with 0 vertices!'; the lines are counted in ``info`` and kept off
+    the console, and the heaviest word still sits alone on its matcher."""
+    rng = np.random.default_rng(1)
+    lists = [["hot"] + [f"w{x}" for x in rng.integers(0, 200, size=3)] for _ in range(400)]
+    m = learn_mapping(Corpus.from_word_lists(lists), 64, method, split_hot=False)
+    assert m.info["metis_messages"] > 0
+    assert "bisect" not in capfd.readouterr().out
+    hot = m.assignment["hot"]
+    assert [w for w, x in m.assignment.items() if x == hot] == ["hot"]
+
+
 def _cut(net, mapping) -> int:
     """Total co-occurrence weight of edges whose words lie on different matchers."""
     part = np.array([mapping.matcher_of(w) for w in net.vocab])

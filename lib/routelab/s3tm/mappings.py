@@ -72,7 +72,8 @@ def learn_mapping(
     Returns:
         The :class:`~routelab.s3tm.routing.Mapping`; ``info`` holds ``learn_seconds`` (the
         method itself, after preparing the posts), ``prepare_seconds``, ``n_posts``,
-        ``n_words`` (learned words incl. versions) and ``n_hot`` (split words).
+        ``n_words`` (learned words incl. versions), ``n_hot`` (split words) and
+        ``metis_messages`` (lines METIS printed, see :mod:`routelab.s3tm.partition`).
     """
     if method not in METHODS:
         raise ValueError(f"unknown mapping method {method!r}; choose from {METHODS}")
@@ -92,6 +93,7 @@ def learn_mapping(
         hot_counts = {corpus.vocab[w]: int(c) for w, c in zip(plan.words, plan.counts, strict=True)}
         corpus, origin = apply_split(corpus, plan, seed)
     t1 = time.perf_counter()
+    metis_messages: list[str] = []
     matchers = _learn_matchers(
         corpus,
         n_matchers,
@@ -101,6 +103,7 @@ def learn_mapping(
         resolution=metis_resolution,
         ufactor=metis_ufactor,
         progress=progress,
+        messages=metis_messages,
     )
     t2 = time.perf_counter()
     info = {
@@ -111,6 +114,7 @@ def learn_mapping(
         "n_hot": len(hot_counts),
         "split_hot": split_hot,
         "subscribed_words": None if subscribed is None else len(subscribed),
+        "metis_messages": len(metis_messages),
     }
     return mapping_from_assignment(
         corpus.vocab,
@@ -134,6 +138,7 @@ def _learn_matchers(
     resolution: float,
     ufactor: int | None,
     progress: bool,
+    messages: list[str],
 ) -> np.ndarray:
     """Matcher per word id of ``corpus`` (``-1`` for words that do not occur)."""
     if method == "hash":
@@ -147,5 +152,11 @@ def _learn_matchers(
         return salb_kernel(corpus, n_matchers, progress=progress)
     net = word_network(corpus)
     return partition_words(
-        net, n_matchers, method, seed=seed, resolution=resolution, ufactor=ufactor
+        net,
+        n_matchers,
+        method,
+        seed=seed,
+        resolution=resolution,
+        ufactor=ufactor,
+        messages=messages,
     )

@@ -32,12 +32,57 @@ is small against N (topic-based subscriptions without hot-word splitting at 256 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import logging
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+
 import numpy as np
 import scipy.sparse as sp
 
 from routelab.s3tm.wordnet import WordNetwork
 
 GRAPH_METHODS = ("gC", "gFC", "gFCL", "gNFCL")
+
+_log = logging.getLogger(__name__)
+_CONSOLE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _metis_console(messages: list[str]) -> Iterator[None]:
+    """Collect what METIS prints on the C-level stdout into ``messages``.
+
+    METIS writes "***Cannot bisect a graph with 0 vertices!" with ``printf`` whenever a
+    vertex is heavier than its part's even share (an unsplit hot word under gFCL/gNFCL at
+    many parts); the partition still reaches the balance lower bound (max part weight = the
+    heaviest word), so these lines are counted (``info["metis_messages"]`` of
+    :func:`~routelab.s3tm.mappings.learn_mapping`) instead of flooding the console of every
+    sweep. Anything else printed meanwhile is passed on to stdout.
+    """
+    libc = ctypes.CDLL(None)
+    with _CONSOLE_LOCK, tempfile.TemporaryFile() as sink:
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(sink.fileno(), 1)
+        try:
+            yield
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+            sink.seek(0)
+            lines = sink.read().decode("utf-8", "replace").splitlines()
+    ours = [line.strip() for line in lines if line.strip().startswith("***")]
+    messages.extend(ours)
+    others = [line for line in lines if line.strip() and not line.strip().startswith("***")]
+    if others:
+        print("\n".join(others))
+    if ours:
+        _log.info("METIS printed %d messages, e.g. %r", len(ours), ours[0])
 
 
 def normalized_vertex_load(freq: np.ndarray, neighbour: np.ndarray) -> np.ndarray:
@@ -93,6 +138,7 @@ def partition_words(
     seed: int = 0,
     resolution: float = 100.0,
     ufactor: int | None = None,
+    messages: list[str] | None = None,
 ) -> np.ndarray:
     """Partition the learned words of ``net`` into ``n_parts`` with METIS.
 
@@ -104,6 +150,8 @@ def partition_words(
         resolution: gNFCL vertex-weight scaling (see module docstring).
         ufactor: METIS load-imbalance tolerance in 1/1000 (default: METIS's own, 30 for
             k-way, 1 for recursive bisection).
+        messages: if given, METIS's console lines are appended here (they are kept off
+            the console either way; see :func:`_metis_console`).
 
     Returns:
         ``int32`` partition (``0..n_parts-1``) per word id of ``net.vocab``; ``-1`` for
@@ -130,13 +178,14 @@ def partition_words(
     options = pymetis.Options(seed=int(seed))
     if ufactor is not None:
         options.ufactor = int(ufactor)
-    result = pymetis.part_graph(
-        n_parts,
-        pymetis.CSRAdjacency(sub.indptr.astype(np.int64), sub.indices.astype(np.int64)),
-        vweights=vweights,
-        eweights=eweights,
-        options=options,
-    )
+    with _metis_console(messages if messages is not None else []):
+        result = pymetis.part_graph(
+            n_parts,
+            pymetis.CSRAdjacency(sub.indptr.astype(np.int64), sub.indices.astype(np.int64)),
+            vweights=vweights,
+            eweights=eweights,
+            options=options,
+        )
     parts = np.asarray(result.vertex_part, dtype=np.int32)
     out[words] = parts
     return out
