@@ -65,8 +65,13 @@ def _metis_console(messages: list[str]) -> Iterator[None]:
     """
     libc = ctypes.CDLL(None)
     with _CONSOLE_LOCK, tempfile.TemporaryFile() as sink:
-        sys.stdout.flush()
-        saved = os.dup(1)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        try:
+            saved = os.dup(1)
+        except OSError:  # no file descriptor 1 in this process: nothing to keep clean
+            yield
+            return
         os.dup2(sink.fileno(), 1)
         try:
             yield
