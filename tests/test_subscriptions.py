@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pandas as pd
 import pytest
+from command_runner import run_command
 from scipy import stats
 
 from routelab import subscriptions as sb
-from routelab.errors import BadInputError, RoutelabError
+from routelab.errors import BadInputError
 from routelab.hashing import py_mix64
 
 
@@ -242,17 +241,7 @@ def test_spark_topic_subscriptions_equal_pandas(spark):
 
 
 def _cli(argv: list[str]) -> int:
-    """Run `routelab subscriptions ...` through its register()/handler, like routelab.cli."""
-    from routelab.commands import subscriptions
-
-    parser = argparse.ArgumentParser(prog="routelab")
-    subscriptions.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except RoutelabError as exc:
-        print(f"error: {exc}")
-        return 2
+    return run_command("subscriptions", argv)
 
 
 @pytest.mark.spark

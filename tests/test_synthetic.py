@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import pandas as pd
 import pytest
+from command_runner import run_command
 from scipy import stats
 
 from routelab.datasets import synthetic as syn
-from routelab.errors import RoutelabError
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -302,17 +300,7 @@ def test_spark_topic_tweets_equal_pandas_twin(spark):
 
 
 def _cli(argv: list[str]) -> int:
-    """Run `routelab generate ...` through its own register()/handler, like routelab.cli."""
-    from routelab.commands import generate
-
-    parser = argparse.ArgumentParser(prog="routelab")
-    generate.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except RoutelabError as exc:
-        print(f"error: {exc}")
-        return 2
+    return run_command("generate", argv)
 
 
 @pytest.mark.spark
