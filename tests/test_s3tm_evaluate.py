@@ -27,7 +27,7 @@ from routelab.s3tm import workloads as wl
 # --------------------------------------------------------------------------- folds
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     n=st.integers(2, 300),
     k=st.integers(2, 12),

@@ -89,7 +89,7 @@ sub_lists = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(subs=sub_lists, seed=st.integers(0, 10_000), n=st.integers(1, 6), hot=st.booleans())
 def test_incremental_equals_batch_and_only_eligible(subs, seed, n, hot):
     mapping = _random_mapping(np.random.default_rng(seed), n, hot)

@@ -37,7 +37,7 @@ def test_split_plan_hand_example():
     assert got == {"a": 4, "b": 2, "c": 2}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     counts=st.lists(st.integers(1, 400), min_size=1, max_size=12),
     n=st.integers(1, 300),

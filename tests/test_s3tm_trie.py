@@ -56,7 +56,7 @@ def test_bad_input_is_rejected_with_reason():
         t.add(1, ["b"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     subs=st.dictionaries(st.integers(0, 200), word_sets, max_size=40),
     pubs=st.lists(st.frozensets(st.sampled_from(WORDS), max_size=8), min_size=1, max_size=10),
@@ -68,7 +68,7 @@ def test_trie_equals_oracle(subs, pubs):
         assert t.match(p) == brute_force_match(subs, p)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(
     subs=st.dictionaries(st.integers(0, 100), word_sets, min_size=1, max_size=30),
     data=st.data(),

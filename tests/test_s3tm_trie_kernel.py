@@ -16,7 +16,7 @@ WORDS = [f"w{i}" for i in range(15)] + ["Zeta", "alpha", "\u00e9t\u00e9"]
 PUB_WORDS = [*WORDS, "aardvark", "w10a", "zzz", "W"]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(
     subs=st.lists(
         st.tuples(st.frozensets(st.sampled_from(WORDS), min_size=1, max_size=5), st.integers(0, 3)),

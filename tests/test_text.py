@@ -139,7 +139,7 @@ def test_clean_many_matches_clean_words() -> None:
 _words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=14)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(_words, min_size=1, max_size=30), st.sampled_from(["original", "nltk", "martin"]))
 def test_cached_stemmer_agrees_with_nltk(words: list[str], mode: str) -> None:
     modes = {
@@ -177,7 +177,7 @@ _PIECES = list("aBc dE#@:/.'’&;!? 0123456789_-😀é") + [
 _tweety = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(_tweety)
 def test_clean_words_invariants(text: str) -> None:
     words = clean_words(text)
