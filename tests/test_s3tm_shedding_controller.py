@@ -53,6 +53,11 @@ def test_eq8_violated_when_the_ideal_segment_is_too_large():
         ideal=1200, stable=1000, overload=500, r=1.2, rho_max=2.0, reading="derived"
     )
     assert not ctl.eq8_holds(seg, [10, 8, 4])
+    row = ctl.eq8_claim(seg, [10, 8, 4])
+    assert row["holds"] is False
+    assert row["measured"] == "r = b^i/b^s = 1.200, max L(l-1)/L(l) = 2.000"
+    assert row["note"].startswith("derived reading")
+    assert ctl.eq8_claim(ctl.buffer_segments([10, 8, 4], 3000), [10, 8, 4])["holds"] is True
 
 
 def test_eq8_keeps_a_level_change_from_crossing_the_stable_segment():

@@ -182,6 +182,18 @@ def eq8_holds(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> 
     return bool(b / segments.stable > rho)
 
 
+def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The Eq. 8 claim as a claims-table row: ``segments``' ratio r against the measured
+    level loads (holds per :func:`eq8_holds`)."""
+    return {
+        "claim": "The segment ratio r satisfies Eq. 8 for the measured L(l)",
+        "paper": "Sect. 5.2.2, Eq. 8",
+        "measured": f"r = b^i/b^s = {segments.r:.3f}, max L(l-1)/L(l) = {segments.rho_max:.3f}",
+        "holds": eq8_holds(segments, loads),
+        "note": f"{segments.reading} reading of Eq. 8 (see routelab.s3tm.shedding_controller)",
+    }
+
+
 def buffer_segments(
     loads: Sequence[float] | np.ndarray,
     size: float,
