@@ -1,4 +1,4 @@
-"""S3-TM Table 1 and Fig. 4 statistics (routelab.corpus_stats) and `routelab stats`."""
+"""S3-TM Table 1 and Fig. 4 statistics (routelab.corpus.stats) and `routelab stats`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from routelab.cli import main
-from routelab.corpus_stats import (
+from routelab.corpus.stats import (
     fit_zipf,
     format_table1,
     rank_frequency_figure,

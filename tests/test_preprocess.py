@@ -1,4 +1,4 @@
-"""The Spark preprocessing pipeline (routelab.preprocess) and `routelab preprocess`."""
+"""The Spark preprocessing pipeline (routelab.corpus.preprocess) and `routelab preprocess`."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from routelab.cli import main
-from routelab.datasets.loaders import load_table
-from routelab.preprocess import (
+from routelab.corpus.preprocess import (
     PreprocessReport,
     preprocess,
     read_posts,
     read_report,
     synthetic_texts,
 )
-from routelab.text import clean_words
+from routelab.corpus.text import clean_words
+from routelab.datasets.loaders import load_table
 
 pytestmark = pytest.mark.spark
 

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from routelab.s3tm.corpus import Corpus
 from routelab.s3tm.lasp import (
     LASP,
     CostFunction,
@@ -23,6 +22,7 @@ from routelab.s3tm.placement import (
 )
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.skew import hot_placement
+from routelab.s3tm.wordsets import Corpus
 
 WORDS = [f"w{i}" for i in range(20)]
 

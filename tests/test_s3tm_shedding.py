@@ -24,12 +24,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.lab.shedding_experiments import (
+    compare_at_equal_shed,
+    shed_at_accuracy,
+    shedding_curve,
+    shedding_workloads,
+)
 from routelab.s3tm.placement import Placement, place_subscriptions
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.shedding import (
     RANDOM_DROP,
-    compare_at_equal_shed,
     encode_subscriptions,
     evaluate,
     keep_mask,
@@ -37,11 +41,9 @@ from routelab.s3tm.shedding import (
     oracle_matches,
     prepare_deliveries,
     random_drop_mask,
-    shed_at_accuracy,
-    shedding_curve,
-    shedding_workloads,
 )
 from routelab.s3tm.trie import brute_force_match
+from routelab.s3tm.wordsets import Corpus
 
 HAND_MAP = {"a": 0, "x": 0, "b": 1, "f": 1, "c": 2, "g": 2, "h": 2, "d": 3, "i": 3, "j": 3, "k": 3}
 HAND_SUBS = [

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 
 from routelab.s3tm import shedding_controller as ctl
+from routelab.s3tm.lab import controller_simulation as sim
+from routelab.s3tm.lab import shedding_claims as sc
 from routelab.s3tm.routing import Targets
 from routelab.s3tm.shedding import Deliveries
 
@@ -53,11 +55,11 @@ def test_eq8_violated_when_the_ideal_segment_is_too_large():
         ideal=1200, stable=1000, overload=500, r=1.2, rho_max=2.0, reading="derived"
     )
     assert not ctl.eq8_holds(seg, [10, 8, 4])
-    row = ctl.eq8_claim(seg, [10, 8, 4])
+    row = sc.eq8_claim(seg, [10, 8, 4])
     assert row["holds"] is False
     assert row["measured"] == "r = b^i/b^s = 1.200, max L(l-1)/L(l) = 2.000"
     assert row["note"].startswith("derived reading")
-    assert ctl.eq8_claim(ctl.buffer_segments([10, 8, 4], 3000), [10, 8, 4])["holds"] is True
+    assert sc.eq8_claim(ctl.buffer_segments([10, 8, 4], 3000), [10, 8, 4])["holds"] is True
 
 
 def test_eq8_keeps_a_level_change_from_crossing_the_stable_segment():
@@ -94,7 +96,7 @@ def test_adaptation_stays_within_levels():
 
 def test_constant_overload_rises_then_settles_without_overshoot():
     # 1500/s needs CAP / L(l) >= 1500, i.e. L <= 0.667: level 3 (L = 0.6)
-    run = ctl.simulate(
+    run = sim.simulate(
         LOADS, np.arange(6), CAP, _segments(), [(0, 1500.0)], duration=600, noise=False
     )
     levels = run.trace["level"].to_numpy()
@@ -102,23 +104,23 @@ def test_constant_overload_rises_then_settles_without_overshoot():
     assert np.all(np.diff(levels[: np.argmax(levels) + 1]) >= 0)  # monotone rise first
     tail = levels[len(levels) // 2 :]
     assert set(tail) <= {2, 3}  # settles between the two adjacent levels around the rate
-    assert ctl.segment_jumps(run) == 0
+    assert sim.segment_jumps(run) == 0
     assert run.trace["dropped"].sum() == 0
 
 
 def test_rate_just_below_a_level_settles_on_it():
     # 1245/s is just below level 2's service rate (CAP / 0.8 = 1250/s): at level 2 the buffer
     # drains by 5/s, far too slowly to cross the stable segment in the run
-    run = ctl.simulate(
+    run = sim.simulate(
         LOADS, np.arange(6), CAP, _segments(), [(0, 1245.0)], duration=600, noise=False
     )
     levels = run.trace["level"].to_numpy()
-    assert levels[-1] == 2 and ctl.reversals(levels) == 0
+    assert levels[-1] == 2 and sim.reversals(levels) == 0
     assert np.all(levels[len(levels) // 2 :] == 2)
 
 
 def test_level_returns_to_zero_when_the_rate_drops():
-    run = ctl.simulate(
+    run = sim.simulate(
         LOADS,
         np.arange(6),
         CAP,
@@ -130,7 +132,7 @@ def test_level_returns_to_zero_when_the_rate_drops():
     t = run.trace
     assert t.loc[t["time"] <= 300, "level"].max() >= 4
     assert t["level"].iloc[-1] == 0
-    report = ctl.oscillation_report(run)
+    report = sim.oscillation_report(run)
     assert report["level_end"].tolist()[-1] == 0 and report["settle_time"].iloc[-1] < 60
 
 
@@ -139,7 +141,7 @@ def test_no_fast_oscillation_between_adjacent_levels():
     # those two and no faster than the stable segment can be crossed
     seg = _segments()
     rate = 1500.0
-    run = ctl.simulate(LOADS, np.arange(6), CAP, seg, [(0, rate)], duration=1200, noise=False)
+    run = sim.simulate(LOADS, np.arange(6), CAP, seg, [(0, rate)], duration=1200, noise=False)
     levels = run.trace["level"].to_numpy()
     times = run.trace["time"].to_numpy()
     settled = levels[times > 200]
@@ -148,19 +150,19 @@ def test_no_fast_oscillation_between_adjacent_levels():
     changes = changes[changes > 200]
     fastest = seg.stable / max(CAP / 0.6 - rate, rate - CAP / 0.8)  # fill or drain b^s
     assert len(changes) >= 2 and np.diff(changes).min() >= fastest - 1
-    verdict = ctl.controller_verdict(run)
+    verdict = sc.controller_verdict(run)
     assert verdict["no_oscillation"] and verdict["segment_jumps"] == 0
 
 
 def test_paper_schedule_follows_the_rate_with_noise():
     # at 12k/s capacity the base 16k/s needs level 3 (L = .6), 32k/s is beyond the top level
-    run = ctl.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
-    verdict = ctl.controller_verdict(run)
+    run = sim.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
+    verdict = sc.controller_verdict(run)
     rep = verdict["report"]
     assert rep["level_end"].tolist()[1] == 5  # top level at 32k/s
     assert rep["level_end"].tolist()[2] == 0  # back to 0 at 2k/s
     assert verdict["follows_rate"]
-    again = ctl.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
+    again = sim.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
     pd.testing.assert_frame_equal(run.trace, again.trace)
 
 
@@ -181,7 +183,7 @@ def test_measure_levels_from_deliveries():
         false_matches=0,
         missed_matches=0,
     )
-    levels = ctl.measure_levels(d, [math.inf, 2, 1])
+    levels = sim.measure_levels(d, [math.inf, 2, 1])
     # L = mean ops per post: (5+3+1+2)/2, (5+3+2)/2, (5+2)/2
     assert levels["load"].tolist() == pytest.approx([5.5, 5.0, 3.5])
     assert levels["accuracy"].tolist() == pytest.approx([1.0, 1.0, 2 / 3])

@@ -7,24 +7,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from routelab.corpus.subscriptions import tweet_subscriptions
 from routelab.datasets.synthetic import topic_tweets_pandas
-from routelab.s3tm.corpus import Corpus
-from routelab.s3tm.mappings import learn_mapping
-from routelab.s3tm.matching_load import (
+from routelab.s3tm.lab.subscription_scaling import (
     lookup_curve,
-    matching_load,
-    route_subscribed,
-    subscription_corpus,
-)
-from routelab.s3tm.placement import place_subscriptions
-from routelab.s3tm.subscription_scaling import (
     placement_gain,
     run_scaling,
     scaling_data,
     tweet_subscription_corpus,
 )
+from routelab.s3tm.mappings import learn_mapping
+from routelab.s3tm.matching_load import (
+    matching_load,
+    route_subscribed,
+    subscription_corpus,
+)
+from routelab.s3tm.placement import place_subscriptions
 from routelab.s3tm.trie import SubscriptionTrie
-from routelab.subscriptions import tweet_subscriptions
+from routelab.s3tm.wordsets import Corpus
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of routelab.subscriptions: tweet- and topic-based subscriptions, LDA, storage, CLI."""
+"""Tests of routelab.corpus.subscriptions: tweet- and topic-based subscriptions, LDA, storage, CLI."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from command_runner import run_command
 from scipy import stats
 
-from routelab import subscriptions as sb
+from routelab.corpus import subscriptions as sb
 from routelab.errors import BadInputError
 from routelab.hashing import py_mix64
 

@@ -1,4 +1,4 @@
-"""Cleaning, stop words and stemming of routelab.text (S3-TM Sect. 6.1): pure Python."""
+"""Cleaning, stop words and stemming of routelab.corpus.text (S3-TM Sect. 6.1): pure Python."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.stem.porter import PorterStemmer
 
-from routelab.text import (
+from routelab.corpus.text import (
     CachedStemmer,
     clean_many,
     clean_words,

@@ -15,24 +15,24 @@ from typing import Any
 # dependency does not stop the others.
 BENCHMARKS: dict[str, tuple[str, str, str]] = {
     "preprocess": (
-        "routelab.preprocess",
+        "routelab.corpus.preprocess",
         "bench_rows",
         "Spark preprocessing throughput, bundled corpus and 1M synthetic posts "
         "(goal >= 20,000 posts/s on 2 cores)",
     ),
     "salb": (
-        "routelab.s3tm.bench",
+        "routelab.s3tm.lab.bench_salb",
         "bench_rows",
         "SALB kernel on 1M synthetic posts, N=256 (goal <= 10 s) vs gFCL (METIS) and the "
         "reference SALB on a subset",
     ),
     "matching": (
-        "routelab.s3tm.bench_matching",
+        "routelab.s3tm.lab.bench_matching",
         "bench_rows",
         "trie matching at 100k subscriptions and LASP placement vs the brute-force oracle",
     ),
     "grouping": (
-        "routelab.grouping.bench",
+        "routelab.grouping.lab.bench",
         "bench_rows",
         "messages/s of each grouping scheme's kernel vs its reference (goals: 20M KG/SG/PKG, "
         "5M D-C/W-C/FISH, one core)",

@@ -1,4 +1,10 @@
-"""Subcommands of the ``routelab`` CLI, one module each, each with ``register(subparsers)``."""
+"""Subcommands of the ``routelab`` CLI, one module each, each with ``register(subparsers)``.
+
+``datasets.py`` (list, fetch, prepare the pinned real data), ``preprocess.py`` (posts -> word
+sets), ``stats.py`` (S3-TM Table 1), ``subscriptions.py`` (tweet/topic subscriptions),
+``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the notebooks),
+``bench.py`` (benchmarks). :mod:`routelab.cli` lists the modules it loads.
+"""
 
 from __future__ import annotations
 

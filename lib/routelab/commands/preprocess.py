@@ -76,8 +76,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_words < 1:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
 
+    from routelab.corpus.preprocess import preprocess, preprocess_bundled
     from routelab.datasets import loaders
-    from routelab.preprocess import preprocess, preprocess_bundled
     from routelab.spark import get_spark
 
     spark = get_spark(args.master, app_name="routelab-preprocess", quiet=True)

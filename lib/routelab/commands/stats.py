@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     import json
 
-    from routelab.corpus_stats import fit_zipf, format_table1, table1, word_frequencies
-    from routelab.preprocess import read_posts
+    from routelab.corpus.preprocess import read_posts
+    from routelab.corpus.stats import fit_zipf, format_table1, table1, word_frequencies
     from routelab.spark import get_spark
 
     spark = get_spark(args.master, app_name="routelab-stats", quiet=True)

@@ -65,9 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from routelab.corpus.subscriptions import build_subscriptions
     from routelab.errors import BadInputError
     from routelab.spark import get_spark
-    from routelab.subscriptions import build_subscriptions
 
     try:
         summary = build_subscriptions(

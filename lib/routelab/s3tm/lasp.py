@@ -43,9 +43,9 @@ from typing import Any
 import numba
 import numpy as np
 
-from routelab.s3tm.corpus import Corpus
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.skew import hot_placement
+from routelab.s3tm.wordsets import Corpus
 
 __all__ = [
     "IMBALANCES",

@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 
 from routelab.hashing import string_bucket
-from routelab.s3tm.corpus import Corpus, as_corpus, subscribed_words
 from routelab.s3tm.partition import GRAPH_METHODS, partition_words
 from routelab.s3tm.routing import Mapping, mapping_from_assignment
 from routelab.s3tm.salb_kernel import salb_kernel
 from routelab.s3tm.salb_reference import salb_reference
 from routelab.s3tm.skew import apply_split, split_plan
 from routelab.s3tm.wordnet import word_network
+from routelab.s3tm.wordsets import Corpus, as_corpus, subscribed_words
 
 METHODS = ("hash", *GRAPH_METHODS, "SALB")
 
@@ -54,11 +54,11 @@ def learn_mapping(
     """Learn M : W -> [0, N) from the learning posts.
 
     Args:
-        posts: learning posts: a :class:`~routelab.s3tm.corpus.Corpus`, a Spark DataFrame
+        posts: learning posts: a :class:`~routelab.s3tm.wordsets.Corpus`, a Spark DataFrame
             (``post_id``, ``words``) or a list of word lists.
         n_matchers: N.
         method: one of :data:`METHODS`.
-        subscriptions: defines W^s (see :func:`~routelab.s3tm.corpus.subscribed_words`);
+        subscriptions: defines W^s (see :func:`~routelab.s3tm.wordsets.subscribed_words`);
             ``None`` = every word is subscribed.
         seed: seeds the hash policy (method ``hash`` and the fallback), the METIS run and
             the version choice of split words.

@@ -15,7 +15,7 @@ loads; spread (Eq. 2, over routed posts) does not depend on the subscriptions' p
 A publication is routed by its subscribed words (Eq. 1), but the matcher probes its trie
 with *all* the publication's words (the post travels whole).
 
-:func:`lookup_curve` measures Fig. 3 (lookups per publication vs unique words in a trie);
+:func:`routelab.s3tm.lab.subscription_scaling.lookup_curve` measures Fig. 3 (lookups per publication vs unique words in a trie);
 :func:`routelab.s3tm.lasp.fit_cost_function` turns it into LASP's f.
 """
 
@@ -28,15 +28,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from routelab.s3tm.corpus import Corpus
-from routelab.s3tm.placement import Placement, place_subscriptions
+from routelab.s3tm.placement import Placement
 from routelab.s3tm.routing import Mapping, Targets
 from routelab.s3tm.trie_kernel import TrieForest, queries_from_targets
+from routelab.s3tm.wordsets import Corpus
 
 __all__ = [
     "DEFAULT_CAPACITY",
     "MatchingLoad",
-    "lookup_curve",
     "matching_load",
     "oracle_pairs",
     "route_subscribed",
@@ -211,48 +210,6 @@ def matching_load(
         n_routed=int(np.count_nonzero(targets.sizes())),
         capacity=float(capacity),
     )
-
-
-def lookup_curve(
-    posts: Corpus,
-    subs: Corpus,
-    sizes: Sequence[int],
-    n_matchers: int = 16,
-    *,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Fig. 3 data: per matcher, unique words in its trie vs lookups per publication.
-
-    For each size n the first n subscriptions are placed on ``n_matchers`` matchers by
-    random anycast under the hash mapping (no cost model needed, so the curve that defines
-    f does not depend on f), and ``posts`` are routed and matched. Each matcher gives one
-    point: ``unique_words`` = |H(i)|, ``ops_per_pub`` = L(i) / publications routed to i.
-    """
-    from routelab.s3tm.mappings import learn_mapping
-
-    rows = []
-    for n in sizes:
-        if not 1 <= n <= subs.n_posts:
-            raise ValueError(f"size {n} outside 1..{subs.n_posts}")
-        part = subs.subset(np.arange(n))
-        mapping = learn_mapping(part, n_matchers, "hash", seed=seed)
-        placement = place_subscriptions(part, mapping, "random", seed=seed)
-        load = matching_load(mapping, placement, part, posts)
-        for i in range(n_matchers):
-            if load.pubs[i] == 0:
-                continue
-            rows.append(
-                {
-                    "n_subs": int(n),
-                    "matcher": i,
-                    "unique_words": int(load.unique_words[i]),
-                    "subs_on_matcher": int(placement.subs_per_matcher()[i]),
-                    "pubs": int(load.pubs[i]),
-                    "ops": int(load.ops[i]),
-                    "ops_per_pub": float(load.ops[i] / load.pubs[i]),
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 def oracle_pairs(posts: Corpus, subs: Corpus, *, chunk: int = 4096) -> pd.DataFrame:

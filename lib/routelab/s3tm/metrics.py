@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from routelab.s3tm.corpus import Corpus, as_corpus, subscribed_words
 from routelab.s3tm.routing import Mapping, Targets
+from routelab.s3tm.wordsets import Corpus, as_corpus, subscribed_words
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +112,7 @@ def route_metrics(
 
     Args:
         mapping: the learned mapping.
-        posts: the publications (a :class:`~routelab.s3tm.corpus.Corpus`, a Spark
+        posts: the publications (a :class:`~routelab.s3tm.wordsets.Corpus`, a Spark
             DataFrame or word lists), e.g. the held-out fold.
         subscriptions: defines W^s (``None``: every word routes).
         capacity: C of Eq. 6.

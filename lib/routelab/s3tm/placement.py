@@ -29,10 +29,10 @@ import numba
 import numpy as np
 
 from routelab.hashing import mix64, py_mix64
-from routelab.s3tm.corpus import Corpus
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.skew import hot_placement
 from routelab.s3tm.trie_kernel import unique_words_per_group
+from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
     from routelab.s3tm.trie_kernel import TrieForest

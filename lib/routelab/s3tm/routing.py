@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from routelab.hashing import seed_constant, string_bucket
-from routelab.s3tm.corpus import Corpus
 from routelab.s3tm.skew import VERSION_SEPARATOR, version_of, word_key
+from routelab.s3tm.wordsets import Corpus
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.wordsets import Corpus
 
 _INT64_SAFE = 2**62
 

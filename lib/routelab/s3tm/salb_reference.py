@@ -16,7 +16,7 @@ Reading notes (DESIGN.md, "Known gaps"):
 - ``avg(L)`` is never 0: the first word assigned brings load ``l = |nbr(w)| >= 1``;
 - W is the set of words occurring in the learning posts (already restricted to W^s when the
   caller gives subscriptions); words are taken in decreasing f(w), ties by the word string
-  (:meth:`~routelab.s3tm.corpus.Corpus.words_by_frequency`).
+  (:meth:`~routelab.s3tm.wordsets.Corpus.words_by_frequency`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from fractions import Fraction
 import numpy as np
 from tqdm.auto import tqdm
 
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.wordsets import Corpus
 
 
 def salb_reference(posts: Corpus, n_matchers: int, *, progress: bool = False) -> np.ndarray:

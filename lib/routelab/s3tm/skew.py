@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from routelab.hashing import nb_mix64, seed_constant, string_hash
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
     from routelab.s3tm.routing import Mapping

@@ -2,7 +2,7 @@
 reference :class:`routelab.s3tm.trie.SubscriptionTrie` (S3-TM Sect. 4.1).
 
 A :class:`TrieForest` holds one trie per matcher (``n_tries`` of them; trie ``t``'s root is
-node ``t``) built in one pass from a subscription :class:`~routelab.s3tm.corpus.Corpus`
+node ``t``) built in one pass from a subscription :class:`~routelab.s3tm.wordsets.Corpus`
 and a list of *entries* ``(subscription row, trie)``: a subscription normally sits on one
 trie (its matcher), a multicast hot-word subscription (Sect. 5.1, category iii) on several.
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.wordsets import Corpus
 
 __all__ = [
     "MatchResult",

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from routelab.errors import BadInputError
-from routelab.s3tm.corpus import Corpus
+from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -1,0 +1,52 @@
+"""The word-set corpora the S3-TM notebooks share, preprocessed once and cached.
+
+:func:`bundled_posts` returns the bundled real tweets (DESIGN.md "Data") as word sets
+(:mod:`routelab.corpus.preprocess`). The first call preprocesses on Spark and writes
+``datasets/prepared/tweets_words-<fingerprint>/``; later calls read that Parquet. The
+fingerprint covers the cleaning code, the stop-word list and the prepared input, so a
+change to any of them re-runs preprocessing instead of serving stale words.
+
+``max_posts`` keeps the *first* posts in time order (``ts``, then ``post_id``), so a small
+sample is a contiguous stretch of the stream, as a learning window would be.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from routelab.corpus.preprocess import PreprocessReport
+
+
+def bundled_posts(
+    spark: SparkSession, max_posts: int | None = None, *, progress: bool = True
+) -> tuple[DataFrame, PreprocessReport]:
+    """The bundled real tweets as word sets (``post_id``, ``ts``, ``words``, ``source``).
+
+    Args:
+        spark: the session (:func:`routelab.spark.get_spark`).
+        max_posts: keep only the first ``max_posts`` posts in time order (``None``: all).
+        progress: progress bar while preprocessing on first use.
+
+    Returns:
+        The posts DataFrame and the preprocessing report of the full corpus.
+    """
+    from routelab.corpus.preprocess import (
+        POSTS_DIR,
+        bundled_words_dir,
+        preprocess_bundled,
+        read_posts,
+        read_report,
+    )
+
+    out = bundled_words_dir()
+    if not (out / POSTS_DIR).exists() or not (out / "report.json").exists():
+        preprocess_bundled(spark, out, progress=progress)
+    posts = read_posts(spark, out)
+    if max_posts is not None:
+        if max_posts <= 0:
+            raise ValueError(f"max_posts must be positive or None, got {max_posts}")
+        posts = posts.orderBy("ts", "post_id").limit(int(max_posts))
+    return posts, read_report(out)

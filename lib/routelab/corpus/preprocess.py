@@ -1,0 +1,547 @@
+"""Posts -> word sets on Spark: S3-TM's preprocessing (Sect. 2.1 "Receiver", Sect. 6.1).
+
+:func:`preprocess` turns a DataFrame in the post schema (:mod:`routelab.datasets.loaders`)
+into the *word-set* schema every S3-TM experiment reads:
+
+``post_id`` int64, ``ts`` timestamp, ``words`` array<string> (a set: distinct, sorted),
+plus ``source``, ``lat``, ``lon`` when the input has them.
+
+Steps, each counted in the :class:`PreprocessReport` (``rows_in - sum(dropped) ==
+rows_out``):
+
+1. each text becomes its word set with :func:`routelab.corpus.text.clean_words`, run as a
+   vectorized (Arrow) pandas UDF whose Python workers keep a stem cache; this is the
+   expensive step and runs once per row (the tagged rows are cached);
+2. duplicates of a ``post_id`` are dropped (``duplicate_post_id``; checked with a cheap
+   distinct count of the ids, the de-duplication shuffle runs only when there are any). The
+   kept row is chosen deterministically: one that survives cleaning, then the earliest
+   ``ts``, then the smallest word set;
+3. of the remaining rows, those without text (``missing_text``), with no word left
+   (``empty_after_cleaning``) or fewer than ``min_words`` (``too_few_words``) are dropped.
+
+With ``out`` the result goes to ``out/posts.parquet`` (row order not significant) and the
+report to ``out/report.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd  # at module level: pandas_udf resolves the "pd.Series" type hints
+
+from routelab.badrecords import BadRecordReport
+from routelab.corpus.text import DEFAULT_STEM_MODE, STEM_MODES
+from routelab.errors import BadInputError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from routelab.datasets.loaders import LoadResult
+
+POSTS_DIR = "posts.parquet"
+REPORT_FILE = "report.json"
+OPTIONAL_COLUMNS = ("source", "lat", "lon")
+DROP_REASONS = ("duplicate_post_id", "missing_text", "empty_after_cleaning", "too_few_words")
+GOAL_POSTS_PER_S = 20_000
+
+
+@dataclass
+class PreprocessReport:
+    """What preprocessing did: rows in and out, dropped rows by reason, the loader's report."""
+
+    rows_in: int = 0
+    rows_out: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    loader: BadRecordReport | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (the content of ``report.json``)."""
+        return {
+            "rows_in": self.rows_in,
+            "rows_out": self.rows_out,
+            "dropped": dict(self.dropped),
+            "loader": self.loader.to_dict() if self.loader is not None else None,
+            "settings": dict(self.settings),
+            "seconds": round(self.seconds, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PreprocessReport:
+        """Inverse of :meth:`to_dict`."""
+        loader = data.get("loader")
+        return cls(
+            rows_in=int(data["rows_in"]),
+            rows_out=int(data["rows_out"]),
+            dropped={k: int(v) for k, v in data.get("dropped", {}).items()},
+            loader=BadRecordReport.from_dict(loader) if loader else None,
+            settings=dict(data.get("settings", {})),
+            seconds=float(data.get("seconds", 0.0)),
+        )
+
+    def __str__(self) -> str:
+        lines = []
+        if self.loader is not None:
+            lines += ["loading:", *("  " + ln for ln in str(self.loader).splitlines())]
+        lines.append(
+            f"preprocessing: {self.rows_in:,} posts in, {self.rows_out:,} out "
+            f"({self.seconds:.1f} s)"
+        )
+        for reason in DROP_REASONS:
+            if self.dropped.get(reason):
+                lines.append(f"  dropped {reason:<22} {self.dropped[reason]:>10,}")
+        if self.settings:
+            lines.append("  settings: " + ", ".join(f"{k}={v}" for k, v in self.settings.items()))
+        return "\n".join(lines)
+
+
+@dataclass
+class PreprocessResult:
+    """Word-set posts (``df``), the report, and where they were written (if anywhere)."""
+
+    df: DataFrame
+    report: PreprocessReport
+    path: Path | None = None
+    _cached: Any = None
+
+    def unpersist(self) -> None:
+        """Release the cached rows kept when no ``out`` was given."""
+        for frame in self._cached or []:
+            frame.unpersist()
+        self._cached = None
+
+
+def _words_udf(stopwords: Collection[str] | None, stem: bool, stem_mode: str) -> Any:
+    """A vectorized UDF: text column -> word-set column (:func:`routelab.corpus.text.clean_many`)."""
+    from pyspark.sql.functions import pandas_udf
+
+    stops = frozenset(stopwords) if stopwords is not None else None
+
+    @pandas_udf("array<string>")
+    def words(texts: pd.Series) -> pd.Series:
+        from routelab.corpus.text import clean_many
+
+        return pd.Series(clean_many(texts.tolist(), stops, stem, stem_mode), index=texts.index)
+
+    return words
+
+
+def _input_frame(data: DataFrame | LoadResult) -> tuple[DataFrame, BadRecordReport | None]:
+    df = getattr(data, "df", data)
+    report = getattr(data, "report", None)
+    missing = [c for c in ("post_id", "text") if c not in df.columns]
+    if missing:
+        raise BadInputError(
+            f"preprocess needs columns post_id and text; missing {missing} (columns: {df.columns})"
+        )
+    return df, report
+
+
+def preprocess(
+    data: DataFrame | LoadResult,
+    out: str | Path | None = None,
+    *,
+    min_words: int = 1,
+    stem: bool = True,
+    stem_mode: str = DEFAULT_STEM_MODE,
+    stopwords: Collection[str] | None = None,
+    progress: bool = True,
+) -> PreprocessResult:
+    """Clean, stem and de-duplicate posts into word sets on Spark (S3-TM Sect. 6.1).
+
+    Args:
+        data: a DataFrame in the post schema (at least ``post_id`` and ``text``) or a
+            :class:`~routelab.datasets.loaders.LoadResult` (its report is included).
+        out: a directory for ``posts.parquet`` and ``report.json`` (overwritten), or
+            ``None`` to keep the result cached in memory only.
+        min_words: drop posts with fewer words after cleaning.
+        stem: Porter stemming on/off; ``stem_mode`` picks the variant
+            (:class:`routelab.corpus.text.CachedStemmer`).
+        stopwords: a custom stop-word set (default: :func:`routelab.corpus.text.load_stopwords`).
+        progress: show a step progress bar.
+    """
+    import pyspark.sql.functions as F
+    from pyspark import StorageLevel
+    from tqdm.auto import tqdm
+
+    if min_words < 1:
+        raise ValueError(f"min_words must be >= 1, got {min_words}")
+    if stem_mode not in STEM_MODES:
+        raise ValueError(f"unknown stem_mode {stem_mode!r}; choose from {STEM_MODES}")
+    start = time.perf_counter()
+    df, loader_report = _input_frame(data)
+    spark = df.sparkSession
+    extra = [c for c in OPTIONAL_COLUMNS if c in df.columns]
+    ts = F.col("ts").cast("timestamp") if "ts" in df.columns else F.lit(None).cast("timestamp")
+    bar = tqdm(total=3, desc="preprocess", disable=not progress, leave=False)
+
+    # clean every row once (the expensive step), tag the rows to drop, keep them cached
+    words = _words_udf(stopwords, stem, stem_mode)(F.col("text"))
+    tagged = (
+        df.select(
+            F.col("post_id").cast("long").alias("post_id"),
+            ts.alias("ts"),
+            F.col("text").cast("string").alias("text"),
+            *extra,
+        )
+        .withColumn("words", words)
+        .withColumn(
+            "reason",
+            F.when(F.col("text").isNull() | (F.trim(F.col("text")) == ""), "missing_text")
+            .when(F.size("words") == 0, "empty_after_cleaning")
+            .when(F.size("words") < min_words, "too_few_words"),
+        )
+        .drop("text")
+        .persist(StorageLevel.MEMORY_AND_DISK)
+    )
+    bar.set_postfix_str("cleaning")
+    rows_in, distinct, by_reason = _tally(tagged, with_distinct=True)
+    bar.update()
+    cached = [tagged]
+    if distinct < rows_in:
+        # keep one row per post_id, deterministically: a row that survives cleaning first,
+        # then the earliest ts, then the smallest word set
+        bar.set_postfix_str("removing duplicate post ids")
+        key = F.struct(
+            F.col("reason").isNotNull().alias("k0"),
+            F.col("ts").isNull().alias("k1"),
+            "ts",
+            "words",
+            "reason",
+            *extra,
+        )
+        tagged = (
+            tagged.groupBy("post_id")
+            .agg(F.min(key).alias("r"))
+            .select("post_id", "r.ts", "r.words", "r.reason", *[f"r.{c}" for c in extra])
+            .persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        cached.append(tagged)
+        _, _, by_reason = _tally(tagged, with_distinct=False)
+    bar.update()
+    dropped = {"duplicate_post_id": rows_in - distinct}
+    dropped.update({r: by_reason.get(r, 0) for r in DROP_REASONS[1:]})
+    rows_out = by_reason.get(None, 0)
+    result = tagged.filter(F.col("reason").isNull()).select("post_id", "ts", "words", *extra)
+    report = PreprocessReport(
+        rows_in=rows_in,
+        rows_out=rows_out,
+        dropped=dropped,
+        loader=loader_report,
+        settings={
+            "min_words": min_words,
+            "stem": stem,
+            "stem_mode": stem_mode if stem else None,
+            "stopwords": "default" if stopwords is None else f"custom ({len(stopwords)})",
+        },
+    )
+    path = None
+    if out is not None:
+        bar.set_postfix_str("writing Parquet")
+        out_dir = Path(out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / POSTS_DIR
+        result.write.mode("overwrite").parquet(str(path))
+        for frame in cached:
+            frame.unpersist()
+        cached = []
+        result = spark.read.parquet(str(path))
+    report.seconds = time.perf_counter() - start
+    if out is not None:
+        (Path(out) / REPORT_FILE).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+    bar.update()
+    bar.close()
+    return PreprocessResult(df=result, report=report, path=path, _cached=cached)
+
+
+def _tally(tagged: DataFrame, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
+    """One job: rows, distinct post ids (optional), and rows per drop reason (None = kept)."""
+    import pyspark.sql.functions as F
+
+    aggs = [F.count(F.lit(1)).alias("rows")]
+    if with_distinct:
+        aggs.append(F.count_distinct("post_id").alias("ids"))
+    reasons = [None, *DROP_REASONS[1:]]
+    for i, reason in enumerate(reasons):
+        test = F.col("reason").isNull() if reason is None else F.col("reason") == reason
+        aggs.append(F.sum(test.cast("long")).alias(f"r{i}"))
+    row = tagged.agg(*aggs).first()
+    rows = int(row["rows"])
+    by_reason = {reason: int(row[f"r{i}"] or 0) for i, reason in enumerate(reasons)}
+    return rows, int(row["ids"]) if with_distinct else rows, by_reason
+
+
+def read_posts(spark: SparkSession, path: str | Path) -> DataFrame:
+    """Read word-set posts written by :func:`preprocess` (``out`` or its ``posts.parquet``).
+
+    Raises:
+        BadInputError: nothing readable there, or no ``words`` column.
+    """
+    from routelab.datasets.loaders import spark_read_errors
+
+    p = Path(path)
+    if (p / POSTS_DIR).exists():
+        p = p / POSTS_DIR
+    if not p.exists():
+        raise BadInputError(
+            f"{path}: no such file or directory (expected the output "
+            f"directory of `routelab preprocess`)"
+        )
+    with spark_read_errors(str(p)):
+        df = spark.read.parquet(str(p))
+    if "words" not in df.columns:
+        raise BadInputError(f"{p}: no 'words' column; is it the output of `routelab preprocess`?")
+    return df
+
+
+def read_report(path: str | Path) -> PreprocessReport:
+    """The :class:`PreprocessReport` saved next to preprocessed posts (``report.json``)."""
+    return PreprocessReport.from_dict(json.loads((Path(path) / REPORT_FILE).read_text()))
+
+
+def bundled_words_dir() -> Path:
+    """Where :func:`preprocess_bundled` writes by default and
+    :func:`routelab.corpus.corpora.bundled_posts` reads: ``datasets/prepared/tweets_words-<fp>/``.
+
+    The fingerprint covers this module, the cleaning code, the stop-word list and the
+    prepared input, so a change to any of them re-runs preprocessing instead of serving
+    stale words; the CLI and the notebooks share the one cache.
+    """
+    import hashlib
+
+    from routelab.corpus import text as text_module
+    from routelab.datasets.bundled import prepared_path
+    from routelab.paths import prepared_dir
+
+    digest = hashlib.blake2b(digest_size=6)
+    for source in (Path(text_module.__file__), Path(__file__)):
+        digest.update(source.read_bytes())
+    digest.update((Path(text_module.__file__).parent / "data" / "stopwords_en.txt").read_bytes())
+    stat = prepared_path("tweets").stat()
+    digest.update(f"{stat.st_size}:{int(stat.st_mtime)}".encode())
+    return prepared_dir() / f"tweets_words-{digest.hexdigest()}"
+
+
+def preprocess_bundled(
+    spark: SparkSession, out: str | Path | None = None, *, progress: bool = True, **options: Any
+) -> PreprocessResult:
+    """Preprocess the bundled real tweets (``datasets/prepared/tweets.parquet``).
+
+    Args:
+        out: output directory (default :func:`bundled_words_dir`).
+        options: passed to :func:`preprocess` (``min_words``, ``stem``, ...).
+    """
+    from routelab.datasets.bundled import read_prepared_spark
+
+    df = read_prepared_spark(spark, "tweets")
+    return preprocess(
+        df, out if out is not None else bundled_words_dir(), progress=progress, **options
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# benchmark (wired into `make bench` through routelab.benchmarks)
+# ---------------------------------------------------------------------------------------
+
+
+def synthetic_texts(n_posts: int, seed: int = 0, vocabulary: int = 50_000) -> list[str]:
+    """Tweet-like texts for benchmarking: Zipf(1.1) words from a random vocabulary, mixed
+    with mentions, links, hashtags, numbers, punctuation, stop words and ``&amp;``."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    letters = rng.integers(ord("a"), ord("z") + 1, size=(vocabulary, 10), dtype=np.uint8)
+    lengths = rng.integers(3, 11, size=vocabulary)
+    endings = np.array(["", "s", "ing", "ed", "ly"])[rng.integers(0, 5, size=vocabulary)]
+    vocab = [
+        row[:k].tobytes().decode("ascii") + end
+        for row, k, end in zip(letters, lengths, endings, strict=True)
+    ]
+    fillers = [
+        "the",
+        "a",
+        "to",
+        "and",
+        "RT",
+        "&amp;",
+        "is",
+        "of",
+        "2013",
+        "$5",
+        ":)",
+        "in",
+        "for",
+        "on",
+        "with",
+        "I'm",
+        "don't",
+        "!!",
+        "-",
+        "😀",
+    ]
+    ranks = np.minimum(rng.zipf(1.1, size=n_posts * 14), vocabulary) - 1
+    lens = rng.integers(6, 22, size=n_posts)
+    out, pos = [], 0
+    for i, k in enumerate(lens):
+        tokens = [vocab[r] for r in ranks[pos : pos + k // 2 + 3]]
+        pos += k // 2 + 3
+        tokens += [fillers[j] for j in rng.integers(0, len(fillers), size=k - len(tokens) // 2)]
+        if i % 3 == 0:
+            tokens.append(f"@user{i % 997}")
+        if i % 2 == 0:
+            tokens.append(f"https://t.co/{i:x}")
+        if i % 5 == 0:
+            tokens.insert(0, f"#{vocab[ranks[i % len(ranks)]].title()}")
+        rng.shuffle(tokens)
+        out.append(" ".join(tokens))
+    return out
+
+
+def _process_tree_cpu_seconds() -> float | None:
+    """User+system CPU seconds of this process and its live descendants (the Spark JVM and
+    its Python workers); Linux ``/proc`` only, else ``None``."""
+    import os
+
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        parent, cpu = {}, {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[int(name)] = int(fields[1])
+            cpu[int(name)] = (int(fields[11]) + int(fields[12])) / ticks
+    except (OSError, ValueError, AttributeError):
+        return None
+    tree, grew = {os.getpid()}, True
+    while grew:
+        new = {pid for pid, ppid in parent.items() if ppid in tree and pid not in tree}
+        tree |= new
+        grew = bool(new)
+    return sum(cpu.get(pid, 0.0) for pid in tree)
+
+
+def _timed_preprocess(df: DataFrame, out: Path, posts: int) -> dict[str, Any]:
+    cpu0, t0 = _process_tree_cpu_seconds(), time.perf_counter()
+    res = preprocess(df, out, progress=False)
+    seconds = time.perf_counter() - t0
+    cpu1 = _process_tree_cpu_seconds()
+    part = {
+        "posts": posts,
+        "rows_out": res.report.rows_out,
+        "seconds": seconds,
+        "posts_per_s": posts / seconds,
+    }
+    if cpu0 is not None and cpu1 is not None and cpu1 > cpu0:
+        part["cpu_seconds"] = cpu1 - cpu0
+        part["posts_per_cpu_s"] = posts / (cpu1 - cpu0)
+    return part
+
+
+def bench_preprocess(
+    spark: SparkSession, n_posts: int, *, seed: int = 0, include_bundled: bool = True
+) -> dict[str, Any]:
+    """Measure preprocessing throughput (posts/s) on Spark, with a same-run baseline.
+
+    Synthetic posts (:func:`synthetic_texts`) are first written to Parquet, so the timed
+    run reads Parquet, cleans, counts, and writes Parquet, like a real run; the bundled
+    corpus is timed too when it is prepared. A small warm-up run first starts the Python
+    workers (each imports nltk once). The baseline is :func:`routelab.corpus.text.clean_many` in
+    this one Python process, without Spark.
+
+    Besides wall time, each part reports the CPU seconds used by the driver, the JVM and the
+    Python workers (``cpu_seconds``, Linux only): on a machine shared with other work,
+    ``posts_per_cpu_s * cores`` bounds what the same run reaches on idle cores.
+
+    Returns:
+        ``{"synthetic": {...}, "bundled": {...} | None, "baseline": {...}, ...}``; each part
+        has ``posts``, ``seconds``, ``posts_per_s``.
+    """
+    import os
+    import tempfile
+
+    from routelab.corpus.text import _STEMMERS, CachedStemmer, clean_many
+
+    texts = synthetic_texts(n_posts, seed)
+    results: dict[str, Any] = {
+        "master": spark.sparkContext.master,
+        "cpus": os.cpu_count(),
+        "goal_posts_per_s": GOAL_POSTS_PER_S,
+    }
+    if hasattr(os, "getloadavg"):
+        results["load_average_before"] = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="routelab-bench-") as tmp:
+        src = Path(tmp) / "input.parquet"
+        frame = pd.DataFrame({"post_id": range(n_posts), "text": texts})
+        spark.createDataFrame(frame).write.parquet(str(src))
+        preprocess(spark.read.parquet(str(src)).limit(2000), Path(tmp) / "warm", progress=False)
+        results["synthetic"] = _timed_preprocess(
+            spark.read.parquet(str(src)), Path(tmp) / "out", n_posts
+        )
+        results["bundled"] = None
+        if include_bundled:
+            from routelab.datasets.bundled import read_prepared_spark
+            from routelab.errors import DatasetError
+
+            try:
+                tweets = read_prepared_spark(spark, "tweets")
+            except DatasetError as exc:  # not prepared: say so instead of failing the bench
+                results["bundled"] = {"skipped": str(exc)}
+            else:
+                results["bundled"] = _timed_preprocess(
+                    tweets, Path(tmp) / "bundled", tweets.count()
+                )
+    sample = texts[: min(len(texts), 200_000)]
+    _STEMMERS[DEFAULT_STEM_MODE] = CachedStemmer(DEFAULT_STEM_MODE)  # cold cache, fair start
+    t0 = time.perf_counter()
+    clean_many(sample)
+    seconds = time.perf_counter() - t0
+    results["baseline"] = {
+        "what": "routelab.corpus.text.clean_many, 1 Python process, no Spark",
+        "posts": len(sample),
+        "seconds": seconds,
+        "posts_per_s": len(sample) / seconds,
+    }
+    if hasattr(os, "getloadavg"):
+        results["load_average_after"] = os.getloadavg()[0]
+    return results
+
+
+def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Rows for :mod:`routelab.benchmarks` (``make bench``): posts/s vs the goal, with the
+    single-process :func:`routelab.corpus.text.clean_many` rate as baseline."""
+    from routelab.spark import get_spark
+
+    n = 100_000 if quick else 1_000_000
+    res = bench_preprocess(get_spark(app_name="routelab-bench"), n)
+    baseline = res["baseline"]["posts_per_s"]
+    rows = []
+    for what, part in (("synthetic", res["synthetic"]), ("bundled", res["bundled"])):
+        if not part or "posts_per_s" not in part:
+            continue
+        note = ""
+        if "posts_per_cpu_s" in part:
+            note = f"; {part['posts_per_cpu_s']:,.0f} posts per CPU-second"
+        rows.append(
+            {
+                "what": f"preprocess {what} ({part['posts']:,} posts, {res['master']}, "
+                f"load {res.get('load_average_before', float('nan')):.1f}{note})",
+                "value": part["posts_per_s"],
+                "unit": "posts/s",
+                "baseline": baseline,
+                "ratio": part["posts_per_s"] / baseline,
+                "goal": GOAL_POSTS_PER_S,
+                "meets_goal": part["posts_per_s"] >= GOAL_POSTS_PER_S,
+            }
+        )
+    return rows

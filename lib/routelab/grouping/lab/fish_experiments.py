@@ -1,0 +1,434 @@
+"""The experiments of notebook ``08_fish`` (FISH Sect. 6): grid points, one sweep task,
+derived ratios, the parameter choice of RQ2 and the paper's numbers.
+
+**What "execution time" means here** (FISH Sect. 6.1: "we use the processing time of loads
+to evaluate the load balance ... the execution time ... depends on the utilization of the
+workers"). The stream is replayed in its order at ``utilization`` times the workers' total
+capacity (default 1.0: tuples arrive exactly as fast as all workers together can process
+them), each worker is a FIFO queue serving ``1 / capacity`` seconds per tuple
+(:mod:`routelab.grouping.queueing`), and routers see the same clock and capacities
+(:mod:`routelab.grouping.simulator`). A scheme that keeps every worker equally busy *at
+every moment* finishes right after the last arrival; any local imbalance -- a hot key
+piling onto few workers for a while, as in time-evolving streams -- leaves a backlog that
+delays the end. ``exec_x_sg`` divides by shuffle grouping's time (the paper's baseline,
+Figs. 9-10), ``exec_x_ideal`` by the fluid ideal ``max(m / total capacity, last arrival +
+one service time)``. ``utilization=None`` makes the input saturated (all tuples at time 0:
+only the final loads matter).
+
+**Memory** is the number of distinct (key, worker) pairs divided by the distinct keys: 1.0 is
+field (key) grouping, FISH Fig. 11's baseline.
+
+A grid point is a dict: a *case* (``case`` label, ``stream`` name of
+:data:`routelab.grouping.lab.streams.STREAMS` and its ``stream_*`` parameters), a *variant*
+(``variant`` label, ``scheme`` and its parameters), ``n_workers`` and common settings
+(``n_sources``, ``seed``, ``service_time``, ``utilization``, ``fast_fraction`` /
+``fast_speedup`` for heterogeneous workers, ``event`` = ``"add"`` / ``"remove"`` a worker
+half-way, ``output_loads`` to add the per-worker ``loads`` list to the row).
+:func:`run_point` is the picklable task for :func:`routelab.sweep.run_grid`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.grouping.events import WorkerEvent
+from routelab.grouping.queueing import DEFAULT_SERVICE_TIME
+
+LABELS = ("case", "variant")
+"""Point keys that only label a point (not passed to the simulator)."""
+
+CASE_KEYS = ("case", "n_workers")
+"""Columns that identify one situation a setting is compared in."""
+
+PAPER: dict[str, str] = {
+    "fig9_fish_vs_sg": "FISH within 1.07x of SG's execution time (MT, AM; Sect. 6.2)",
+    "fig9_fish_vs_pkg": "FISH over PKG grows with workers: 1.19x -> 8.32x (MT), 1.12x -> 7.31x (AM)",
+    "fig9_fish_vs_dc_wc": "FISH up to 7.44x better than D-C, 6.95x than W-C (real data)",
+    "fig10_fish_vs_sg": "FISH within 1.32x of SG on ZF at every scale (Sect. 6.2)",
+    "fig10_fish_vs_dc_wc": "FISH up to 13.57x better than D-C, 12.05x than W-C (ZF)",
+    "fig11_fish_memory": "FISH memory 1.11x-2.61x of FG with 128 workers (Sect. 6.2)",
+    "fig11_sg_memory": "SG memory grows from 15.52x to 88.32x of FG",
+    "fig12_lifetime": "alpha = 1 (no decay): execution time up to 12.14x, growing with skew",
+    "fig12_no_memory": "alpha = 0: more memory, 2.65x on low-skew data",
+    "fig13_largest": "significant imbalance only at the largest threshold (Sect. 6.3)",
+    "fig13_smallest": "the smallest threshold costs memory with many workers, low skew",
+    "fig14_epoch": "epoch-based counting beats lifetime counting, up to 11.91x, more so "
+    "with more workers and skew (Sect. 6.4)",
+    "fig15_chk": "CHK needs less memory than the W-C hot-key policy; D-C's policy needs less "
+    "memory but runs longer (Sect. 6.4)",
+    "fig16_hwa": "heuristic worker assignment up to 2.61x faster than load-count assignment "
+    "on heterogeneous workers (half twice as fast; Sect. 6.4)",
+    "fig17_ch": "without consistent hashing about twice the memory on low skew, less "
+    "increase on high skew (Sect. 6.5)",
+    "fig18_latency": "FISH cuts W-C's average and 99th-percentile latency by 87.12% and "
+    "76.34% (Sect. 6.6)",
+    "fig19_throughput": "FISH throughput 1.32x W-C's, 1.48x D-C's, close to SG's (Sect. 6.6)",
+}
+"""What the FISH paper states for each figure (its Sect. 6), for the claims table."""
+
+
+# ----------------------------------------------------------------------------- grid points
+
+
+def case(label: str, stream: str, **stream_params: Any) -> dict[str, Any]:
+    """A case of a grid: a labelled stream with its parameters (``stream_`` prefixed)."""
+    return {"case": label, "stream": stream, **{f"stream_{k}": v for k, v in stream_params.items()}}
+
+
+def variant(label: str, scheme: str, **params: Any) -> dict[str, Any]:
+    """A variant of a grid: a labelled scheme with its parameters."""
+    return {"variant": label, "scheme": scheme, **params}
+
+
+def grid_points(
+    cases: Sequence[Mapping[str, Any]],
+    workers: Sequence[int],
+    variants: Sequence[Mapping[str, Any]],
+    **common: Any,
+) -> list[dict[str, Any]]:
+    """Every case x worker count x variant, with the common settings; case-major order, so
+    consecutive points share a stream (each Python worker caches the last few)."""
+    return [
+        {**c, "n_workers": int(n), **v, **common} for c in cases for n in workers for v in variants
+    ]
+
+
+def worker_capacities(
+    n_ids: int,
+    service_time: float = DEFAULT_SERVICE_TIME,
+    fast_fraction: float = 0.0,
+    fast_speedup: float = 1.0,
+) -> np.ndarray:
+    """Tuples/s of each worker id: ``1 / service_time``, and ``fast_speedup`` times that for
+    the first ``round(fast_fraction * n_ids)`` ids (FISH Sect. 6.4: "half of the workers'
+    processing capability is twice the others")."""
+    if not (service_time > 0 and math.isfinite(service_time)):
+        raise ValueError(f"service_time must be a positive number, got {service_time!r}")
+    if not 0.0 <= fast_fraction <= 1.0:
+        raise ValueError(f"fast_fraction must lie in [0, 1], got {fast_fraction!r}")
+    if not fast_speedup > 0:
+        raise ValueError(f"fast_speedup must be > 0, got {fast_speedup!r}")
+    caps = np.full(int(n_ids), 1.0 / service_time)
+    caps[: int(round(fast_fraction * n_ids))] *= fast_speedup
+    return caps
+
+
+def worker_event(
+    kind: str | None, n_workers: int, n_messages: int, seed: int = 0
+) -> tuple[WorkerEvent, ...]:
+    """FISH Sect. 6.5's dynamic scenario: half-way through the stream a new worker (id
+    ``n_workers``) is added, or a seeded random worker is removed; ``None``: no event."""
+    if kind is None:
+        return ()
+    at = n_messages // 2
+    if kind == "add":
+        return (WorkerEvent(at, "add", n_workers),)
+    if kind == "remove":
+        victim = int(np.random.default_rng([seed, 17]).integers(n_workers))
+        return (WorkerEvent(at, "remove", victim),)
+    raise ValueError(f"event must be 'add', 'remove' or None, got {kind!r}")
+
+
+def owner_changes(
+    keys: np.ndarray,
+    before: Sequence[int],
+    after: Sequence[int],
+    *,
+    placement: str = "ring",
+    vnodes: int = 100,
+    seed: int = 0,
+) -> float:
+    """Fraction of the distinct ``keys`` whose home worker (first candidate) differs between
+    the live worker sets ``before`` and ``after`` -- FISH Sect. 5: about ``1/n`` on the
+    consistent-hash ring, almost all under ``placement="mod"``."""
+    from routelab.grouping.consistent_hash import build_ring, ring_lookup
+    from routelab.hashing import mix64
+
+    uniq = np.unique(np.asarray(keys, dtype=np.int64))
+    if uniq.size == 0:
+        return 0.0
+    if placement == "ring":
+        old = ring_lookup(build_ring(before, vnodes, seed), uniq)
+        new = ring_lookup(build_ring(after, vnodes, seed), uniq)
+    elif placement == "mod":
+        point = mix64(uniq, seed)
+        old = np.sort(np.asarray(before))[point % np.uint64(len(before))]
+        new = np.sort(np.asarray(after))[point % np.uint64(len(after))]
+    else:
+        raise ValueError(f"placement must be 'ring' or 'mod', got {placement!r}")
+    return float(np.mean(old != new))
+
+
+def new_state_keys(keys: np.ndarray, assignment: np.ndarray, at: int) -> float:
+    """Fraction of the keys seen both before and after message ``at`` that, afterwards, go to
+    at least one worker that never held them before (new state to build; FISH Fig. 17)."""
+    k = np.asarray(keys, dtype=np.int64)
+    w = np.asarray(assignment, dtype=np.int64)
+    before = pd.DataFrame({"key": k[:at], "worker": w[:at]}).drop_duplicates()
+    after = pd.DataFrame({"key": k[at:], "worker": w[at:]}).drop_duplicates()
+    both = np.intersect1d(before["key"].unique(), after["key"].unique())
+    if both.size == 0:
+        return 0.0
+    after = after[after["key"].isin(both)]
+    merged = after.merge(before, on=["key", "worker"], how="left", indicator=True)
+    new_keys = merged.loc[merged["_merge"] == "left_only", "key"].unique()
+    return float(new_keys.size / both.size)
+
+
+def ideal_time(n_messages: int, capacities: np.ndarray, rate: float) -> float:
+    """Fluid lower bound of the execution time: all work spread perfectly, never idle while
+    work is waiting, and the last tuple needs at least one (fastest) service time."""
+    if n_messages == 0:
+        return 0.0
+    work = n_messages / float(np.sum(capacities))
+    if math.isinf(rate):
+        return work
+    return max(work, (n_messages - 1) / rate + 1.0 / float(np.max(capacities)))
+
+
+def run_point(point: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One grid point -> one result row (the sweep task; see the module docstring).
+
+    The row holds :meth:`~routelab.grouping.simulator.SimulationResult.summary`, the stream's
+    ``data`` / ``stands_in_for`` tags, ``ideal_time`` and ``exec_x_ideal``, and with an
+    ``event`` the fractions ``remapped_keys`` (:func:`owner_changes`, keys after the event)
+    and ``new_state_keys`` (:func:`new_state_keys`) and ``post_event_imbalance``
+    (:func:`relative_imbalance` of the messages after the event over the live workers).
+    """
+    from routelab.grouping.lab.tasks import cached_stream
+    from routelab.grouping.simulator import simulate
+
+    p = dict(point)
+    for label in LABELS:
+        p.pop(label, None)
+    stream = p.pop("stream")
+    stream_params = {k[len("stream_") :]: p.pop(k) for k in list(p) if k.startswith("stream_")}
+    scheme = p.pop("scheme")
+    n_workers = int(p.pop("n_workers"))
+    n_sources = int(p.pop("n_sources", 1))
+    seed = int(p.pop("seed", 0))
+    service_time = float(p.pop("service_time", DEFAULT_SERVICE_TIME))
+    utilization = p.pop("utilization", 1.0)
+    fast_fraction = float(p.pop("fast_fraction", 0.0))
+    fast_speedup = float(p.pop("fast_speedup", 1.0))
+    event = p.pop("event", None)
+    output_loads = bool(p.pop("output_loads", False))
+    ks = cached_stream(stream, **stream_params)
+    m = ks.keys.size
+    events = worker_event(event, n_workers, m, seed)
+    n_ids = n_workers + (1 if event == "add" else 0)
+    caps = worker_capacities(n_ids, service_time, fast_fraction, fast_speedup)
+    rate = math.inf if utilization is None else float(utilization) * caps[:n_workers].sum()
+    result = simulate(
+        ks.keys,
+        scheme,
+        n_workers,
+        n_sources,
+        seed,
+        times=ks.times,
+        capacities=caps,
+        arrival_rate=rate,
+        events=events,
+        **p,
+    )
+    row = result.summary()
+    ideal = ideal_time(m, caps[:n_workers], rate)
+    row.update(
+        data=ks.meta["data"],
+        stands_in_for=ks.meta["stands_in_for"],
+        arrival_rate=rate,
+        ideal_time=ideal,
+        exec_x_ideal=row["execution_time"] / ideal if ideal > 0 else float("nan"),
+    )
+    if output_loads:
+        row["loads"] = result.loads.tolist()
+    if events:
+        ev = events[0]
+        before = list(range(n_workers))
+        after = before + [ev.worker] if ev.kind == "add" else [w for w in before if w != ev.worker]
+        row["remapped_keys"] = owner_changes(
+            ks.keys[ev.at :],
+            before,
+            after,
+            placement=result.params.get("placement", "ring"),
+            vnodes=result.params.get("vnodes", 100),
+            seed=seed,
+        )
+        row["new_state_keys"] = new_state_keys(ks.keys, result.assignment, ev.at)
+        row["post_event_imbalance"] = relative_imbalance(result.assignment[ev.at :], after)
+    return [row]
+
+
+def relative_imbalance(assignment: np.ndarray, workers: Sequence[int]) -> float:
+    """``max / mean - 1`` of the messages each of ``workers`` received in ``assignment``
+    (0 = perfectly even; FISH Fig. 17's load side after a worker change)."""
+    w = np.asarray(assignment, dtype=np.int64)
+    ids = np.asarray(workers, dtype=np.int64)
+    if w.size == 0 or ids.size == 0:
+        return 0.0
+    loads = np.bincount(w, minlength=int(max(ids.max(), w.max())) + 1)[ids]
+    return float(loads.max() / loads.mean() - 1.0)
+
+
+def run_points(
+    points: Sequence[Mapping[str, Any]],
+    *,
+    spark: Any = None,
+    local: bool = False,
+    desc: str = "FISH grid",
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run grid points as Spark tasks (:func:`routelab.sweep.run_grid` with
+    :func:`run_point`) and add ``exec_x_sg`` where the grid has SG rows."""
+    from routelab.sweep import run_grid
+
+    frame = run_grid(run_point, points, spark=spark, local=local, desc=desc, progress=progress)
+    return add_ratios(frame)
+
+
+def add_ratios(frame: pd.DataFrame, baseline: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``exec_x_sg``: execution time over SG's in the same case and worker count (SG rows of
+    ``baseline``, default ``frame`` itself; NaN where there is none)."""
+    base = frame if baseline is None else baseline
+    out = frame.drop(columns=["exec_x_sg"], errors="ignore")
+    if base.empty or "scheme" not in base or not (base["scheme"] == "sg").any():
+        return out.assign(exec_x_sg=np.nan)
+    sg = base[base["scheme"] == "sg"].groupby(list(CASE_KEYS))["execution_time"].first()
+    ref = out.join(sg.rename("_sg"), on=list(CASE_KEYS))["_sg"]
+    return out.assign(exec_x_sg=out["execution_time"] / ref)
+
+
+# ----------------------------------------------------------------------------- RQ2 choice
+
+
+@dataclass(frozen=True)
+class StudyChoice:
+    """The setting a parameter study chose and the table it chose from (:func:`choose_setting`)."""
+
+    knob: str
+    chosen: Any
+    tolerance: float
+    table: pd.DataFrame
+
+    def describe(self) -> str:
+        """One sentence for the notebook."""
+        row = self.table.loc[self.table["setting"] == self.chosen].iloc[0]
+        return (
+            f"{self.knob} = {self.chosen}: within {row['worst_slowdown']:.2%} of the best "
+            f"execution time in every case (tolerance {self.tolerance:.1%}), mean memory "
+            f"{row['mean_memory']:.3f}x FG"
+        )
+
+
+def choose_setting(
+    frame: pd.DataFrame,
+    knob: str,
+    *,
+    tolerance: float = 0.005,
+    value: str = "exec_x_sg",
+    memory: str = "memory_normalized",
+) -> StudyChoice:
+    """Pick a FISH setting the way FISH Sect. 6.3 (RQ2) does, made operational.
+
+    The paper keeps the setting with "the best effect on load balance and memory overhead",
+    and for the threshold one whose execution time "is similar to" the best while its memory
+    is "almost no different" from the leanest. Here: in every case (``case`` x
+    ``n_workers``) find the best (lowest) ``value`` over the settings of ``knob``; a setting
+    is *balanced* when its ``value`` stays within ``tolerance`` of that best in every case;
+    among balanced settings the one with the least mean ``memory`` wins (ties: the first in
+    sorted order). If none is balanced, the one with the smallest worst slowdown wins.
+
+    Returns a :class:`StudyChoice` whose table has, per setting: ``worst_slowdown`` (max over
+    cases of ``value / best - 1``), ``mean_value``, ``mean_memory``, ``balanced``, ``chosen``.
+    """
+    if frame.empty or knob not in frame:
+        raise ValueError(f"no rows with the study parameter {knob!r}")
+    data = frame[frame[knob].notna()]
+    best = data.groupby(list(CASE_KEYS))[value].transform("min")
+    data = data.assign(_slow=data[value] / best - 1.0)
+    table = (
+        data.groupby(knob)
+        .agg(
+            worst_slowdown=("_slow", "max"),
+            mean_value=(value, "mean"),
+            mean_memory=(memory, "mean"),
+        )
+        .reset_index()
+        .rename(columns={knob: "setting"})
+        .sort_values("setting", kind="stable")
+        .reset_index(drop=True)
+    )
+    table["balanced"] = table["worst_slowdown"] <= tolerance
+    pool = table[table["balanced"]]
+    if pool.empty:
+        pick = table.loc[table["worst_slowdown"].idxmin(), "setting"]
+    else:
+        pick = pool.loc[pool["mean_memory"].idxmin(), "setting"]
+    pick = pick.item() if hasattr(pick, "item") else pick
+    table["chosen"] = table["setting"] == pick
+    return StudyChoice(knob, pick, float(tolerance), table)
+
+
+# ----------------------------------------------------------------------------- summaries
+
+
+def at_most_workers(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows with the largest worker count of the frame."""
+    return frame[frame["n_workers"] == frame["n_workers"].max()]
+
+
+def ratio_table(
+    frame: pd.DataFrame, value: str, numerator: str, denominator: str, by: str = "variant"
+) -> pd.Series:
+    """``value`` of variant ``numerator`` over variant ``denominator`` per case and worker
+    count (a Series indexed by ``(case, n_workers)``)."""
+    wide = frame.pivot_table(index=list(CASE_KEYS), columns=by, values=value, aggfunc="first")
+    return (wide[numerator] / wide[denominator]).dropna()
+
+
+def geo_mean(values: Sequence[float] | pd.Series | np.ndarray) -> float:
+    """Geometric mean of positive numbers (NaN when empty)."""
+    arr = np.asarray(values, dtype=np.float64)
+    arr = arr[np.isfinite(arr)]
+    return float(np.exp(np.log(arr).mean())) if arr.size else float("nan")
+
+
+# ----------------------------------------------------------------------------- notebook sets
+
+
+def real_cases(*, limit: int | None = None, flights_limit: int | None = None) -> list[dict]:
+    """The real stand-ins of FISH Figs. 9 and 18-19: MovieLens movie ids for AM, tweet words
+    for MT, and US flight origins (a real stream with drifting skew); ``limit`` keeps the
+    first messages of the first two, ``flights_limit`` of the flights."""
+    return [
+        case("MovieLens movies (AM)", "movielens_movies", limit=limit),
+        case("tweet words (MT)", "tweet_words", limit=limit),
+        case("flight origins", "flights_origins", limit=flights_limit),
+    ]
+
+
+def zipf_cases(skews: Sequence[float], *, n_messages: int, n_keys: int) -> list[dict]:
+    """FISH's time-evolving Zipf ZF (Sect. 6.1) at each skew: the hot keys change after 80%
+    of the stream."""
+    return [
+        case(f"ZF z={z:g}", "time_evolving_zipf", n_messages=n_messages, n_keys=n_keys, z=z)
+        for z in skews
+    ]
+
+
+def compared_variants(**fish_params: Any) -> list[dict]:
+    """The schemes FISH Sect. 6.2 compares: SG, FG (key grouping), PKG, D-C, W-C, FISH."""
+    return [
+        variant("SG", "sg"),
+        variant("FG", "kg"),
+        variant("PKG", "pkg_local"),
+        variant("D-C", "dchoices"),
+        variant("W-C", "wchoices"),
+        variant("FISH", "fish", **fish_params),
+    ]

@@ -1,0 +1,371 @@
+"""Figures of PKG (Nasir et al., ICDE'15, Sects. IV-V) for notebook ``07_pkg``.
+
+Each function takes the frames of :mod:`routelab.grouping.lab.pkg_experiments` and returns a
+plotly figure; the notebook hands it to :meth:`routelab.report.NotebookReport.figure`,
+which adds the data/profile/version footer and saves HTML, PNG and SVG. A method keeps its
+colour in every figure (:data:`VARIANTS` through :func:`routelab.plots.color_for`).
+Imbalance is plotted on log axes; a zero imbalance cannot be shown there and is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from routelab.grouping.lab.pkg_experiments import TABLE2_SCHEMES, USED_BINS, StreamCase
+from routelab.plots import PALETTE, color_for
+
+VARIANTS = ("G", "H", "L5", "L10", "L15", "L20")
+"""Order of the variant colours (G = PKG with global load, H = hashing); L_S P shares L_S's."""
+
+TABLE2_COLORS = {
+    "PKG": PALETTE[0],
+    "Hashing": PALETTE[1],
+    "Off-Greedy": PALETTE[4],
+    "On-Greedy": PALETTE[5],
+    "PoTC": PALETTE[3],
+}
+"""Table II method colours (PKG and hashing as G and H elsewhere)."""
+
+SCHEME_COLORS = {"kg": PALETTE[1], "sg": PALETTE[2], "pkg_local": PALETTE[0]}
+SCHEME_NAMES = {"kg": "KG", "sg": "SG", "pkg_local": "PKG"}
+
+
+def _color(name: str) -> str:
+    base = name[:-1] if name.endswith("P") and name.startswith("L") else name
+    if base in VARIANTS:
+        return color_for(base, VARIANTS)
+    return PALETTE[-1]
+
+
+_SPACING = {"horizontal_spacing": 0.08, "vertical_spacing": 0.2}
+
+
+def _grid(titles: Sequence[str], cols: int, **kw) -> tuple[go.Figure, list[tuple[int, int]]]:
+    rows = max(1, -(-len(titles) // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles), **kw)
+    cells = [(i // cols + 1, i % cols + 1) for i in range(len(titles))]
+    return fig, cells
+
+
+def _positive(values: pd.Series) -> pd.Series:
+    return values.where(values > 0)
+
+
+def _title(case: StreamCase) -> str:
+    return f"{case.label}<br><sup>1/p1 = {1 / case.p1:.0f}, 2/p1 = {case.boundary:.0f}</sup>"
+
+
+def _boundaries(
+    fig: go.Figure, case: StreamCase, workers: Sequence[int], row: int, col: int, first: bool
+) -> None:
+    """Mark ``1/p1`` (dotted) and ``2/p1`` (dashed) where they fall inside the W range."""
+    for x, dash, name in ((1 / case.p1, "dot", "1/p1"), (case.boundary, "dash", "2/p1")):
+        if not min(workers) <= x <= max(workers):
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[x, x],
+                y=[1e-7, 1],
+                mode="lines",
+                name=name,
+                legendgroup=name,
+                showlegend=first,
+                line={"color": "#999", "dash": dash, "width": 1.5},
+                hovertemplate=f"{name} = {x:.0f}<extra></extra>",
+            ),
+            row=row,
+            col=col,
+        )
+
+
+def _imbalance_axes(
+    fig: go.Figure, workers: Sequence[int], title: str, cells: Sequence[tuple[int, int]]
+) -> go.Figure:
+    fig.update_xaxes(type="log", tickvals=sorted(workers))
+    fig.update_xaxes(title_text="workers W", row=max(r for r, _ in cells))
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+    fig.update_yaxes(title_text="avg I / m", col=1)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(title=title, font_size=11)
+    return fig
+
+
+def table2_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
+    """Table II as lines: average imbalance fraction vs workers, one panel per stream, with
+    the stream's ``1/p1`` and ``2/p1`` marked (Sect. IV-A)."""
+    fig, cells = _grid([_title(c) for c in cases], 3, **_SPACING)
+    workers = sorted(rows["n_workers"].unique())
+    for i, (case, (r, c)) in enumerate(zip(cases, cells, strict=True)):
+        sel = rows[(rows["stream"] == case.name) & (rows["n_sources"] == 1)]
+        for scheme, name in TABLE2_SCHEMES.items():
+            d = sel[sel["scheme"] == scheme].sort_values("n_workers")
+            fig.add_trace(
+                go.Scatter(
+                    x=d["n_workers"],
+                    y=_positive(d["avg_imbalance_fraction"]),
+                    mode="lines+markers",
+                    name=name,
+                    legendgroup=name,
+                    showlegend=i == 0,
+                    line={"color": TABLE2_COLORS[name]},
+                ),
+                row=r,
+                col=c,
+            )
+        _boundaries(fig, case, workers, r, c, i == 0)
+    title = "Table II: avg imbalance / messages vs workers (S=1, global load)"
+    return _imbalance_axes(fig, workers, title, cells)
+
+
+def local_global_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
+    """Fig. 2: average imbalance fraction of H, G, L_S (solid) and L_S P (dashed) vs
+    workers, one panel per stream."""
+    fig, cells = _grid([_title(c) for c in cases], 3, **_SPACING)
+    seen: set[str] = set()
+    for case, (r, c) in zip(cases, cells, strict=True):
+        sel = rows[(rows["stream"] == case.name) & rows["variant"].str.match(r"^(H|G|L\d+P?)$")]
+        for name, d in sel.groupby("variant", sort=False):
+            d = d.sort_values("n_workers")
+            fig.add_trace(
+                go.Scatter(
+                    x=d["n_workers"],
+                    y=_positive(d["avg_imbalance_fraction"]),
+                    mode="lines+markers",
+                    name=name,
+                    legendgroup=name,
+                    showlegend=name not in seen,
+                    line={"color": _color(name), "dash": "dash" if name.endswith("P") else "solid"},
+                ),
+                row=r,
+                col=c,
+            )
+            seen.add(name)
+    workers = sorted(rows["n_workers"].unique())
+    title = "Fig. 2: global (G) vs local (L_S) vs local + probing (L_S P)"
+    return _imbalance_axes(fig, workers, title, cells)
+
+
+def timeline_figure(
+    timelines: pd.DataFrame, cases: Sequence[StreamCase], n_workers: int
+) -> go.Figure:
+    """Fig. 3: imbalance fraction through time at ``n_workers`` workers, one panel per
+    stream (H, G, L_S solid, L_S P dashed)."""
+    fig, cells = _grid([c.label for c in cases], 2 if len(cases) > 2 else len(cases), **_SPACING)
+    seen: set[str] = set()
+    at_w = timelines[timelines["n_workers"] == n_workers]
+    for case, (r, c) in zip(cases, cells, strict=True):
+        for name, d in at_w[at_w["stream"] == case.name].groupby("variant", sort=False):
+            fig.add_trace(
+                go.Scatter(
+                    x=d["messages"] / 1e6,
+                    y=_positive(d["imbalance_fraction"]),
+                    mode="lines",
+                    name=name,
+                    legendgroup=name,
+                    showlegend=name not in seen,
+                    line={"color": _color(name), "dash": "dash" if name.endswith("P") else "solid"},
+                ),
+                row=r,
+                col=c,
+            )
+            seen.add(name)
+    fig.update_xaxes(title_text="messages routed (millions)", row=cells[-1][0] if cells else 1)
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_yaxes(title_text="I(t) / t", col=1)
+    fig.update_annotations(font_size=12)
+    fig.update_layout(
+        title=f"Fig. 3: imbalance / messages through time, W={n_workers}", font_size=11
+    )
+    return fig
+
+
+def source_skew_figure(skew: pd.DataFrame) -> go.Figure:
+    """Fig. 4: PKG (L) imbalance fraction vs workers with sources split by user (skewed,
+    solid) or round robin (uniform, dashed), one colour per number of sources."""
+    fig = go.Figure()
+    sources = sorted(skew["n_sources"].unique())
+    for s in sources:
+        for split, dash in (("skewed", "solid"), ("uniform", "dash")):
+            d = skew[(skew["n_sources"] == s) & (skew["split"] == split)]
+            d = d.sort_values("n_workers")
+            fig.add_trace(
+                go.Scatter(
+                    x=d["n_workers"],
+                    y=_positive(d["avg_imbalance_fraction"]),
+                    mode="lines+markers",
+                    name=f"S={s}, {split}",
+                    line={"color": PALETTE[sources.index(s) % len(PALETTE)], "dash": dash},
+                )
+            )
+    fig.update_xaxes(type="log", title_text="workers W")
+    fig.update_yaxes(type="log", exponentformat="power", title_text="avg imbalance / messages")
+    fig.update_layout(title="Fig. 4: uniform vs skewed split of the messages on the sources")
+    return fig
+
+
+def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
+    """Fig. 5a: throughput (left) and mean latency (right) vs CPU delay for KG, SG, PKG."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["throughput", "mean latency"])
+    for scheme, d in tp.sort_values("delay_ms").groupby("scheme", sort=False):
+        style = {"color": SCHEME_COLORS.get(scheme, PALETTE[-1])}
+        if scheme == "sg":  # SG and PKG often coincide: keep both visible
+            style["dash"] = "dash"
+        name = SCHEME_NAMES.get(scheme, scheme)
+        fig.add_trace(
+            go.Scatter(
+                x=d["delay_ms"],
+                y=d["throughput"],
+                name=name,
+                legendgroup=name,
+                mode="lines+markers",
+                line=style,
+            ),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=d["delay_ms"],
+                y=d["latency_mean"],
+                name=name,
+                legendgroup=name,
+                showlegend=False,
+                mode="lines+markers",
+                line=style,
+            ),
+            row=1,
+            col=2,
+        )
+    fig.add_hline(
+        opacity=1,
+        y=source_rate,
+        line={"color": "#999", "dash": "dot", "width": 1.5},
+        row=1,
+        col=1,
+        annotation_text="source rate",
+    )
+    fig.update_xaxes(title_text="CPU delay per tuple (ms)")
+    fig.update_yaxes(title_text="messages / s", row=1, col=1)
+    fig.update_yaxes(title_text="seconds", type="log", exponentformat="power", row=1, col=2)
+    fig.update_layout(title="Fig. 5a: throughput and latency vs CPU delay (queueing model)")
+    return fig
+
+
+def aggregation_figure(agg: pd.DataFrame) -> go.Figure:
+    """Fig. 5b: saturated throughput vs memory of PKG and SG for several aggregation
+    periods (labelled), with KG's throughput (nothing to aggregate) as a line."""
+    fig = go.Figure()
+    for scheme in ("pkg_local", "sg"):
+        d = agg[agg["scheme"] == scheme].sort_values("period")
+        fig.add_trace(
+            go.Scatter(
+                x=d["memory"],
+                y=d["throughput"],
+                mode="lines+markers+text",
+                name=SCHEME_NAMES[scheme],
+                text=[f"{p:g}s" for p in d["period"]],
+                textposition="top center",
+                line={"color": SCHEME_COLORS[scheme]},
+            )
+        )
+    kg = agg[agg["scheme"] == "kg"]
+    if len(kg):
+        fig.add_hline(
+            opacity=1,
+            y=float(kg["throughput"].iloc[0]),
+            line={"color": SCHEME_COLORS["kg"], "width": 2},
+            annotation_text="KG (no aggregation)",
+        )
+    fig.update_xaxes(type="log", title_text="average counters held per aggregation period")
+    fig.update_yaxes(title_text="saturated throughput (messages / s)")
+    fig.update_layout(title="Fig. 5b: throughput vs memory for different aggregation periods")
+    return fig
+
+
+def used_bins_figure(bins: pd.DataFrame) -> go.Figure:
+    """Sect. IV-A: fraction of bins that are a choice of some key (left) and PKG's scaled
+    imbalance ``n I(m) / m`` against the bound ``n/|B| - 1`` (right), vs ``n``."""
+    stats = (
+        bins.groupby("n_workers")
+        .agg(
+            used=("used_fraction", "mean"),
+            used_sd=("used_fraction", "std"),
+            expected=("expected", "first"),
+            imb=("scaled_imbalance", "mean"),
+            imb_sd=("scaled_imbalance", "std"),
+            bound=("scaled_bound", "mean"),
+        )
+        .reset_index()
+    )
+    fig = make_subplots(rows=1, cols=2, subplot_titles=["used bins", "PKG imbalance x n / m"])
+    n = stats["n_workers"]
+    fig.add_trace(
+        go.Scatter(
+            x=n,
+            y=stats["used"],
+            error_y={"array": stats["used_sd"]},
+            mode="markers",
+            name="measured",
+            line={"color": PALETTE[0]},
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=n,
+            y=stats["expected"],
+            mode="lines",
+            name="1-(1-1/n)^(2n)",
+            line={"color": PALETTE[1], "dash": "dash"},
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_hline(
+        opacity=1,
+        y=USED_BINS,
+        line={"color": "#999", "dash": "dot", "width": 1.5},
+        row=1,
+        col=1,
+        annotation_text="1 - 1/e²",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=n,
+            y=stats["imb"],
+            error_y={"array": stats["imb_sd"]},
+            mode="markers",
+            name="PKG (G)",
+            line={"color": PALETTE[2]},
+        ),
+        row=1,
+        col=2,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=n,
+            y=stats["bound"],
+            mode="lines",
+            name="bound n/|B| - 1",
+            line={"color": PALETTE[3], "dash": "dash"},
+        ),
+        row=1,
+        col=2,
+    )
+    fig.add_hline(
+        opacity=1,
+        y=1 / USED_BINS - 1,
+        line={"color": "#999", "dash": "dot", "width": 1.5},
+        row=1,
+        col=2,
+        annotation_text="0.156",
+    )
+    fig.update_xaxes(type="log", title_text="keys = workers n")
+    fig.update_yaxes(range=[0.8, 1.0], row=1, col=1)
+    fig.update_layout(title="Sect. IV-A: uniform keys leave ~13.5% of the bins unused")
+    return fig

@@ -1,0 +1,169 @@
+"""Plotly figures of the concept-drift experiment (S3-TM Sect. 6.4, Fig. 7i-l).
+
+Inputs are the frames of :mod:`routelab.s3tm.lab.drift_experiments`; a method keeps its colour across all
+S3-TM figures (:func:`routelab.plots.color_for` over :data:`routelab.s3tm.METHODS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from routelab.plots import color_for
+from routelab.s3tm.lab.drift_experiments import DRIFT_METHODS
+from routelab.s3tm.mappings import METHODS
+
+PANELS = (
+    ("relative_throughput", "(i) relative throughput (SALB = 1)"),
+    ("throughput", "(j) throughput (x matcher capacity C)"),
+    ("spread_routed", "(k) spread (matchers per routed post)"),
+    ("imbalance", "(l) load imbalance (max / avg)"),
+)
+
+
+def window_labels(table: pd.DataFrame) -> list[str]:
+    """Tick labels: window number, then month and year of the window's first post."""
+    firsts = pd.to_datetime(table["first"])
+    return [f"{w}<br>{t:%b}<br>{t:%Y}" for w, t in zip(table["window"], firsts, strict=True)]
+
+
+def _trend_line(sel: pd.DataFrame, metric: str, first: int) -> tuple[np.ndarray, np.ndarray]:
+    later = sel[sel["window"] >= first]
+    slope, intercept = np.polyfit(later["window"], later[metric], 1)
+    x = np.array([later["window"].min(), later["window"].max()], dtype=np.float64)
+    return x, intercept + slope * x
+
+
+def drift_figure(
+    frame: pd.DataFrame,
+    table: pd.DataFrame,
+    *,
+    dataset: str,
+    learn_on: str = "all",
+    methods: Sequence[str] = DRIFT_METHODS,
+    trend_from: int = 1,
+) -> go.Figure:
+    """Fig. 7i-l for one dataset: the four metrics per window, one line per method; the
+    throughput panel adds each method's least-squares line over windows ``trend_from..``
+    (dotted), the line the trend test of :func:`routelab.s3tm.lab.drift_experiments.trend_tests` fits."""
+    sel_all = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
+    if sel_all.empty:
+        raise ValueError(f"no rows for dataset {dataset!r} and learn_on {learn_on!r}")
+    fig = make_subplots(
+        rows=2,
+        cols=2,
+        subplot_titles=[t for _, t in PANELS],
+        horizontal_spacing=0.1,
+        vertical_spacing=0.2,
+    )
+    labels = window_labels(table)
+    for i, (metric, _) in enumerate(PANELS):
+        row, col = divmod(i, 2)
+        for method in [m for m in methods if m in set(sel_all["method"])]:
+            sel = sel_all[sel_all["method"] == method].sort_values("window")
+            color = color_for(method, METHODS)
+            fig.add_trace(
+                go.Scatter(
+                    x=sel["window"],
+                    y=sel[metric],
+                    mode="lines+markers",
+                    name=method,
+                    legendgroup=method,
+                    showlegend=i == 0,
+                    line={"color": color},
+                ),
+                row=row + 1,
+                col=col + 1,
+            )
+            if metric == "throughput" and sel["window"].max() - trend_from >= 2:
+                x, y = _trend_line(sel, metric, trend_from)
+                fig.add_trace(
+                    go.Scatter(
+                        x=x,
+                        y=y,
+                        mode="lines",
+                        line={"color": color, "dash": "dot", "width": 1},
+                        name=f"{method} trend",
+                        legendgroup=method,
+                        showlegend=False,
+                        hoverinfo="skip",
+                    ),
+                    row=row + 1,
+                    col=col + 1,
+                )
+        fig.update_xaxes(
+            tickvals=list(table["window"]),
+            ticktext=labels,
+            tickangle=0,
+            tickfont={"size": 9},
+            title="window (month of its first post)" if row == 1 else None,
+            row=row + 1,
+            col=col + 1,
+        )
+    fig.update_layout(
+        title=f"Concept drift: mapping learned on window 0 ({dataset}, learned on {learn_on} "
+        "words)",
+        height=760,
+        legend={"orientation": "h", "y": 1.13, "x": 1, "xanchor": "right"},
+        margin={"t": 120},
+    )
+    return fig
+
+
+def gain_figure(
+    frame: pd.DataFrame, tables: dict[str, pd.DataFrame], *, learn_on: str = "all"
+) -> go.Figure:
+    """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift_experiments.add_gain_over_hash`),
+    one panel per dataset: how much of the week-0 advantage each learned mapping keeps."""
+    datasets = [d for d in tables if d in set(frame["dataset"])]
+    fig = make_subplots(rows=1, cols=len(datasets), subplot_titles=datasets)
+    for c, dataset in enumerate(datasets, start=1):
+        sel_all = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
+        for method in [m for m in DRIFT_METHODS if m != "hash" and m in set(sel_all["method"])]:
+            sel = sel_all[sel_all["method"] == method].sort_values("window")
+            fig.add_trace(
+                go.Scatter(
+                    x=sel["window"],
+                    y=sel["gain_over_hash"],
+                    mode="lines+markers",
+                    name=method,
+                    legendgroup=method,
+                    showlegend=c == 1,
+                    line={"color": color_for(method, METHODS)},
+                ),
+                row=1,
+                col=c,
+            )
+        fig.add_hline(y=1, line={"color": "#999", "dash": "dash"}, row=1, col=c)
+        fig.update_xaxes(
+            tickvals=list(tables[dataset]["window"]),
+            ticktext=window_labels(tables[dataset]),
+            tickangle=0,
+            tickfont={"size": 9},
+            title="window",
+            row=1,
+            col=c,
+        )
+    fig.update_yaxes(title="throughput / hash throughput", row=1, col=1)
+    fig.update_layout(title="What the week-0 mapping keeps: throughput relative to hash")
+    return fig
+
+
+def variant_table(trends: pd.DataFrame) -> pd.DataFrame:
+    """The trend tests side by side for both learning variants (display)."""
+    cols = [
+        "dataset",
+        "learn_on",
+        "method",
+        "week0",
+        "later_mean",
+        "drop",
+        "relative_slope",
+        "p_decreasing",
+        "decreasing",
+    ]
+    return trends[cols].sort_values(["dataset", "learn_on", "method"], ignore_index=True)

@@ -1,0 +1,291 @@
+"""Plotly figures of notebook 04 (S3-TM Sects. 4, 6.3; Figs. 3 and 7a-h).
+
+Inputs are the tidy frames of :mod:`routelab.s3tm.matching_load`,
+:mod:`routelab.s3tm.lab.subscription_scaling`, :mod:`routelab.s3tm.dataflow` and
+:mod:`routelab.s3tm.streaming`; every function returns a ``plotly.graph_objects.Figure``.
+A method keeps its colour everywhere (:func:`routelab.plots.color_for` over
+:data:`routelab.s3tm.METHODS`); error bars are one standard deviation over folds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from routelab.plots import PALETTE, color_for
+from routelab.s3tm.mappings import METHODS
+
+__all__ = [
+    "dataflow_figure",
+    "fig3",
+    "fig7",
+    "fig7_summary",
+    "loads_explorer",
+    "loads_figure",
+    "loads_html",
+    "placement_figure",
+    "streaming_figure",
+]
+
+KIND_TITLES = {"tweet": "tweet-based subscriptions", "topic": "topic-based subscriptions"}
+FIG7_PANELS = (
+    ("relative_throughput", "relative throughput (SALB = 1)", False),
+    ("throughput", "throughput (publications/s)", True),
+    ("spread", "spread (matchers per routed post)", False),
+    ("imbalance", "load imbalance (max / avg lookups)", False),
+)
+
+
+def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
+    """Fig. 3: lookups per publication vs unique words in a matcher's trie, one point per
+    (matcher, workload), with the fitted line f(h) = slope * h + intercept."""
+    fig = go.Figure()
+    kinds = list(dict.fromkeys(curve["kind"])) if "kind" in curve else [None]
+    for i, kind in enumerate(kinds):
+        sel = curve if kind is None else curve[curve["kind"] == kind]
+        fig.add_trace(
+            go.Scatter(
+                x=sel["unique_words"],
+                y=sel["ops_per_pub"],
+                mode="markers",
+                name=KIND_TITLES.get(kind, "matchers") if kind else "matchers",
+                marker={"size": 6, "opacity": 0.7, "color": PALETTE[i % len(PALETTE)]},
+                customdata=sel[["n_subs", "matcher"]].to_numpy(),
+                hovertemplate="%{customdata[0]} subs, matcher %{customdata[1]}<br>"
+                "%{x} unique words, %{y:.1f} lookups/pub<extra></extra>",
+            )
+        )
+    x = np.linspace(0, float(curve["unique_words"].max()), 50)
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=slope * x + intercept,
+            mode="lines",
+            name=f"fit f(h) = {slope:.4g} h + {intercept:.3g}",
+            line={"color": "black", "dash": "dash"},
+        )
+    )
+    fig.update_layout(
+        title="Fig. 3: trie lookups per publication vs unique words in the trie",
+        xaxis_title="unique words in the trie |H(i)|",
+        yaxis_title="lookup operations per publication",
+    )
+    return fig
+
+
+def placement_figure(frame: pd.DataFrame) -> go.Figure:
+    """LASP vs random anycast: total matching work (lookups, left) and subscription-aware
+    imbalance (right) vs the number of subscriptions, per kind (mean over folds)."""
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("total matching load (lookups)", "load imbalance (max / avg)"),
+    )
+    agg = (
+        frame.groupby(["kind", "placer", "n_subs"])[["total_ops", "imbalance"]].mean().reset_index()
+    )
+    styles = {"LASP": "solid", "random": "dot"}
+    for k, kind in enumerate(sorted(agg["kind"].unique())):
+        for placer in ("LASP", "random"):
+            sel = agg[(agg["kind"] == kind) & (agg["placer"] == placer)].sort_values("n_subs")
+            if sel.empty:
+                continue
+            for col, metric in ((1, "total_ops"), (2, "imbalance")):
+                fig.add_trace(
+                    go.Scatter(
+                        x=sel["n_subs"],
+                        y=sel[metric],
+                        mode="lines+markers",
+                        name=f"{placer}, {kind}",
+                        legendgroup=f"{placer}{kind}",
+                        showlegend=col == 1,
+                        line={"color": PALETTE[k % len(PALETTE)], "dash": styles[placer]},
+                    ),
+                    row=1,
+                    col=col,
+                )
+    fig.update_xaxes(type="log", title="subscriptions")
+    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_layout(title="Subscription placement: LASP vs random anycast (Sect. 4.2)")
+    return fig
+
+
+def fig7_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean and std over folds of the Fig. 7 metrics per (kind, method, n_subs), tidy."""
+    from routelab.s3tm.lab.routing_experiments import summarize
+
+    metrics = [m for m, _, _ in FIG7_PANELS if m in frame.columns]
+    return summarize(frame, metrics, by=("kind", "method", "n_subs"))
+
+
+def fig7(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None) -> go.Figure:
+    """Fig. 7 a-d (tweet-based) or e-h (topic-based) vs the number of subscriptions."""
+    letters = "abcd" if kind == "tweet" else "efgh"
+    titles = [f"({c}) {label}" for c, (_, label, _) in zip(letters, FIG7_PANELS, strict=True)]
+    fig = make_subplots(rows=2, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    sel_kind = summary[summary["kind"] == kind]
+    if sel_kind.empty:
+        raise ValueError(f"no {kind!r} rows in the summary")
+    present = set(sel_kind["method"])
+    chosen = [m for m in (methods or METHODS) if m in present]
+    for i, (metric, _, log_y) in enumerate(FIG7_PANELS):
+        row, col = divmod(i, 2)
+        sel = sel_kind[sel_kind["metric"] == metric]
+        for method in chosen:
+            line = sel[sel["method"] == method].sort_values("n_subs")
+            fig.add_trace(
+                go.Scatter(
+                    x=line["n_subs"],
+                    y=line["mean"],
+                    error_y={"type": "data", "array": line["std"], "visible": True},
+                    mode="lines+markers",
+                    name=method,
+                    legendgroup=method,
+                    showlegend=i == 0,
+                    line={"color": color_for(method, METHODS)},
+                ),
+                row=row + 1,
+                col=col + 1,
+            )
+        if log_y:
+            fig.update_yaxes(type="log", row=row + 1, col=col + 1)
+    fig.update_xaxes(type="log", title="subscriptions")
+    fig.update_layout(
+        title=f"Fig. 7: performance vs number of subscriptions, {KIND_TITLES[kind]}",
+        height=650,
+    )
+    return fig
+
+
+def dataflow_figure(stats: pd.DataFrame) -> go.Figure:
+    """Per matcher: share of the measured in-task times (encoding the received posts, trie
+    traversal) beside the share of the model's loads (lookups; publications received)."""
+    fig = go.Figure()
+    series = (
+        ("prepare_seconds", "measured: receive + encode posts"),
+        ("match_seconds", "measured: trie traversal"),
+        ("ops", "model: trie lookups (Sect. 4)"),
+        ("posts", "model: publications received (Eq. 3)"),
+    )
+    for i, (col, label) in enumerate(series):
+        if col not in stats:
+            continue
+        total = float(stats[col].sum()) or 1.0
+        fig.add_trace(
+            go.Bar(
+                x=stats["matcher"],
+                y=stats[col] / total,
+                name=label,
+                marker_color=PALETTE[i % len(PALETTE)],
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        title="Spark dataflow: per-matcher share of work, measured in-task vs model",
+        xaxis_title="matcher (= Spark partition)",
+        yaxis_title="share of the total",
+    )
+    return fig
+
+
+def streaming_figure(batches: pd.DataFrame) -> go.Figure:
+    """Structured Streaming replay: posts and matches per micro-batch, and batch wall time."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Bar(x=batches["batch_id"], y=batches["posts"], name="posts"))
+    fig.add_trace(go.Bar(x=batches["batch_id"], y=batches["matches"], name="distinct matches"))
+    fig.add_trace(
+        go.Scatter(
+            x=batches["batch_id"],
+            y=batches["wall_seconds"],
+            name="batch wall time (s)",
+            mode="lines+markers",
+            line={"color": "black"},
+        ),
+        secondary_y=True,
+    )
+    fig.update_layout(
+        barmode="group",
+        title="Structured Streaming replay of the corpus (one micro-batch per trigger)",
+        xaxis_title="micro-batch",
+    )
+    fig.update_yaxes(title_text="count", type="log", secondary_y=False)
+    fig.update_yaxes(title_text="seconds", secondary_y=True)
+    return fig
+
+
+def loads_figure(frame: pd.DataFrame, kind: str, n_subs: int, fold: int | None = None) -> go.Figure:
+    """Per-matcher subscription-aware load (lookups) of every method for one workload."""
+    sel = frame[(frame["kind"] == kind) & (frame["n_subs"] == n_subs)]
+    if "placer" in sel:
+        sel = sel[sel["placer"] == "LASP"]
+    fold = int(sel["fold"].min()) if fold is None else fold
+    sel = sel[sel["fold"] == fold]
+    fig = go.Figure()
+    for method in [m for m in METHODS if m in set(sel["method"])]:
+        loads = np.asarray(sel[sel["method"] == method]["loads"].iloc[0], dtype=float)
+        fig.add_trace(
+            go.Bar(
+                x=np.arange(len(loads)),
+                y=loads,
+                name=method,
+                marker_color=color_for(method, METHODS),
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        title=f"Per-matcher load, {n_subs:,} {KIND_TITLES[kind]} (fold {fold})",
+        xaxis_title="matcher",
+        yaxis_title="trie lookups",
+    )
+    return fig
+
+
+def loads_html(frame: pd.DataFrame, kind: str, n_subs: int) -> str:
+    """Per-matcher loads of every method as an HTML bar table (no JavaScript), for
+    :func:`loads_explorer`: one row per matcher, bar length = lookups / the largest load."""
+    sel = frame[(frame["kind"] == kind) & (frame["n_subs"] == n_subs)]
+    if "placer" in sel:
+        sel = sel[sel["placer"] == "LASP"]
+    sel = sel[sel["fold"] == sel["fold"].min()]
+    methods = [m for m in METHODS if m in set(sel["method"])]
+    loads = {m: np.asarray(sel[sel["method"] == m]["loads"].iloc[0], float) for m in methods}
+    peak = max((v.max() for v in loads.values()), default=1.0) or 1.0
+    head = "".join(
+        f"<th style='padding:0 8px'>{m} (max/avg {v.max() / v.mean():.2f})</th>"
+        for m, v in loads.items()
+    )
+    rows = []
+    for i in range(len(next(iter(loads.values()), []))):
+        cells = "".join(
+            f"<td style='padding:1px 8px'><div style='background:{color_for(m, METHODS)};"
+            f"width:{180 * v[i] / peak:.0f}px;height:10px;display:inline-block'></div> "
+            f"{v[i]:,.0f}</td>"
+            for m, v in loads.items()
+        )
+        rows.append(f"<tr><td>{i}</td>{cells}</tr>")
+    title = f"<b>{n_subs:,} {KIND_TITLES[kind]}: trie lookups per matcher</b>"
+    return f"{title}<table><tr><th>matcher</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def loads_explorer(frame: pd.DataFrame) -> object:
+    """An ipywidgets control: pick the subscription kind and count, see every method's
+    per-matcher load (:func:`loads_html`). Built from plain widgets (no Output capture), so
+    it also executes headless under papermill."""
+    import ipywidgets as widgets
+
+    kinds = sorted(frame["kind"].unique())
+    sizes = sorted(int(n) for n in frame["n_subs"].unique())
+    kind = widgets.Dropdown(options=kinds, value=kinds[0], description="kind")
+    n_subs = widgets.SelectionSlider(options=sizes, value=sizes[-1], description="subs")
+    view = widgets.HTML(loads_html(frame, kind.value, n_subs.value))
+
+    def redraw(_: object = None) -> None:
+        view.value = loads_html(frame, kind.value, n_subs.value)
+
+    kind.observe(redraw, names="value")
+    n_subs.observe(redraw, names="value")
+    return widgets.VBox([widgets.HBox([kind, n_subs]), view])

@@ -1,0 +1,164 @@
+"""Summaries of the routing evaluation (S3-TM Sect. 6.2): relative throughput, means and
+standard deviations over folds, geometric means across datasets.
+
+- :func:`add_relative_throughput`: throughput relative to SALB (= 1) in the same
+  experiment; :func:`across_datasets`: the geometric mean across datasets ("The geometric
+  mean of the relative throughputs from both datasets is used", Sect. 6.2);
+- :func:`summarize`: mean and standard deviation over folds (the paper's error bars), tidy;
+- :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`: what
+  the notebook shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.s3tm.lab.workloads import CVData
+from routelab.s3tm.mappings import METHODS
+
+BASELINE = "SALB"
+"""Relative throughput takes this method's throughput as 1 (Sect. 6.2)."""
+
+FIG5_METRICS = ("relative_throughput", "throughput", "spread_routed", "imbalance")
+"""The four panels of Fig. 5 per subscription kind."""
+
+
+def geometric_mean(values: Iterable[float]) -> float:
+    """exp(mean(log x)) of positive values (NaN for none).
+
+    Raises:
+        ValueError: a value is zero, negative or NaN.
+    """
+    x = np.asarray(list(values), dtype=np.float64)
+    if len(x) == 0:
+        return float("nan")
+    if np.any(np.isnan(x)) or np.any(x <= 0):
+        raise ValueError(f"geometric mean needs positive values, got {x.tolist()}")
+    return float(np.exp(np.mean(np.log(x))))
+
+
+_PAIR_KEYS = ("dataset", "kind", "n_matchers", "fold", "split_hot", "size", "repeat", "seed")
+
+
+def add_relative_throughput(frame: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
+    """Add ``relative_throughput`` = throughput / the ``baseline`` method's throughput in the
+    same experiment (same dataset, kind, N, fold, ...), Sect. 6.2: SALB = 1.
+
+    Raises:
+        ValueError: some experiment has no ``baseline`` row.
+    """
+    keys = [k for k in _PAIR_KEYS if k in frame.columns]
+    base = frame.loc[frame["method"] == baseline, [*keys, "throughput"]]
+    base = base.rename(columns={"throughput": "_base"})
+    out = frame.merge(base, on=keys, how="left", validate="many_to_one")
+    missing = out["_base"].isna()
+    if missing.any():
+        first = out.loc[missing, keys].iloc[0].to_dict()
+        raise ValueError(f"{int(missing.sum())} rows lack a {baseline} baseline, e.g. {first}")
+    out["relative_throughput"] = out["throughput"] / out.pop("_base")
+    return out
+
+
+def across_datasets(frame: pd.DataFrame, metric: str = "relative_throughput") -> pd.DataFrame:
+    """Combine datasets by the geometric mean of ``metric`` (Sect. 6.2), fold by fold.
+
+    Folds of different datasets are paired by their number; the result has one row per
+    (kind, method, N, fold, ...) with ``dataset`` = ``"geomean(a, b)"`` (or the only
+    dataset's name).
+    """
+    names = sorted(frame["dataset"].unique())
+    keys = [k for k in _PAIR_KEYS if k in frame.columns and k != "dataset"]
+    keys = ["method", *keys]
+    out = frame.groupby(keys, sort=True)[metric].agg(geometric_mean).reset_index()
+    counts = frame.groupby(keys, sort=True)["dataset"].nunique().to_numpy()
+    if np.any(counts != len(names)):
+        raise ValueError("every dataset must have the same grid to combine them")
+    out["dataset"] = names[0] if len(names) == 1 else f"geomean({', '.join(names)})"
+    return out
+
+
+def summarize(
+    frame: pd.DataFrame,
+    metrics: Sequence[str] = FIG5_METRICS,
+    by: Sequence[str] = ("dataset", "kind", "method", "n_matchers"),
+) -> pd.DataFrame:
+    """Mean and standard deviation (over folds / repeats) of each metric, tidy.
+
+    Returns columns ``by`` + ``metric``, ``mean``, ``std`` (sample std, 0 for a single
+    value), ``n``.
+    """
+    by = [b for b in by if b in frame.columns]
+    present = [m for m in metrics if m in frame.columns]
+    long = frame.melt(id_vars=by, value_vars=present, var_name="metric", value_name="value")
+    out = long.groupby([*by, "metric"], sort=True)["value"].agg(["mean", "std", "count"])
+    out = out.rename(columns={"count": "n"}).reset_index()
+    out["std"] = out["std"].fillna(0.0)
+    return out
+
+
+def split_gain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per experiment, the effect of hot-word splitting: ``throughput_gain`` =
+    T(split on) / T(split off), and both imbalances (rows of :func:`run_skew_ablation`)."""
+    keys = [k for k in ("dataset", "kind", "method", "n_matchers", "fold", "seed") if k in frame]
+    cols = [*keys, "throughput", "imbalance"]
+    split = frame["split_hot"].astype(bool)
+    on, off = frame.loc[split, cols], frame.loc[~split, cols]
+    out = on.merge(off, on=keys, suffixes=("_split", "_nosplit"), validate="one_to_one")
+    out["throughput_gain"] = out["throughput_split"] / out["throughput_nosplit"]
+    return out
+
+
+def metric_table(summary: pd.DataFrame, metric: str, kind: str) -> pd.DataFrame:
+    """A methods x N table of ``mean ± std`` strings for display."""
+    sel = summary[(summary["metric"] == metric) & (summary["kind"] == kind)]
+    text = sel.assign(
+        cell=[_pm(m, s) for m, s in zip(sel["mean"], sel["std"], strict=True)]
+    ).pivot_table(index="method", columns="n_matchers", values="cell", aggfunc="first")
+    order = [m for m in METHODS if m in text.index]
+    return text.loc[order]
+
+
+def _pm(mean: float, std: float) -> str:
+    if not math.isfinite(mean):
+        return str(mean)
+    digits = 3 if abs(mean) < 10 else 1
+    return f"{mean:.{digits}f} ± {std:.{digits}f}"
+
+
+def fig5_summary(cv: pd.DataFrame, main_dataset: str | None = None) -> pd.DataFrame:
+    """The numbers behind Fig. 5, tidy: relative throughput (SALB = 1) combined across
+    datasets by the geometric mean, and throughput, spread and imbalance of
+    ``main_dataset`` (default: the first; the paper shows April 2013 for those).
+
+    Raises:
+        ValueError: ``cv`` mixes splitting settings (summarize each separately).
+    """
+    if cv["split_hot"].nunique() > 1:
+        raise ValueError("cv rows mix split_hot settings; select one")
+    rel = add_relative_throughput(cv)
+    combined = summarize(across_datasets(rel), ["relative_throughput"])
+    main = main_dataset or str(rel["dataset"].iloc[0])
+    metrics = ["throughput", "spread_routed", "spread", "imbalance", "cv"]
+    per_dataset = summarize(rel[rel["dataset"] == main], metrics)
+    return pd.concat([combined, per_dataset], ignore_index=True)
+
+
+def headline(cv: pd.DataFrame, data: CVData) -> dict[str, Any]:
+    """Headline numbers of a CV run on ``data``: corpus size and, per subscription kind at
+    the largest N, SALB's throughput and its ratio to hash (mean over folds)."""
+    sel = cv[cv["dataset"] == data.name]
+    n_max = int(sel["n_matchers"].max())
+    out: dict[str, Any] = {"posts": data.info.get("posts"), "max_nodes": n_max}
+    at = sel[sel["n_matchers"] == n_max]
+    for kind, part in at.groupby("kind"):
+        table = part.pivot_table(index="fold", columns="method", values="throughput")
+        if BASELINE in table:
+            out[f"{kind}_salb_throughput"] = float(table[BASELINE].mean())
+            if "hash" in table:
+                out[f"{kind}_salb_over_hash"] = float((table[BASELINE] / table["hash"]).mean())
+    return out

@@ -1,0 +1,572 @@
+"""Fig. 7a-h: performance vs the number of subscriptions (S3-TM Sect. 6.3).
+
+N = 16 matchers, subscriptions from 100 up to 10M (paper), tweet- and topic-based, mapping
+methods hash, gFCL, gNFCL, SALB (and the others on request). Each grid point
+
+1. takes the first ``n_subs`` subscriptions of one seeded stream per kind (nested sets:
+   a larger workload adds subscriptions, it never swaps them);
+2. learns the mapping on the training folds restricted to their subscribed words W^s
+   (hot-word splitting on, Sect. 5.1);
+3. places the subscriptions with LASP (cost function f from Fig. 3) or random anycast;
+4. routes the held-out fold, matches it against every matcher's trie and measures the
+   subscription-aware load (:mod:`routelab.s3tm.matching_load`): throughput (Eq. 6 with
+   trie lookups as load), spread, imbalance.
+
+Relative throughput divides by SALB's throughput in the same (kind, size, fold), as in
+Sect. 6.2. Grid points run as Spark tasks (:func:`routelab.sweep.run_grid`) with the
+dataset broadcast once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.s3tm.lab.routing_experiments import KINDS, kfold_assignment
+from routelab.s3tm.lasp import CostFunction
+from routelab.s3tm.mappings import METHODS, learn_mapping
+from routelab.s3tm.matching_load import matching_load, subscribed_mask, subscription_corpus
+from routelab.s3tm.placement import PLACERS, place_subscriptions
+from routelab.s3tm.wordsets import Corpus
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from routelab.corpus.subscriptions import TopicModel
+
+__all__ = [
+    "FIG7_METHODS",
+    "Deployment",
+    "advantage_note",
+    "deployment",
+    "lookup_curves",
+    "losses_to",
+    "method_ranking",
+    "placement_gain",
+    "throughput_drop",
+    "ScalingData",
+    "add_relative_throughput",
+    "cached_topic_model",
+    "real_scaling_data",
+    "run_scaling",
+    "scaling_data",
+    "scaling_task",
+    "tweet_subscription_corpus",
+]
+
+FIG7_METHODS = ("hash", "gFCL", "gNFCL", "SALB")
+
+
+@dataclass(frozen=True, eq=False)
+class ScalingData:
+    """Posts with folds plus one subscription stream per kind (the largest workload).
+
+    Attributes:
+        posts: all publications.
+        folds: fold of every post (:func:`routelab.s3tm.lab.routing_experiments.kfold_assignment`).
+        n_folds: number of folds.
+        streams: kind -> subscriptions (a :class:`Corpus` sharing ``posts.vocab``), in
+            stream order; workload n is the first n rows.
+        info: how the data was made.
+        ts: post times (epoch ms, aligned with ``posts``; -1 unknown), for stream replays.
+    """
+
+    posts: Corpus
+    folds: np.ndarray
+    n_folds: int
+    streams: dict[str, Corpus]
+    info: dict[str, Any] = field(default_factory=dict)
+    ts: np.ndarray | None = None
+
+    def describe(self, sizes: Sequence[int] = ()) -> pd.DataFrame:
+        """Per kind and workload size: subscriptions, distinct word sets, mean length,
+        subscribed words |W^s| and the share of posts holding a subscribed word."""
+        rows = []
+        for kind, stream in self.streams.items():
+            for n in sorted({*sizes, stream.n_posts}):
+                if n > stream.n_posts:
+                    continue
+                subs = self.workload(kind, n)
+                mask = subscribed_mask(subs, self.posts)
+                routed = np.bincount(
+                    np.repeat(np.arange(self.posts.n_posts), self.posts.lengths()),
+                    weights=mask[self.posts.indices],
+                    minlength=self.posts.n_posts,
+                )
+                rows.append(
+                    {
+                        "kind": kind,
+                        "subscriptions": n,
+                        "distinct word sets": _distinct_sets(subs),
+                        "mean length": float(subs.lengths().mean()),
+                        "subscribed words": int(mask.sum()),
+                        "posts with a subscribed word": float((routed > 0).mean()),
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def workload(self, kind: str, n_subs: int) -> Corpus:
+        """The first ``n_subs`` subscriptions of ``kind``."""
+        stream = self.streams[kind]
+        if not 1 <= n_subs <= stream.n_posts:
+            raise ValueError(f"{n_subs} {kind} subscriptions requested, {stream.n_posts} made")
+        return stream.subset(np.arange(n_subs))
+
+
+def _distinct_sets(corpus: Corpus) -> int:
+    """Distinct word sets, by a 64-bit set hash (sum of per-word hashes; collisions are
+    astronomically unlikely at these sizes)."""
+    from routelab.hashing import mix64
+
+    if corpus.nnz == 0:
+        return int(corpus.n_posts > 0)
+    word_hash = mix64(corpus.indices.astype(np.int64), 7)
+    row = np.repeat(np.arange(corpus.n_posts), corpus.lengths())
+    sums = np.zeros(corpus.n_posts, dtype=np.uint64)
+    np.add.at(sums, row, word_hash)
+    return int(len(np.unique(sums)))
+
+
+def tweet_subscription_corpus(posts: Corpus, n: int, seed: int = 0) -> Corpus:
+    """Tweet-based subscriptions (Sect. 6.1) straight from the posts' CSR: the same picks
+    as :func:`routelab.corpus.subscriptions.tweet_subscriptions` (seeded, posts with words only,
+    ``sub_id`` 0..n-1), without materializing word lists."""
+    from routelab.corpus.subscriptions import select_posts
+
+    nonempty = np.flatnonzero(posts.lengths() > 0)
+    picks = select_posts(posts.post_ids[nonempty], n, seed)
+    order = np.argsort(posts.post_ids)
+    rows = order[np.searchsorted(posts.post_ids, picks, sorter=order)]
+    chosen = posts.subset(rows)
+    return Corpus(chosen.indptr, chosen.indices, posts.vocab, post_ids=np.arange(n))
+
+
+def scaling_data(
+    posts: Corpus,
+    streams: dict[str, Corpus],
+    n_folds: int = 10,
+    seed: int = 0,
+    info: dict[str, Any] | None = None,
+    ts: np.ndarray | None = None,
+) -> ScalingData:
+    """Assign seeded folds (shuffled) and bundle the subscription streams."""
+    for kind, stream in streams.items():
+        if stream.vocab[: posts.n_vocab] != posts.vocab:
+            raise ValueError(f"{kind} subscriptions must extend the posts' vocabulary")
+    folds = kfold_assignment(posts.post_ids, n_folds, seed)
+    if ts is not None and len(ts) != posts.n_posts:
+        raise ValueError(f"{len(ts)} timestamps for {posts.n_posts} posts")
+    return ScalingData(posts, folds, n_folds, dict(streams), dict(info or {}), ts)
+
+
+def cached_topic_model(
+    frame: pd.DataFrame,
+    n_topics: int = 100,
+    *,
+    passes: int = 3,
+    seed: int = 0,
+    key: str = "",
+    progress: bool = False,
+) -> TopicModel:
+    """:func:`routelab.corpus.subscriptions.fit_topics` with a cache in
+    ``prepared_dir()/topic_models`` keyed by the parameters, ``key`` (say, the corpus
+    fingerprint) and the posts' ids."""
+    import hashlib
+
+    from routelab.corpus.subscriptions import TopicModel, fit_topics
+    from routelab.paths import prepared_dir
+
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(json.dumps([n_topics, passes, seed, key, len(frame)]).encode())
+    digest.update(np.ascontiguousarray(frame["post_id"].to_numpy(dtype=np.int64)).tobytes())
+    path = prepared_dir() / "topic_models" / f"lda-{digest.hexdigest()}.json"
+    if path.exists():
+        return TopicModel.load(path)
+    model = fit_topics(frame, n_topics, passes=passes, seed=seed, progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    return model
+
+
+def real_scaling_data(
+    spark: SparkSession,
+    max_subs: int,
+    *,
+    kinds: Sequence[str] = KINDS,
+    max_posts: int | None = None,
+    n_topics: int = 100,
+    lda_passes: int = 3,
+    n_folds: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+) -> ScalingData:
+    """The bundled real tweets with ``max_subs`` subscriptions per kind (Sect. 6.1).
+
+    Topic-based subscriptions use LDA on the same posts (cached by
+    :func:`cached_topic_model`).
+    """
+    from routelab.corpus.corpora import bundled_posts
+    from routelab.corpus.preprocess import bundled_words_dir
+    from routelab.corpus.subscriptions import topic_subscriptions
+
+    posts_df, _ = bundled_posts(spark, max_posts, progress=progress)
+    frame = posts_df.select("post_id", "ts", "words").toPandas()
+    frame = frame.sort_values(["ts", "post_id"], ignore_index=True)
+    corpus = Corpus.from_frame(frame[["post_id", "words"]])
+    streams: dict[str, Corpus] = {}
+    for kind in kinds:
+        if kind == "tweet":
+            streams[kind] = tweet_subscription_corpus(corpus, max_subs, seed)
+        elif kind == "topic":
+            model = cached_topic_model(
+                frame[["post_id", "words"]],
+                n_topics,
+                passes=lda_passes,
+                seed=seed,
+                key=bundled_words_dir().name,
+                progress=progress,
+            )
+            subs = topic_subscriptions(model, max_subs, seed=seed)
+            streams[kind] = subscription_corpus(subs, corpus.vocab)
+        else:
+            raise ValueError(f"unknown subscription kind {kind!r}; choose from {KINDS}")
+    info = {
+        "source": "bundled real tweets",
+        "posts": corpus.n_posts,
+        "max_subs": max_subs,
+        "n_topics": n_topics,
+        "lda_passes": lda_passes,
+    }
+    from routelab.s3tm.streaming import epoch_ms
+
+    return scaling_data(corpus, streams, n_folds, seed, info, epoch_ms(frame["ts"]))
+
+
+class _OnData:
+    """A grid task bound to the (broadcast) dataset. The handle travels inside the task,
+    not in the parameters, because a result row carries its parameters back to the driver
+    and a broadcast cannot be pickled on an executor."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def __call__(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        data = self.handle.value if hasattr(self.handle, "value") else self.handle
+        return scaling_task({**params, "data": data})
+
+
+def scaling_task(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """One Fig. 7 grid point. Params: ``data`` (:class:`ScalingData`), ``kind``,
+    ``n_subs``, ``method``, ``placer``, ``fold``, ``n_matchers``, ``cost``
+    (slope, intercept), ``split_hot``, ``seed``, ``capacity``."""
+    data: ScalingData = params["data"]
+    t0 = time.perf_counter()
+    subs = data.workload(params["kind"], int(params["n_subs"]))
+    mask = subscribed_mask(subs, data.posts)
+    fold = int(params["fold"])
+    train = data.posts.subset(data.folds != fold).restrict(mask)
+    test = data.posts.subset(data.folds == fold)
+    mapping = learn_mapping(
+        train,
+        int(params["n_matchers"]),
+        params["method"],
+        seed=int(params["seed"]),
+        split_hot=bool(params["split_hot"]),
+    )
+    t1 = time.perf_counter()
+    placement = place_subscriptions(
+        subs, mapping, params["placer"], cost=params["cost"], seed=int(params["seed"])
+    )
+    t2 = time.perf_counter()
+    load = matching_load(mapping, placement, subs, test, capacity=float(params["capacity"]))
+    t3 = time.perf_counter()
+    row = load.as_dict()
+    row.update(
+        subscribed_words=int(mask.sum()),
+        n_hot=mapping.info["n_hot"],
+        multicast_subs=placement.category_counts()["all_hot"],
+        learn_seconds=t1 - t0,
+        place_seconds=t2 - t1,
+        match_seconds=t3 - t2,
+        loads=load.ops.tolist(),
+    )
+    return [row]
+
+
+def run_scaling(
+    data: ScalingData,
+    sizes: Sequence[int],
+    methods: Sequence[str] = FIG7_METHODS,
+    kinds: Sequence[str] = KINDS,
+    *,
+    n_matchers: int = 16,
+    folds: Sequence[int] = (0,),
+    placers: Sequence[str] = ("LASP",),
+    cost: Any = None,
+    split_hot: bool = True,
+    capacity: float = 1e6,
+    seed: int = 0,
+    spark: Any = None,
+    local: bool = False,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """The Fig. 7 grid (kind x n_subs x method x placer x fold) as Spark tasks.
+
+    Returns one row per point: the parameters, :meth:`MatchingLoad.as_dict` metrics, timings
+    and per-matcher ``loads``; plus ``relative_throughput`` (see
+    :func:`add_relative_throughput`) when SALB is among the methods.
+    """
+    from routelab.sweep import broadcast, run_grid
+
+    bad = [m for m in methods if m not in METHODS]
+    bad += [p for p in placers if p not in PLACERS]
+    bad += [k for k in kinds if k not in data.streams]
+    if bad:
+        raise ValueError(f"unknown method(s), placer(s) or kind(s): {bad}")
+    f = CostFunction.of(cost)
+    points = [
+        {
+            "kind": kind,
+            "n_subs": int(n),
+            "method": method,
+            "placer": placer,
+            "fold": int(fold),
+            "n_matchers": int(n_matchers),
+            "split_hot": bool(split_hot),
+            "seed": int(seed),
+            "cost": (f.slope, f.intercept),
+            "capacity": float(capacity),
+        }
+        for kind in kinds
+        for n in sizes
+        for method in methods
+        for placer in placers
+        for fold in folds
+    ]
+    # big workloads first: better packing of the cores
+    points.sort(key=lambda p: -p["n_subs"])
+    handle = data if local else broadcast(data, spark)
+    try:
+        frame = run_grid(
+            _OnData(handle),
+            points,
+            spark=spark,
+            local=local,
+            desc="Fig. 7 grid",
+            progress=progress,
+        )
+    finally:
+        if not local:
+            handle.unpersist()
+    frame = frame.drop(columns=["cost"])
+    frame = frame.sort_values(
+        ["kind", "n_subs", "method", "placer", "fold"], kind="stable", ignore_index=True
+    )
+    return add_relative_throughput(frame) if "SALB" in set(methods) else frame
+
+
+def add_relative_throughput(frame: pd.DataFrame, baseline: str = "SALB") -> pd.DataFrame:
+    """``relative_throughput`` = throughput / ``baseline``'s in the same kind, size, placer,
+    fold and N (Sect. 6.2: SALB = 1)."""
+    keys = ["kind", "n_subs", "placer", "fold", "n_matchers"]
+    base = frame.loc[frame["method"] == baseline, [*keys, "throughput"]]
+    out = frame.merge(
+        base.rename(columns={"throughput": "_base"}), on=keys, how="left", validate="many_to_one"
+    )
+    if out["_base"].isna().any():
+        raise ValueError(f"some grid points lack a {baseline} baseline")
+    out["relative_throughput"] = out["throughput"] / out.pop("_base")
+    return out
+
+
+# --------------------------------------------------------------------------- experiments
+
+
+def lookup_curves(
+    data: ScalingData,
+    sizes: Sequence[int],
+    *,
+    n_matchers: int = 16,
+    fold: int = 0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fig. 3 points for every kind (:func:`lookup_curve`),
+    publications = the held-out ``fold``."""
+
+    test = data.posts.subset(data.folds == fold)
+    parts = []
+    for kind, stream in data.streams.items():
+        usable = [n for n in sizes if n <= stream.n_posts]
+        curve = lookup_curve(test, stream, usable, n_matchers, seed=seed)
+        parts.append(curve.assign(kind=kind))
+    return pd.concat(parts, ignore_index=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Deployment:
+    """One learned and placed configuration, ready for the Spark dataflow."""
+
+    mapping: Any
+    placement: Any
+    subs: Corpus
+    posts: Corpus
+    posts_frame: pd.DataFrame
+
+
+def deployment(
+    data: ScalingData,
+    kind: str,
+    n_subs: int,
+    *,
+    method: str = "SALB",
+    placer: str = "LASP",
+    fold: int = 0,
+    n_matchers: int = 16,
+    cost: Any = None,
+    max_posts: int | None = None,
+    seed: int = 0,
+) -> Deployment:
+    """Learn M on the training folds, place ``n_subs`` subscriptions, and take (at most
+    ``max_posts``) held-out posts as the publications to stream, with their times."""
+    subs = data.workload(kind, n_subs)
+    train = data.posts.subset(data.folds != fold).restrict(subscribed_mask(subs, data.posts))
+    mapping = learn_mapping(train, n_matchers, method, seed=seed, split_hot=True)
+    placement = place_subscriptions(subs, mapping, placer, cost=cost, seed=seed)
+    rows = np.flatnonzero(data.folds == fold)[: max_posts or None]
+    posts = data.posts.subset(rows)
+    ts = data.ts[rows] if data.ts is not None else np.full(len(rows), -1, dtype=np.int64)
+    frame = pd.DataFrame({"post_id": posts.post_ids, "ts": ts, "words": posts.word_lists()})
+    return Deployment(mapping, placement, subs, posts, frame)
+
+
+# --------------------------------------------------------------------------- claims
+
+
+def placement_gain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (kind, n_subs, method): mean total lookups under LASP and random anycast and
+    their ratio (``lasp_over_random`` < 1: LASP reduces the matching load)."""
+    keys = ["kind", "n_subs", "method"]
+    agg = frame.groupby([*keys, "placer"])["total_ops"].mean().unstack("placer")
+    if not {"LASP", "random"} <= set(agg.columns):
+        raise ValueError("need rows of both placers, LASP and random")
+    out = agg[["LASP", "random"]].rename(columns={"LASP": "lasp_ops", "random": "random_ops"})
+    out["lasp_over_random"] = out["lasp_ops"] / out["random_ops"]
+    return out.reset_index()
+
+
+def throughput_drop(frame: pd.DataFrame, start: int, method: str = "SALB") -> pd.DataFrame:
+    """Per kind: throughput at ``start`` subscriptions over throughput at the largest size
+    (``drop`` > 1: how many times throughput fell), mean over folds, for ``method``."""
+    sel = frame[(frame["method"] == method) & (frame.get("placer", "LASP") == "LASP")]
+    mean = sel.groupby(["kind", "n_subs"])["throughput"].mean().reset_index()
+    rows = []
+    for kind, part in mean.groupby("kind"):
+        part = part.set_index("n_subs")["throughput"]
+        if start not in part.index:
+            raise ValueError(f"no {kind} rows at {start} subscriptions")
+        last = int(part.index.max())
+        rows.append({"kind": kind, "from": start, "to": last, "drop": part[start] / part[last]})
+    return pd.DataFrame(rows)
+
+
+def method_ranking(summary: pd.DataFrame, metric: str = "relative_throughput") -> pd.DataFrame:
+    """Per (kind, n_subs): the best method on ``metric`` (mean over folds), SALB's value and
+    the best other method's value."""
+    sel = summary[summary["metric"] == metric]
+    rows = []
+    for (kind, n), part in sel.groupby(["kind", "n_subs"]):
+        part = part.set_index("method")["mean"]
+        others = part.drop("SALB", errors="ignore")
+        rows.append(
+            {
+                "kind": kind,
+                "n_subs": int(n),
+                "best": part.idxmax(),
+                "SALB": float(part.get("SALB", np.nan)),
+                "best_other": others.idxmax() if len(others) else None,
+                "best_other_value": float(others.max()) if len(others) else np.nan,
+                "hash": float(part.get("hash", np.nan)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def advantage_note(summary: pd.DataFrame, method: str = "SALB") -> str:
+    """Why ``method`` is not the best everywhere: in how many workloads another method has
+    the higher relative throughput, and the range of that method's spread and imbalance
+    relative to ``method``'s there (empty if ``method`` is best everywhere)."""
+    means = summary.pivot_table(
+        index=["kind", "n_subs", "method"], columns="metric", values="mean"
+    ).reset_index()
+    spread, imb, winners = [], [], []
+    for _, part in means.groupby(["kind", "n_subs"]):
+        part = part.set_index("method")
+        best = part["relative_throughput"].idxmax()
+        if best == method or method not in part.index:
+            continue
+        winners.append(best)
+        spread.append(part.loc[best, "spread"] / part.loc[method, "spread"])
+        imb.append(part.loc[best, "imbalance"] / part.loc[method, "imbalance"])
+    if not winners:
+        return ""
+    counts = pd.Series(winners).value_counts().to_dict()
+    return (
+        f"{method} is beaten in {len(winners)} of {means.groupby(['kind', 'n_subs']).ngroups} "
+        f"workloads (by {counts}); there the winner's spread is {min(spread):.2f}-"
+        f"{max(spread):.2f}x and its imbalance {min(imb):.2f}-{max(imb):.2f}x {method}'s"
+    )
+
+
+def losses_to(rank: pd.DataFrame, other: str = "hash") -> str:
+    """Workloads of a :func:`method_ranking` frame where SALB's relative throughput is not
+    above ``other``'s, as ``kind n_subs (ratio)``; empty if none."""
+    bad = rank[rank["SALB"] <= rank[other]]
+    return ", ".join(f"{r.kind} {r.n_subs:,} ({r.SALB / r[other]:.3f})" for _, r in bad.iterrows())
+
+
+def lookup_curve(
+    posts: Corpus,
+    subs: Corpus,
+    sizes: Sequence[int],
+    n_matchers: int = 16,
+    *,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Fig. 3 data: per matcher, unique words in its trie vs lookups per publication.
+
+    For each size n the first n subscriptions are placed on ``n_matchers`` matchers by
+    random anycast under the hash mapping (no cost model needed, so the curve that defines
+    f does not depend on f), and ``posts`` are routed and matched. Each matcher gives one
+    point: ``unique_words`` = |H(i)|, ``ops_per_pub`` = L(i) / publications routed to i.
+    """
+    from routelab.s3tm.mappings import learn_mapping
+
+    rows = []
+    for n in sizes:
+        if not 1 <= n <= subs.n_posts:
+            raise ValueError(f"size {n} outside 1..{subs.n_posts}")
+        part = subs.subset(np.arange(n))
+        mapping = learn_mapping(part, n_matchers, "hash", seed=seed)
+        placement = place_subscriptions(part, mapping, "random", seed=seed)
+        load = matching_load(mapping, placement, part, posts)
+        for i in range(n_matchers):
+            if load.pubs[i] == 0:
+                continue
+            rows.append(
+                {
+                    "n_subs": int(n),
+                    "matcher": i,
+                    "unique_words": int(load.unique_words[i]),
+                    "subs_on_matcher": int(placement.subs_per_matcher()[i]),
+                    "pubs": int(load.pubs[i]),
+                    "ops": int(load.ops[i]),
+                    "ops_per_pub": float(load.ops[i] / load.pubs[i]),
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,401 @@
+"""Workloads for evaluating word-to-matcher mappings (S3-TM Sects. 6, 6.1): posts,
+subscriptions and cross-validation folds.
+
+- folds: :func:`kfold_assignment` / :func:`kfold_splits` -- a seeded stable-hash shuffle of
+  the post ids, then contiguous folds whose sizes differ by at most one ("All experiments
+  are performed using tenfold cross-validation", Sect. 6). Folds must be made over shuffled
+  posts: on drifting data, learning on early posts and testing on later ones measures
+  drift, not the mapping (``shuffle=False`` keeps the given order for that).
+- :class:`CVData`: a dataset restricted to each subscription kind's subscribed words W^s
+  (only they route a post, Eq. 1), with its folds; built by :func:`real_cv_data` (the
+  bundled real tweets with tweet- and topic-based subscriptions, Sect. 6.1),
+  :func:`synthetic_cv_data` or :func:`cv_data`.
+- :class:`CurveData`: a shuffled learning pool and a fixed test set of synthetic posts for
+  the learning-corpus-size sweep (Fig. 6) and the learning-time sweep (Fig. 9); built by
+  :func:`synthetic_curve_data`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.hashing import mix64, py_mix64
+from routelab.s3tm.wordsets import Corpus
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from routelab.corpus.subscriptions import TopicModel
+
+KINDS = ("tweet", "topic")
+"""Subscription workloads of Sect. 6.1: tweet-based and topic-based."""
+
+ALL_WORDS = "all"
+"""Key of the unrestricted corpus in :attr:`CurveData.corpora` (every word subscribed)."""
+
+
+# --------------------------------------------------------------------------- folds
+
+
+def seeded_order(keys: np.ndarray, seed: int) -> np.ndarray:
+    """Positions ``0..n-1`` of ``keys`` in a seeded pseudo-random order.
+
+    Sorted by the stable 64-bit hash :func:`routelab.hashing.mix64` of each key (never
+    Python's salted ``hash()``), ties by key then position; the same in every process.
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    return np.lexsort((np.arange(len(keys)), keys, mix64(keys, seed)))
+
+
+def kfold_assignment(
+    post_ids: np.ndarray, n_folds: int, seed: int = 0, *, shuffle: bool = True
+) -> np.ndarray:
+    """Fold number (``0..n_folds-1``) of every post, for k-fold cross-validation.
+
+    The posts are put in :func:`seeded_order` of their ids (``shuffle=True``) or kept in the
+    given order (``shuffle=False``, e.g. time order to measure drift) and cut into
+    ``n_folds`` contiguous folds whose sizes differ by at most one. A post's fold depends
+    only on its id, the number of posts and the seed.
+
+    Raises:
+        ValueError: fewer posts than folds, ``n_folds < 2`` or duplicate post ids.
+    """
+    post_ids = np.asarray(post_ids, dtype=np.int64)
+    n = len(post_ids)
+    if n_folds < 2:
+        raise ValueError(f"n_folds must be >= 2, got {n_folds}")
+    if n < n_folds:
+        raise ValueError(f"{n} posts cannot be split into {n_folds} folds")
+    if len(np.unique(post_ids)) != n:
+        raise ValueError("post ids must be unique to assign folds")
+    order = seeded_order(post_ids, seed) if shuffle else np.arange(n)
+    folds = np.empty(n, dtype=np.int32)
+    folds[order] = (np.arange(n, dtype=np.int64) * n_folds // n).astype(np.int32)
+    return folds
+
+
+def kfold_splits(
+    post_ids: np.ndarray, n_folds: int, seed: int = 0, *, shuffle: bool = True
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(train_rows, test_rows)`` for each fold (sorted row numbers); see
+    :func:`kfold_assignment`."""
+    folds = kfold_assignment(post_ids, n_folds, seed, shuffle=shuffle)
+    return [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(n_folds)]
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+def subscribed_word_set(subscriptions: Any) -> frozenset[str]:
+    """W^s of a subscriptions table (``words`` column of lists) or of word lists."""
+    lists = subscriptions["words"] if isinstance(subscriptions, pd.DataFrame) else subscriptions
+    return frozenset(w for words in lists for w in words if w)
+
+
+@dataclass(frozen=True, eq=False)
+class CVData:
+    """One dataset prepared for k-fold cross-validation.
+
+    Attributes:
+        name: dataset name (a column of every result row).
+        corpora: subscription kind -> the posts restricted to that kind's W^s (every post is
+            kept, possibly empty: a post without subscribed words goes nowhere, Eq. 1).
+        folds: fold number of every post (row), from :func:`kfold_assignment`.
+        n_folds: number of folds.
+        info: how the dataset was made (sizes, subscription parameters, seed).
+    """
+
+    name: str
+    corpora: dict[str, Corpus]
+    folds: np.ndarray
+    n_folds: int
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The subscription kinds available."""
+        return tuple(self.corpora)
+
+    def split(self, kind: str, fold: int) -> tuple[Corpus, Corpus]:
+        """(learning posts, held-out posts) of ``fold`` under subscription kind ``kind``."""
+        if kind not in self.corpora:
+            raise KeyError(f"dataset {self.name!r} has no {kind!r} subscriptions")
+        if not 0 <= fold < self.n_folds:
+            raise ValueError(f"fold {fold} outside 0..{self.n_folds - 1}")
+        corpus = self.corpora[kind]
+        return corpus.subset(self.folds != fold), corpus.subset(self.folds == fold)
+
+    def describe(self) -> pd.DataFrame:
+        """One row per subscription kind: posts, words, subscribed words, routable posts."""
+        rows = []
+        for kind, corpus in self.corpora.items():
+            freq = corpus.doc_freq()
+            rows.append(
+                {
+                    "dataset": self.name,
+                    "kind": kind,
+                    "posts": corpus.n_posts,
+                    "subscribed words in posts": int(np.count_nonzero(freq)),
+                    "posts with a subscribed word": int(np.count_nonzero(corpus.lengths())),
+                    "subscribed word occurrences": corpus.nnz,
+                    "folds": self.n_folds,
+                    "held-out posts per fold": int(np.bincount(self.folds).min()),
+                }
+            )
+        return pd.DataFrame(rows)
+
+
+def cv_data(
+    name: str,
+    corpus: Corpus,
+    subscribed: Mapping[str, Iterable[str]],
+    n_folds: int = 10,
+    seed: int = 0,
+    *,
+    shuffle: bool = True,
+    info: dict[str, Any] | None = None,
+) -> CVData:
+    """Restrict ``corpus`` to each kind's subscribed words and assign folds.
+
+    Args:
+        name: dataset name.
+        corpus: all posts.
+        subscribed: kind -> W^s (an iterable of words).
+        n_folds, seed, shuffle: see :func:`kfold_assignment`.
+        info: extra description kept in :attr:`CVData.info`.
+    """
+    corpora = {kind: corpus.restrict(corpus.word_mask(words)) for kind, words in subscribed.items()}
+    folds = kfold_assignment(corpus.post_ids, n_folds, seed, shuffle=shuffle)
+    details = {
+        "posts": corpus.n_posts,
+        "vocabulary": corpus.n_vocab,
+        "seed": seed,
+        "subscribed_words": {k: len(set(w)) for k, w in subscribed.items()},
+        **(info or {}),
+    }
+    return CVData(name, corpora, folds, n_folds, details)
+
+
+def make_subscriptions(
+    posts: pd.DataFrame,
+    kinds: Sequence[str],
+    n_subscriptions: int,
+    seed: int = 0,
+    *,
+    topic_model: TopicModel | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Tweet-based (random posts) and topic-based (topic words) subscriptions, Sect. 6.1.
+
+    Args:
+        posts: ``post_id``, ``words``.
+        kinds: a subset of :data:`KINDS`.
+        n_subscriptions: subscriptions per kind.
+        seed: selection seed.
+        topic_model: required for ``"topic"`` (LDA topics or a generator's planted topics).
+    """
+    from routelab.corpus.subscriptions import topic_subscriptions, tweet_subscriptions
+
+    out: dict[str, pd.DataFrame] = {}
+    for kind in kinds:
+        if kind == "tweet":
+            out[kind] = tweet_subscriptions(posts[["post_id", "words"]], n_subscriptions, seed)
+        elif kind == "topic":
+            if topic_model is None:
+                raise ValueError("topic-based subscriptions need a topic model")
+            out[kind] = topic_subscriptions(topic_model, n_subscriptions, seed=seed)
+        else:
+            raise ValueError(f"unknown subscription kind {kind!r}; choose from {KINDS}")
+    return out
+
+
+def real_cv_data(
+    spark: SparkSession,
+    *,
+    max_posts: int | None = None,
+    kinds: Sequence[str] = KINDS,
+    n_subscriptions: int = 10_000,
+    n_topics: int = 100,
+    lda_passes: int = 3,
+    n_folds: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+) -> CVData:
+    """The bundled real tweets with tweet- and topic-based subscriptions, ready for CV.
+
+    Posts come from :func:`routelab.corpus.corpora.bundled_posts` (``max_posts``: the first posts
+    in time order); topic-based subscriptions use LDA topics fitted on those posts
+    (:func:`routelab.corpus.subscriptions.fit_topics`, ``n_topics`` topics, 5 words each).
+    """
+    from routelab.corpus.corpora import bundled_posts
+
+    posts, _ = bundled_posts(spark, max_posts, progress=progress)
+    frame = posts.select("post_id", "ts", "words").toPandas()
+    frame = frame.sort_values(["ts", "post_id"], ignore_index=True)
+    corpus = Corpus.from_frame(frame[["post_id", "words"]])
+    model = None
+    if "topic" in kinds:
+        from routelab.corpus.subscriptions import fit_topics
+
+        model = fit_topics(frame, n_topics, passes=lda_passes, seed=seed, progress=progress)
+    subs = make_subscriptions(frame, kinds, n_subscriptions, seed, topic_model=model)
+    info = {
+        "source": "bundled real tweets",
+        "words_per_post": corpus.nnz / max(corpus.n_posts, 1),
+        "n_subscriptions": n_subscriptions,
+        "n_topics": n_topics if model is not None else None,
+        "lda_passes": lda_passes if model is not None else None,
+        "corpus_issues": dict(corpus.issues),
+    }
+    subscribed = {kind: subscribed_word_set(s) for kind, s in subs.items()}
+    return cv_data("tweets", corpus, subscribed, n_folds, seed, info=info)
+
+
+def planted_topic_model(n_posts: int, seed: int = 0, *, words_per_topic: int = 5, **params: Any):
+    """The planted topics of :func:`routelab.datasets.synthetic.topic_tweets` as a
+    :class:`~routelab.corpus.subscriptions.TopicModel` (each topic's most probable words).
+
+    It stands in for the LDA topics of Sect. 6.1 on synthetic posts: the generator knows
+    its topics, so no topic model has to be fitted. Topic weights are the mean weekly
+    popularity.
+    """
+    from routelab.corpus.subscriptions import TopicModel
+    from routelab.datasets.synthetic import TopicTweetParams, topic_tweet_model, zipf_pmf
+
+    p = TopicTweetParams(n_posts, **params)
+    model = topic_tweet_model(p, seed)
+    k = min(words_per_topic, p.topic_words)
+    probs = zipf_pmf(p.topic_words, p.topic_zipf)[:k]
+    words = tuple(tuple(f"w{i + 1}" for i in row[:k]) for row in model.topic_word_ids)
+    weights = model.popularity.mean(axis=0)
+    return TopicModel(
+        words,
+        tuple(tuple(float(x) for x in probs) for _ in words),
+        tuple(float(w) for w in weights / weights.sum()),
+        {"source": "planted topics of the synthetic generator", "seed": seed},
+    )
+
+
+def synthetic_cv_data(
+    n_posts: int,
+    *,
+    kinds: Sequence[str] = KINDS,
+    n_subscriptions: int = 100_000,
+    n_folds: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+    **generator_params: Any,
+) -> CVData:
+    """Synthetic topic-model posts ready for CV, a second dataset for Fig. 5 (the paper
+    combines April 2013 and Sparse). Subscriptions as in :func:`synthetic_curve_data`."""
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    frame = topic_tweets_pandas(n_posts, seed=seed, progress=progress, **generator_params)
+    corpus = Corpus.from_frame(frame[["post_id", "words"]])
+    model = planted_topic_model(n_posts, seed, **generator_params) if "topic" in kinds else None
+    subs = make_subscriptions(frame, kinds, n_subscriptions, seed, topic_model=model)
+    info = {
+        "source": "synthetic topic-model posts (routelab.datasets.synthetic.topic_tweets)",
+        "n_subscriptions": n_subscriptions,
+        "generator": dict(generator_params),
+    }
+    subscribed = {kind: subscribed_word_set(s) for kind, s in subs.items()}
+    return cv_data("synthetic", corpus, subscribed, n_folds, seed, info=info)
+
+
+@dataclass(frozen=True, eq=False)
+class CurveData:
+    """A shuffled learning pool and a fixed held-out test set (Figs. 6 and 9).
+
+    Attributes:
+        name: dataset name.
+        corpora: kind -> posts restricted to that kind's W^s; :data:`ALL_WORDS` -> all words.
+        test_rows: rows of the held-out posts.
+        pool_rows: rows of the learning pool, in seeded random order.
+        seed: seed of the shuffles.
+        info: how the data was made.
+    """
+
+    name: str
+    corpora: dict[str, Corpus]
+    test_rows: np.ndarray
+    pool_rows: np.ndarray
+    seed: int
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_size(self) -> int:
+        """Largest learning corpus available."""
+        return len(self.pool_rows)
+
+    def describe(self) -> pd.DataFrame:
+        """One row per corpus (kind, or ``all`` words): posts, words, occurrences, split."""
+        return pd.DataFrame(
+            [
+                {
+                    "dataset": self.name,
+                    "kind": kind,
+                    "posts": corpus.n_posts,
+                    "words in posts": int(np.count_nonzero(corpus.doc_freq())),
+                    "word occurrences": corpus.nnz,
+                    "learning pool": len(self.pool_rows),
+                    "test posts": len(self.test_rows),
+                }
+                for kind, corpus in self.corpora.items()
+            ]
+        )
+
+    def learning_rows(self, size: int, repeat: int = 0) -> np.ndarray:
+        """``size`` learning posts: a prefix of the pool, re-shuffled per ``repeat``.
+
+        Repeat 0 takes the first ``size`` pool posts, so the learning sets of one repeat are
+        nested (a larger corpus adds posts, it never swaps them).
+        """
+        if not 1 <= size <= self.max_size:
+            raise ValueError(f"learning size {size} outside 1..{self.max_size}")
+        pool = self.pool_rows
+        if repeat:
+            pool = pool[seeded_order(pool, py_mix64(repeat, self.seed))]
+        return np.sort(pool[:size])
+
+
+def synthetic_curve_data(
+    n_pool: int,
+    n_test: int,
+    *,
+    kinds: Sequence[str] = KINDS,
+    n_subscriptions: int = 10_000,
+    seed: int = 0,
+    progress: bool = True,
+    **generator_params: Any,
+) -> CurveData:
+    """Synthetic topic-model posts (:func:`routelab.datasets.synthetic.topic_tweets_pandas`)
+    split into a shuffled learning pool of ``n_pool`` and a test set of ``n_test`` posts.
+
+    Tweet-based subscriptions are random posts; topic-based ones use the generator's planted
+    topics (:func:`planted_topic_model`).
+    """
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    n_total = n_pool + n_test
+    frame = topic_tweets_pandas(n_total, seed=seed, progress=progress, **generator_params)
+    corpus = Corpus.from_frame(frame[["post_id", "words"]])
+    model = planted_topic_model(n_total, seed, **generator_params) if "topic" in kinds else None
+    subs = make_subscriptions(frame, kinds, n_subscriptions, seed, topic_model=model)
+    del frame
+    corpora = {
+        kind: corpus.restrict(corpus.word_mask(subscribed_word_set(s))) for kind, s in subs.items()
+    }
+    corpora[ALL_WORDS] = corpus
+    order = seeded_order(corpus.post_ids, seed)
+    info = {
+        "source": "synthetic topic-model posts (routelab.datasets.synthetic.topic_tweets)",
+        "posts": n_total,
+        "n_subscriptions": n_subscriptions,
+        "generator": dict(generator_params),
+    }
+    return CurveData("synthetic", corpora, np.sort(order[:n_test]), order[n_test:], seed, info)

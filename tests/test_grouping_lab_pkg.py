@@ -1,0 +1,317 @@
+"""PKG experiments (notebook 07_pkg): hand-checked reductions, invariants, claim verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.grouping.kernels import kg_route, pkg_global_route
+from routelab.grouping.lab import pkg_claims as pc
+from routelab.grouping.lab import pkg_experiments as xp
+from routelab.grouping.lab.bench import GOALS, bench_rows
+from routelab.grouping.lab.tasks import simulate_task
+from routelab.sweep import run_grid
+
+
+def skewed_keys(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.zipf(1.4, size=n) % 500).astype(np.int64)
+
+
+def case(name: str = "zipf", **params) -> xp.StreamCase:
+    return xp.StreamCase(name, params, 1000, 10, 0.1, 100.0, "synthetic", "test")
+
+
+# ----------------------------------------------------------------------------- Sect. IV-A
+
+
+def test_p1_and_the_lower_bound_by_hand():
+    assert xp.max_key_probability([1, 1, 2, 3]) == 0.5
+    with pytest.raises(ValueError, match="empty"):
+        xp.max_key_probability([])
+    assert xp.imbalance_lower_bound(0.5, 10) == pytest.approx(0.15)
+    assert xp.imbalance_lower_bound(0.1, 10) == 0.0  # p1/2 < 1/W: no bound
+    c = case()
+    assert c.boundary == pytest.approx(20.0) and c.probe_interval(50) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="n_probes"):
+        c.probe_interval(0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("route", [pkg_global_route, kg_route])
+def test_no_scheme_beats_the_p1_bound(route, seed):
+    keys = skewed_keys(5000, seed)
+    w = 40
+    loads = np.bincount(route(keys, None, w, seed=seed), minlength=w)
+    bound = xp.imbalance_lower_bound(xp.max_key_probability(keys), w)
+    assert bound > 0  # the stream is skewed enough for the bound to bite
+    assert (loads.max() - loads.mean()) / keys.size >= bound - 1e-12
+
+
+def test_used_bins_task_invariants():
+    rows = xp.used_bins_task({"n_workers": 10, "n_seeds": 5, "messages_per_key": 8})
+    assert [r["seed"] for r in rows] == list(range(5))
+    for r in rows:
+        assert r["expected"] == pytest.approx(1 - 0.9**20)
+        assert r["loaded_fraction"] <= r["used_fraction"]  # PKG only uses hash choices
+        assert r["scaled_imbalance"] >= r["scaled_bound"] - 1e-12
+        assert r["scaled_bound"] == pytest.approx(1 / r["used_fraction"] - 1)
+
+
+def test_routing_overlap_by_hand():
+    out = xp.routing_overlap(np.array([0, 1, 2, 3]), np.array([0, 1, 0, 0]))
+    assert out == {"agreement": 0.5, "jaccard": pytest.approx(1 / 3)}
+    assert xp.routing_overlap(np.arange(5), np.arange(5))["jaccard"] == 1.0
+    with pytest.raises(ValueError, match="equally long"):
+        xp.routing_overlap(np.arange(3), np.arange(4))
+
+
+# ----------------------------------------------------------------------------- Fig. 5
+
+
+def test_saturation_rate_by_hand():
+    one_key = np.zeros(10, dtype=np.int64)
+    assert xp.saturation_rate(one_key, "kg", 4, 0.001) == pytest.approx(1000.0)
+    assert xp.saturation_rate(np.arange(8), "sg", 4, 0.001) == pytest.approx(4000.0)
+    with pytest.raises(ValueError, match="cpu_delay"):
+        xp.saturation_rate(one_key, "kg", 4, 0.0)
+
+
+def test_flushed_counters_by_hand():
+    keys = np.array([1, 1, 2, 1])
+    workers = np.array([0, 1, 0, 0])
+    times = np.array([0.0, 1.0, 2.0, 3.0])
+    flushed, memory = xp.flushed_counters(keys, workers, times, 2.0, 3)
+    # window 0: w0 {1}, w1 {1}; window 1: w0 {2, 1}
+    np.testing.assert_array_equal(flushed, [3, 1, 0])
+    assert memory == 2.0
+    with pytest.raises(ValueError, match="period"):
+        xp.flushed_counters(keys, workers, times, 0.0, 3)
+
+
+def test_aggregation_tradeoff_model():
+    keys = skewed_keys(3000, 1)
+    times = np.arange(keys.size) / 100.0
+    free = xp.aggregation_tradeoff(keys, times, 6, [1.0, 5.0], 0.001, 0.0)
+    paid = xp.aggregation_tradeoff(keys, times, 6, [1.0, 5.0], 0.001, 0.001)
+    kg = free[free["scheme"] == "kg"].iloc[0]
+    loads = np.bincount(kg_route(keys, None, 6), minlength=6)
+    assert kg["throughput"] == pytest.approx(keys.size / (loads.max() * 0.001))
+    assert kg["memory"] == np.unique(keys).size
+    sg = free[free["scheme"] == "sg"]
+    assert sg["throughput"].tolist() == pytest.approx([keys.size / (500 * 0.001)] * 2)
+    assert (paid["throughput"] <= free["throughput"] + 1e-9).all()
+    pkg = paid[paid["scheme"] == "pkg_local"].set_index("period")
+    assert pkg.loc[5.0, "throughput"] > pkg.loc[1.0, "throughput"]  # fewer flushes
+    assert pkg.loc[5.0, "memory"] > pkg.loc[1.0, "memory"]  # more counters held
+
+
+# ----------------------------------------------------------------------------- grids
+
+
+def test_stream_params_pick_size_or_limit():
+    assert xp.stream_params("ln1", 500, 20) == {"stream_n_messages": 500}
+    assert xp.stream_params("flights_origins", 500, 20) == {"stream_limit": 20}
+    assert xp.stream_params("flights_origins", 500, None) == {}
+
+
+def test_stream_case_of_a_synthetic_stream():
+    c = xp.stream_case("zipf", {"stream_n_messages": 3000, "stream_z": 1.2})
+    keys = xp.load_case("zipf", c.params).keys
+    assert c.n_messages == 3000 and c.n_keys == np.unique(keys).size
+    assert c.p1 == xp.max_key_probability(keys) and c.data == "synthetic"
+    assert xp.cases_table([c]).loc["zipf", "2/p1"] == pytest.approx(2 / c.p1)
+
+
+def test_stream_cases_reuse_known_cases():
+    known = case("ln1", stream_n_messages=500)
+    again = xp.stream_cases(["ln1"], n_messages=500, known=[known])
+    assert again[0] is known  # not rebuilt (its made-up statistics survive)
+    fresh = xp.stream_cases(["ln1"], n_messages=400, known=[known])[0]
+    assert fresh.n_messages == 400
+
+
+def test_data_kinds_groups_streams_by_kind():
+    cases = [case("a"), xp.StreamCase("b", {}, 1, 1, 1.0, 0.0, "real", "x"), case("c")]
+    assert xp.data_kinds(cases) == "synthetic: a, c; real: b"
+
+
+def test_drift_summary_by_hand():
+    out = xp.drift_summary(np.array([1, 1, 2, 2]), np.arange(4.0), 2.0)
+    assert out["slices"] == 2 and out["distinct_top_keys"] == 2
+    assert out["tv_median"] == 1.0 and out["p1_min"] == 1.0  # disjoint slices
+    same = xp.drift_summary(np.array([1, 2, 1, 2, 1, 2]), np.arange(6.0), 2.0)
+    assert same["tv_max"] == 0.0 and same["p1_max"] == 0.5 and same["slices"] == 3
+    with pytest.raises(ValueError, match="period"):
+        xp.drift_summary(np.array([1]), np.zeros(1), 0.0)
+
+
+def test_imbalance_points_cover_table2_and_fig2():
+    pts = xp.imbalance_points([case(), case("ln1")], [5, 10], [2, 4], n_probes=10)
+    assert len(pts) == 2 * 2 * (len(xp.TABLE2_SCHEMES) + 2 * 2)
+    probes = [p for p in pts if p["scheme"] == "pkg_probe"]
+    assert len(probes) == 8 and all(p["probe_interval"] == 10.0 for p in probes)
+    assert all("probe_interval" not in p for p in pts if p["scheme"] != "pkg_probe")
+    assert {p["n_sources"] for p in pts if p["scheme"] in xp.TABLE2_SCHEMES} == {1}
+    timeline = xp.timeline_points([case()], [10], 5)
+    assert [xp.variant(p["scheme"], p["n_sources"]) for p in timeline] == ["H", "G", "L5", "L5P"]
+    assert all(p["output"] == "timeline" for p in timeline)
+
+
+def test_variant_names():
+    assert [xp.variant(s, 5) for s in ("kg", "pkg_global", "pkg_local", "pkg_probe")] == [
+        "H",
+        "G",
+        "L5",
+        "L5P",
+    ]
+    assert xp.variant("off_greedy", 1) == "Off-Greedy"
+
+
+def summary_rows() -> pd.DataFrame:
+    """Hand-made grid rows: two worker counts, Table II schemes plus L/LP at S=2."""
+    rows = []
+    for w, (kg, pkg, off) in {5: (0.1, 0.001, 0.01), 50: (0.2, 0.1, 0.1)}.items():
+        for scheme, f in {
+            "kg": kg,
+            "pkg_global": pkg,
+            "off_greedy": off,
+            "on_greedy": off,
+            "potc": kg,
+        }.items():
+            rows.append(
+                {
+                    "stream": "tweet_words",
+                    "scheme": scheme,
+                    "n_workers": w,
+                    "n_sources": 1,
+                    "avg_imbalance_fraction": f,
+                    "avg_imbalance": f * 1000,
+                    "final_imbalance_fraction": 2 * f,
+                }
+            )
+        for scheme, f in {"pkg_local": 4 * pkg, "pkg_probe": 2 * pkg}.items():
+            rows.append(
+                {
+                    "stream": "tweet_words",
+                    "scheme": scheme,
+                    "n_workers": w,
+                    "n_sources": 2,
+                    "avg_imbalance_fraction": f,
+                    "avg_imbalance": f * 1000,
+                    "final_imbalance_fraction": 2 * f,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_table2_gain_and_local_ratios_by_hand():
+    rows = summary_rows()
+    t2 = xp.table2(rows)
+    assert t2.loc[("tweet_words", "PKG"), 5] == pytest.approx(1.0)
+    assert t2.loc[("tweet_words", "Hashing"), 50] == pytest.approx(200.0)
+    assert list(t2.index.get_level_values("method")) == list(xp.TABLE2_SCHEMES.values())
+    c = xp.StreamCase(
+        "tweet_words", {}, 1000, 10, 0.05, 1.0, "synthetic", "test"
+    )  # 1/p1=20, 2/p1=40
+    gain = xp.splitting_gain(rows, [c])
+    assert gain.loc[("tweet_words", 5), "gain"] == pytest.approx(100.0)
+    assert (
+        gain.loc[("tweet_words", 5), "below_1/p1"]
+        and not gain.loc[("tweet_words", 50), "below_1/p1"]
+    )
+    assert gain.loc[("tweet_words", 50), "above_2/p1"]
+    assert gain.loc[("tweet_words", 50), "lower_bound_final"] == pytest.approx(0.025 - 0.02)
+    ratios = xp.local_global_frame(rows)
+    assert ratios["L_over_G"].tolist() == pytest.approx([4.0, 4.0])
+    assert ratios["LP_over_L"].tolist() == pytest.approx([0.5, 0.5])
+    assert [c["holds"] for c in pc.table2_claims(gain, [c])] == [True, True, True]
+    local = pc.local_claims(ratios, {"agreement": 0.6, "jaccard": 0.43}, True, "here")
+    assert [c["holds"] for c in local] == [True, False, True, True]  # LP halves L: "helps"
+
+
+def test_claim_verdicts_follow_the_data():
+    shares = pd.DataFrame({"n_sources": [5], "max_source_share": [0.3], "uniform_share": [0.2]})
+    skew = pd.DataFrame(
+        {
+            "split": ["skewed", "uniform"],
+            "n_sources": [5, 5],
+            "n_workers": [10, 10],
+            "avg_imbalance_fraction": [3e-4, 1e-4],
+        }
+    )
+    assert pc.skew_claims(skew, shares)[0]["holds"] is False  # 3x apart
+    skew.loc[0, "avg_imbalance_fraction"] = 1.5e-4
+    assert pc.skew_claims(skew, shares)[0]["holds"] is True
+    tp = pd.DataFrame(
+        {
+            "delay_ms": [0.1, 1.0] * 3,
+            "scheme": ["kg"] * 2 + ["sg"] * 2 + ["pkg_local"] * 2,
+            "throughput": [100, 40, 100, 70, 100, 69],
+            "latency_mean": [1, 9, 1, 3, 1, 3],
+            "memory_normalized": [1.0, 1.0, 2.5, 2.5, 1.3, 1.3],
+        }
+    )
+    claims = pc.throughput_claims(tp, 100.0)
+    assert [c["holds"] for c in claims] == [True, True, True]
+    tp.loc[tp["scheme"] == "pkg_local", "throughput"] = [100, 30]
+    assert [c["holds"] for c in pc.throughput_claims(tp, 100.0)] == [False, False, True]
+    agg = pd.DataFrame(
+        {
+            "scheme": ["kg", "pkg_local", "pkg_local", "sg", "sg"],
+            "period": [np.nan, 1.0, 60.0, 1.0, 60.0],
+            "memory": [50.0, 10.0, 20.0, 20.0, 40.0],
+            "throughput": [5.5, 5.0, 6.0, 4.0, 5.0],
+        }
+    )
+    assert [c["holds"] for c in pc.memory_claims(tp, agg)] == [True, True, True]
+    agg.loc[2, "throughput"] = 5.2  # PKG never beats KG, still beats SG
+    assert [c["holds"] for c in pc.memory_claims(tp, agg)] == [True, True, False]
+
+
+def test_drift_claim_compares_local_with_hashing():
+    c = xp.StreamCase("f", {}, 1000, 10, 0.05, 1.0, "real", "CT")
+    frame = pd.DataFrame(
+        {
+            "stream": "f",
+            "n_workers": 10,
+            "variant": ["H", "L5", "L5P"] * 2,
+            "imbalance_fraction": [0.1, 1e-3, 1e-3, 0.1, 2e-3, 1e-3],
+        }
+    )
+    assert pc.drift_claims(frame, [c])[0]["holds"] is True
+    frame.loc[frame["variant"] == "L5", "imbalance_fraction"] = 0.05
+    assert pc.drift_claims(frame, [c])[0]["holds"] is False
+    assert pc.drift_claims(frame.assign(n_workers=50), [c])[0]["holds"] is None  # W > 1/p1
+
+
+def test_used_bins_claims():
+    rows = xp.used_bins_task({"n_workers": 2000, "n_seeds": 3, "messages_per_key": 20})
+    bins = pd.DataFrame(rows).assign(n_workers=2000)
+    claims = pc.used_bins_claims(bins)
+    assert claims[0]["holds"] is True  # 1 - 1/e^2 within a point at n = 2000
+    assert claims[1]["holds"] is True
+
+
+@pytest.mark.spark
+def test_grid_on_spark_matches_in_process(spark):
+    c = xp.stream_case("ln2", {"stream_n_messages": 4000})
+    pts = xp.imbalance_points([c], [6], [3], n_probes=20, n_checkpoints=20)
+    rows = xp.with_labels(run_grid(simulate_task, pts, spark=spark, progress=False), [c])
+    assert len(rows) == len(pts)
+    assert set(rows["variant"]) == {"G", "H", "L3", "L3P", "Off-Greedy", "On-Greedy", "PoTC"}
+    assert set(rows["stream_label"]) == {"ln2 (LN2)"}
+    local = [simulate_task(p)[0]["avg_imbalance"] for p in pts[:3]]
+    assert rows["avg_imbalance"].iloc[:3].tolist() == pytest.approx(local)
+    assert xp.table2(rows).shape == (len(xp.TABLE2_SCHEMES), 1)
+
+
+def test_bench_rows_shape():
+    rows = bench_rows(n_messages=2000, n_reference=200, schemes=["kg", "potc"])
+    assert [r["goal"] for r in rows] == [GOALS["kg"], None]
+    assert rows[1]["meets_goal"] is None and rows[0]["meets_goal"] in (True, False)
+    for r in rows:
+        assert set(r) == {"what", "value", "unit", "baseline", "ratio", "goal", "meets_goal"}
+        assert r["ratio"] == pytest.approx(r["value"] / r["baseline"])
+        assert r["unit"] == "msg/s" and r["value"] > 0

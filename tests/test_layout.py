@@ -1,0 +1,129 @@
+"""The layout of lib/routelab (issue 8): algorithms apart from notebook code, no import cycles.
+
+- ``routelab/<paper>/`` holds a paper's algorithms only: it never imports its own ``lab``
+  (notebook code), plotting or the claims machinery;
+- every package (and every ``lab``) has an ``__init__`` docstring that maps its files;
+- no two routelab modules import each other, directly or through others, whether the import
+  is at module level or inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+ROOT = LIB / "routelab"
+PAPERS = [p.name for p in ROOT.iterdir() if (p / "lab").is_dir()]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(LIB).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """routelab modules ``path`` imports anywhere (module level or inside functions), except
+    under ``if TYPE_CHECKING:``."""
+    found: set[str] = set()
+    package = (
+        _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    )
+    tree = ast.parse(path.read_text())
+    typing_only = {
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for stmt in block.body
+        for n in ast.walk(stmt)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:  # annotations only: not an import at run time
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("routelab"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1]
+                    + ([base] if base else [])
+                )
+            if not base.startswith("routelab"):
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if (LIB / (sub.replace(".", "/") + ".py")).exists() else base)
+    return found
+
+
+MODULES = {_module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def test_there_are_paper_packages_with_a_lab():
+    assert {"s3tm", "grouping"} <= set(PAPERS)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_algorithms_do_not_import_notebook_code_plots_or_claims(paper):
+    offenders = []
+    for name, path in MODULES.items():
+        if not name.startswith(f"routelab.{paper}.") or ".lab" in name:
+            continue
+        text = path.read_text()
+        for imported in _imports(path):
+            if imported.startswith(f"routelab.{paper}.lab") or imported in (
+                "routelab.plots",
+                "routelab.report",
+                "routelab.claims",
+            ):
+                offenders.append(f"{name} imports {imported}")
+        if "plotly" in text or "ipywidgets" in text:
+            offenders.append(f"{name} uses plotly/ipywidgets")
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize(
+    "package", sorted({n for n, p in MODULES.items() if p.name == "__init__.py"})
+)
+def test_every_package_docstring_maps_its_files(package):
+    path = MODULES[package]
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    files = [p.stem for p in path.parent.glob("*.py") if p.name != "__init__.py"]
+    missing = [f for f in files if f not in doc]
+    assert doc and not missing, f"{package}: docstring does not mention {missing}"
+
+
+def test_no_import_cycles():
+    graph = {
+        name: {m for m in _imports(path) if m in MODULES and m != name}
+        for name, path in MODULES.items()
+    }
+    # a package's __init__ re-exporting its own modules is not a cycle of logic
+    for name in graph:
+        graph[name] = {
+            m
+            for m in graph[name]
+            if not (MODULES[m].name == "__init__.py" and name.startswith(m + "."))
+        }
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)

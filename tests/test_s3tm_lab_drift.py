@@ -1,0 +1,233 @@
+"""Concept drift (S3-TM Sect. 6.4, Fig. 7i-l): windows, the learn-on-week-0 experiment, and
+the trend test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from routelab.s3tm.lab import drift_claims
+from routelab.s3tm.lab import drift_experiments as drift
+from routelab.s3tm.mappings import learn_mapping
+from routelab.s3tm.metrics import route_metrics
+from routelab.s3tm.wordsets import Corpus
+
+# --------------------------------------------------------------------------- windows
+
+
+def test_equal_count_windows_by_hand():
+    ts = pd.to_datetime(
+        [
+            "2013-01-05",
+            "2012-12-31",
+            "2013-01-02",
+            "2013-01-01",
+            "2013-01-03",
+            "2013-01-02",
+            "2013-01-04",
+            "2013-02-01",
+        ]
+    )
+    ids = np.array([70, 10, 40, 20, 50, 30, 60, 80])
+    # in range [2013-01-01, 2013-02-01): rows 3 (01-01), 5 (01-02, id 30), 2 (01-02, id 40),
+    # 4 (01-03), 6 (01-04), 0 (01-05); 2 windows of 3
+    got = drift.equal_count_windows(ts, 2, start="2013-01-01", end="2013-02-01", post_ids=ids)
+    assert got.tolist() == [1, -1, 0, 0, 1, 0, 1, -1]
+    # windows of 2: the first 4 posts in time order (rows 3, 5 | 2, 4), the rest left out
+    got = drift.equal_count_windows(ts, 2, start="2013-01-01", window_posts=2, post_ids=ids)
+    assert got.tolist() == [-1, -1, 1, 0, 1, 0, -1, -1]
+
+
+def test_equal_count_windows_errors():
+    ts = pd.date_range("2013-01-01", periods=5, freq="D")
+    with pytest.raises(ValueError, match="cannot fill"):
+        drift.equal_count_windows(ts, 6)
+    with pytest.raises(ValueError, match="cannot fill"):
+        drift.equal_count_windows(ts, 2, window_posts=3)
+    with pytest.raises(ValueError, match="n_windows"):
+        drift.equal_count_windows(ts, 0)
+
+
+# --------------------------------------------------------------------------- trend test
+
+
+def test_slope_test_by_hand():
+    # y = 1, 2, 4 at x = 1, 2, 3: slope 1.5, residuals 1/6, -1/3, 1/6, SSR = 1/6,
+    # se = sqrt(SSR / (n - 2) / Sxx) = sqrt(1/12), t = 1.5 / sqrt(1/12) = 5.196
+    t = drift.slope_test([1, 2, 3], [1, 2, 4])
+    assert t.slope == pytest.approx(1.5)
+    assert t.stderr == pytest.approx(np.sqrt(1 / 12))
+    assert t.t == pytest.approx(5.196152, rel=1e-6)
+    assert t.p_decreasing == pytest.approx(stats.t.cdf(5.196152, 1), rel=1e-6)
+    assert not t.decreasing()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_slope_test_agrees_with_scipy(seed):
+    rng = np.random.default_rng(seed)
+    x = np.arange(12, dtype=float)
+    y = 3 - 0.1 * x + rng.normal(0, 0.5, len(x))
+    ours = drift.slope_test(x, y)
+    ref = stats.linregress(x, y)
+    assert ours.slope == pytest.approx(ref.slope)
+    assert ours.stderr == pytest.approx(ref.stderr)
+    # scipy's two-sided p is twice our one-sided p when the slope is negative
+    if ours.slope < 0:
+        assert 2 * ours.p_decreasing == pytest.approx(ref.pvalue)
+
+
+def test_slope_test_edge_cases():
+    exact = drift.slope_test([1, 2, 3, 4], [4, 3, 2, 1])
+    assert exact.stderr == 0 and exact.p_decreasing == 0.0 and exact.decreasing()
+    flat = drift.slope_test([1, 2, 3], [2, 2, 2])
+    assert np.isnan(flat.p_decreasing) and not flat.decreasing()
+    with pytest.raises(ValueError):
+        drift.slope_test([1, 2], [1, 2])
+    with pytest.raises(ValueError):
+        drift.slope_test([1, 1, 1], [1, 2, 3])
+
+
+def _trend_frame(values: dict[str, list[float]]) -> pd.DataFrame:
+    rows = [
+        {"dataset": "d", "learn_on": "all", "method": m, "window": w, "throughput": v}
+        for m, vs in values.items()
+        for w, v in enumerate(vs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_trend_tests_drop_then_flat_vs_decay():
+    frame = _trend_frame(
+        {
+            "SALB": [10, 6, 6.2, 5.9, 6.1, 6.0, 5.8, 6.2],  # drop, then noise
+            "gFCL": [10, 9, 8, 7, 6, 5, 4, 3],  # steady decay
+        }
+    )
+    out = drift.trend_tests(frame).set_index("method")
+    assert out.loc["SALB", "drop"] == pytest.approx(10 / np.mean([6, 6.2, 5.9, 6.1, 6.0, 5.8, 6.2]))
+    assert not out.loc["SALB", "decreasing"] and out.loc["gFCL", "decreasing"]
+    assert out.loc["gFCL", "slope"] == pytest.approx(-1.0)
+    assert out.loc["SALB", "windows_tested"] == 7
+
+
+def test_drift_claims_verdicts():
+    good = pd.DataFrame(
+        {
+            "dataset": "tweets",
+            "learn_on": "all",
+            "method": ["hash", "gFCL", "gNFCL", "SALB"],
+            "drop": [1.0, 1.5, 1.4, 1.3],
+            "relative_slope": [0.0, -0.01, 0.0, 0.01],
+            "p_decreasing": [0.5, 0.2, 0.5, 0.8],
+            "decreasing": [False] * 4,
+        }
+    )
+    bad = good.assign(decreasing=[True, True, False, False], p_decreasing=[0.01, 0.01, 0.5, 0.8])
+    rows = drift_claims.drift_claims(good, good)
+    assert [r["holds"] for r in rows] == [True, True]
+    rows = drift_claims.drift_claims(bad, good)
+    assert rows[0]["holds"] is False and "gFCL" in rows[0]["note"] and "hash" in rows[0]["note"]
+    assert rows[1]["holds"] is True
+
+
+def test_advantage_claim_names_the_windows_lost():
+    frame = _trend_frame({"SALB": [5, 4, 3, 4], "hash": [3, 3, 3.5, 2]}).assign(dataset="tweets")
+    row = drift_claims.advantage_claim(frame)
+    assert row["holds"] is False and "2 of 3" in row["measured"]
+    assert "window 2: hash" in row["note"]
+    assert drift_claims.advantage_claim(frame[frame["window"] != 2])["holds"] is True
+
+
+# --------------------------------------------------------------------------- experiment
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Synthetic drifting posts in 4 windows; W^s_w = the 40 most frequent words of window w."""
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    frame = topic_tweets_pandas(
+        1600, seed=5, weeks=4.0, vocab_size=500, topic_words=60, n_topics=8, drift=1.0
+    )
+    win = drift.equal_count_windows(frame["ts"], 4, post_ids=frame["post_id"].to_numpy())
+    frame = frame.assign(window=win).sort_values(["ts", "post_id"], ignore_index=True)
+    corpus = Corpus.from_frame(frame[["post_id", "words"]])
+    subscribed = []
+    for w in range(4):
+        counts = frame.loc[frame["window"] == w, "words"].explode().value_counts()
+        subscribed.append(frozenset(counts.index[:40]))
+    table = pd.DataFrame({"window": range(4), "first": frame.groupby("window")["ts"].min()})
+    return drift.DriftData("tiny", corpus, frame["window"].to_numpy(), tuple(subscribed), table)
+
+
+@pytest.mark.parametrize("learn_on", drift.LEARN_ON)
+def test_drift_task_learns_on_window0_and_measures_each_window(tiny, learn_on):
+    params = {
+        "data": tiny,
+        "method": "SALB",
+        "n_matchers": 4,
+        "learn_on": learn_on,
+        "split_hot": False,
+        "seed": 0,
+    }
+    rows = drift.drift_task(params)
+    assert [r["window"] for r in rows] == [0, 1, 2, 3]
+    train = tiny.window(0, restrict=learn_on == "subscribed")
+    mapping = learn_mapping(train, 4, "SALB", seed=0)
+    if learn_on == "subscribed":
+        assert set(mapping.assignment) <= tiny.subscribed[0]
+    else:
+        assert len(set(mapping.assignment) - tiny.subscribed[0]) > 0
+    for w, row in enumerate(rows):
+        window_posts = tiny.window(w)
+        assert set(window_posts.vocab[j] for j in window_posts.indices) <= tiny.subscribed[w]
+        expected = route_metrics(mapping, window_posts)
+        assert row["throughput"] == pytest.approx(expected.throughput)
+        assert row["n_posts"] == 400
+
+
+def test_run_drift_local_adds_relative_and_gain(tiny):
+    frame = drift.run_drift([tiny], ("hash", "SALB"), 4, local=True, progress=False)
+    assert len(frame) == 2 * 2 * 4  # variants x methods x windows
+    salb = frame[frame["method"] == "SALB"]
+    assert np.allclose(salb["relative_throughput"], 1.0)
+    gain = drift.add_gain_over_hash(frame)
+    assert np.allclose(gain.loc[gain["method"] == "hash", "gain_over_hash"], 1.0)
+    # hash learns nothing: both variants give the same numbers
+    h = frame[frame["method"] == "hash"].pivot_table(
+        index="window", columns="learn_on", values="throughput"
+    )
+    assert np.allclose(h["all"], h["subscribed"])
+
+
+@pytest.mark.spark
+def test_run_drift_on_spark_equals_local(tiny, spark):
+    local = drift.run_drift(
+        [tiny], ("hash", "gFCL", "SALB"), 4, ("all",), local=True, progress=False
+    )
+    remote = drift.run_drift(
+        [tiny], ("hash", "gFCL", "SALB"), 4, ("all",), spark=spark, progress=False
+    )
+    cols = ["method", "window", "throughput", "spread_routed", "imbalance"]
+    pd.testing.assert_frame_equal(local[cols], remote[cols])
+
+
+def test_drift_data_fits_topics_per_window():
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    frame = topic_tweets_pandas(600, seed=2, weeks=3.0, vocab_size=300, topic_words=40, n_topics=5)
+    data = drift.drift_data(
+        "s", frame, 3, n_subscriptions=200, n_topics=3, lda_passes=1, local=True, progress=False
+    )
+    assert data.n_windows == 3 and data.table["posts"].tolist() == [200, 200, 200]
+    assert data.table["overlap_with_w0"].iloc[0] == 1.0
+    for w in range(3):
+        posts = data.window(w, restrict=False)
+        words = {posts.vocab[j] for j in posts.indices}
+        assert data.subscribed[w] and data.subscribed[w] <= words  # topics of that window
+    again = drift.drift_data(
+        "s", frame, 3, n_subscriptions=200, n_topics=3, lda_passes=1, local=True, progress=False
+    )
+    assert again.subscribed == data.subscribed  # seeded

@@ -1,0 +1,87 @@
+"""Notebook 04's claims rows, on hand-made frames whose verdicts are known."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from routelab.report import CLAIM_KEYS
+from routelab.s3tm.lab import matching_claims as mc
+
+
+def _summary(values: dict[tuple[str, int, str], tuple[float, float, float]]) -> pd.DataFrame:
+    """(kind, n_subs, method) -> (relative_throughput, spread, imbalance) as summary rows."""
+    rows = [
+        {"kind": k, "n_subs": n, "method": m, "metric": metric, "mean": v}
+        for (k, n, m), vals in values.items()
+        for metric, v in zip(("relative_throughput", "spread", "imbalance"), vals, strict=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+SALB_WINS = _summary(
+    {
+        ("tweet", 10, "SALB"): (1.0, 2.0, 1.1),
+        ("tweet", 10, "hash"): (0.5, 3.0, 1.5),
+        ("topic", 10, "SALB"): (1.0, 1.5, 1.0),
+        ("topic", 10, "hash"): (0.8, 2.5, 1.2),
+    }
+)
+GFCL_WINS_ONCE = _summary(
+    {
+        ("tweet", 10, "SALB"): (1.0, 2.0, 1.0),
+        ("tweet", 10, "hash"): (1.0, 3.0, 1.5),
+        ("tweet", 10, "gFCL"): (1.25, 1.0, 2.0),
+        ("topic", 10, "SALB"): (1.0, 1.5, 1.0),
+        ("topic", 10, "hash"): (0.8, 2.5, 1.2),
+    }
+)
+
+
+def test_rows_have_the_claims_table_keys():
+    row = mc.salb_keeps_advantage(SALB_WINS)
+    assert tuple(row) == tuple(CLAIM_KEYS)
+
+
+def test_salb_advantage_and_hash_claims():
+    row = mc.salb_keeps_advantage(SALB_WINS)
+    assert row["holds"] is True and row["note"] == ""
+    row = mc.salb_keeps_advantage(GFCL_WINS_ONCE)
+    assert row["holds"] is False
+    assert row["measured"] == "best method per (kind, size): {'SALB': 1, 'gFCL': 1}"
+    # where gFCL wins: spread 1.0 / 2.0, imbalance 2.0 / 1.0
+    assert "beaten in 1 of 2 workloads" in row["note"] and "0.50-0.50x" in row["note"]
+    assert "2.00-2.00x" in row["note"]
+    row = mc.salb_beats_hash(SALB_WINS)
+    assert row["holds"] is True and row["measured"] == "SALB/hash throughput: 1.250-2.00"
+    row = mc.salb_beats_hash(GFCL_WINS_ONCE)  # ties hash on tweets: not above it
+    assert row["holds"] is False and row["note"] == "not above hash at: tweet 10 (1.000)"
+
+
+def test_lasp_and_drop_claims():
+    gain = pd.DataFrame({"lasp_over_random": [0.5, 0.9]})
+    row = mc.lasp_cuts_load(gain, [10, 100])
+    assert row["holds"] is True
+    assert (
+        row["measured"] == "LASP/random total lookups: 0.50-0.90 (SALB, [10, 100] subs, both kinds)"
+    )
+    assert mc.lasp_cuts_load(pd.DataFrame({"lasp_over_random": [0.5, 1.0]}), [10])["holds"] is False
+    grid = pd.DataFrame(
+        {
+            "kind": ["tweet", "tweet", "topic", "topic"],
+            "n_subs": [10, 1000, 10, 1000],
+            "method": "SALB",
+            "placer": "LASP",
+            "throughput": [100.0, 25.0, 100.0, 80.0],
+        }
+    )
+    row = mc.topic_falls_slower(grid, 10, 1000)
+    assert row["holds"] is True
+    assert row["measured"] == "SALB throughput 10 → 1,000 subs falls 4.00x (tweet) vs 1.25x (topic)"
+
+
+def test_dataflow_claim():
+    assert mc.dataflow_exact(5, 5, True, True)["holds"] is True
+    row = mc.dataflow_exact(5, 6, False, True)
+    assert (
+        row["holds"] is False and row["measured"] == "5 vs 6 matches; streaming replay equal: True"
+    )
