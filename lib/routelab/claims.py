@@ -1,0 +1,224 @@
+"""Verdicts for the claims tables: how one measured number is judged against the paper's.
+
+Every notebook ends with a claims table (:class:`routelab.report.NotebookReport`); each row
+states the paper's claim, where the paper makes it, the paper's number, ours, a **verdict**
+and the **rule** that produced it. The verdicts are a fixed vocabulary:
+
+============== ==========================================================================
+verdict        meaning
+============== ==========================================================================
+holds          the paper's statement holds on our data at the paper's stated size, within
+               the tolerance the rule declares
+direction only the effect points the paper's way but its size is outside the tolerance
+               (e.g. the paper says 12.1x, we measure 1.28x)
+partly         it holds on some of the cases the claim covers and not on others
+fails          it does not hold (or the opposite holds); the note says why
+not comparable our data or setting cannot test it (the note says what is missing)
+============== ==========================================================================
+
+Each rule below returns a :class:`Verdict` carrying the verdict and a one-line statement of
+how it was computed, including its tolerance. Tolerances are arguments, so a notebook
+declares them in code *before* it measures anything (put them in the notebook's claims
+module as constants, never tuned after the run).
+
+Rows of ``kind="check"`` only check our own configuration (e.g. "lengths follow Zipf(0.5)",
+which we drew ourselves); they are listed apart from the paper's claims.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+VERDICTS = ("holds", "direction only", "partly", "fails", "not comparable")
+KINDS = ("claim", "check")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict from :data:`VERDICTS` and the rule that produced it."""
+
+    verdict: str
+    rule: str
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if not self.rule.strip():
+            raise ValueError("a verdict needs the rule that produced it")
+
+    @property
+    def holds(self) -> bool:
+        return self.verdict == "holds"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _nan(*values: float | None) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def not_comparable(reason: str) -> Verdict:
+    """Our data or setting cannot test the claim; ``reason`` says what is missing."""
+    return Verdict("not comparable", reason)
+
+
+def within_factor(measured: float, paper: float, factor: float, *, neutral: float = 1.0) -> Verdict:
+    """A multiplicative effect the paper sizes (e.g. "2.56x", "12.14x faster").
+
+    holds if ``paper / factor <= measured <= paper * factor``; direction only if
+    ``measured`` is on the same side of ``neutral`` (no effect, 1 for ratios) as ``paper``
+    but outside that band; fails otherwise.
+    """
+    if factor < 1:
+        raise ValueError(f"factor must be >= 1, got {factor}")
+    if paper <= 0:
+        raise ValueError(f"paper value must be positive for a factor rule, got {paper}")
+    rule = (
+        f"holds if within {factor:g}x of the paper's {_fmt(paper)} "
+        f"([{_fmt(paper / factor)}, {_fmt(paper * factor)}]); direction only if on the "
+        f"paper's side of {neutral:g}"
+    )
+    if _nan(measured):
+        return not_comparable(rule + "; nothing measured")
+    if paper / factor <= measured <= paper * factor:
+        return Verdict("holds", rule)
+    same_side = (measured - neutral) * (paper - neutral) > 0
+    return Verdict("direction only" if same_side else "fails", rule)
+
+
+def within_tolerance(
+    measured: float, paper: float, tolerance: float, *, neutral: float | None = None
+) -> Verdict:
+    """An additive quantity the paper sizes (e.g. "about 25 %", "0.5 s").
+
+    holds if ``|measured - paper| <= tolerance``; with ``neutral`` (the no-effect value),
+    direction only if ``measured`` lies on the paper's side of it; fails otherwise.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    rule = f"holds if within +-{_fmt(tolerance)} of the paper's {_fmt(paper)}"
+    if neutral is not None:
+        rule += f"; direction only if on the paper's side of {_fmt(neutral)}"
+    if _nan(measured):
+        return not_comparable(rule + "; nothing measured")
+    if abs(measured - paper) <= tolerance:
+        return Verdict("holds", rule)
+    if neutral is not None and (measured - neutral) * (paper - neutral) > 0:
+        return Verdict("direction only", rule)
+    return Verdict("fails", rule)
+
+
+def at_least(measured: float, bound: float, *, what: str = "") -> Verdict:
+    """A lower bound the paper states ("at least 20x", "up to 1,000 events/s")."""
+    rule = f"holds if {what + ' ' if what else ''}>= {_fmt(bound)}"
+    if _nan(measured):
+        return not_comparable(rule + "; nothing measured")
+    return Verdict("holds" if measured >= bound else "fails", rule)
+
+
+def at_most(measured: float, bound: float, *, what: str = "") -> Verdict:
+    """An upper bound the paper states ("within 5 %", "no more than 2 tables")."""
+    rule = f"holds if {what + ' ' if what else ''}<= {_fmt(bound)}"
+    if _nan(measured):
+        return not_comparable(rule + "; nothing measured")
+    return Verdict("holds" if measured <= bound else "fails", rule)
+
+
+def direction(measured: float, *, neutral: float, expected: str) -> Verdict:
+    """A claim the paper states as a direction only ("faster", "grows", "less memory").
+
+    ``expected`` is ``"above"`` or ``"below"`` ``neutral`` (for a ratio ours/theirs,
+    neutral = 1). With no size in the paper, the right direction is a full "holds".
+    """
+    if expected not in ("above", "below"):
+        raise ValueError(f"expected must be 'above' or 'below', got {expected!r}")
+    rule = f"holds if {expected} {_fmt(neutral)} (the paper gives a direction, no size)"
+    if _nan(measured):
+        return not_comparable(rule + "; nothing measured")
+    ok = measured > neutral if expected == "above" else measured < neutral
+    return Verdict("holds" if ok else "fails", rule)
+
+
+def ordering(
+    values: Mapping[str, float], order: Sequence[str], *, partly_at: float = 0.5
+) -> Verdict:
+    """A ranking the paper states, ``order`` from smallest to largest value.
+
+    Each adjacent pair of ``order`` is checked (strictly smaller); holds if all are in
+    order, partly if at least ``partly_at`` of them are, fails otherwise.
+    """
+    missing = [name for name in order if name not in values or _nan(values[name])]
+    rule = f"holds if {' < '.join(order)} for every adjacent pair; partly if >= {partly_at:.0%}"
+    if missing:
+        return not_comparable(rule + f"; not measured: {', '.join(missing)}")
+    pairs = list(zip(order, order[1:], strict=False))
+    good = sum(values[a] < values[b] for a, b in pairs)
+    return share(good, len(pairs), partly_at=partly_at, rule=rule)
+
+
+def share(n_ok: int, n_total: int, *, partly_at: float = 0.5, rule: str | None = None) -> Verdict:
+    """A claim over several cases (workloads, N, datasets): holds if it holds on all,
+    partly if on at least ``partly_at`` of them (and at least one), fails otherwise."""
+    if n_total <= 0:
+        return not_comparable(rule or "no cases to check")
+    rule = rule or f"holds if on all cases, partly if on >= {partly_at:.0%}"
+    rule = f"{rule} ({n_ok}/{n_total})"
+    if n_ok == n_total:
+        return Verdict("holds", rule)
+    if n_ok >= max(1, math.ceil(partly_at * n_total)):
+        return Verdict("partly", rule)
+    return Verdict("fails", rule)
+
+
+def equivalent(estimate: float, ci_low: float, ci_high: float, margin: float) -> Verdict:
+    """Absence of an effect ("no trend", "independent of N", "about the same").
+
+    A failure to reject is not evidence of absence: this holds only if the whole confidence
+    interval lies inside ``(-margin, margin)``, a margin declared before looking. If the
+    interval lies entirely outside, the effect is there: fails. If it straddles the margin
+    the data cannot show absence: fails as well, with "inconclusive" in the rule.
+    """
+    if margin <= 0:
+        raise ValueError(f"margin must be positive, got {margin}")
+    if ci_low > ci_high:
+        raise ValueError(f"empty interval [{ci_low}, {ci_high}]")
+    rule = (
+        f"holds if the confidence interval [{_fmt(ci_low)}, {_fmt(ci_high)}] of the effect "
+        f"(estimate {_fmt(estimate)}) lies inside +-{_fmt(margin)}"
+    )
+    if _nan(estimate, ci_low, ci_high):
+        return not_comparable(rule + "; nothing measured")
+    if -margin < ci_low and ci_high < margin:
+        return Verdict("holds", rule)
+    if ci_low >= margin or ci_high <= -margin:
+        return Verdict("fails", rule + "; the effect is outside the margin")
+    return Verdict("fails", rule + "; inconclusive: the interval crosses the margin")
+
+
+def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
+    """One verdict from several parts of one claim (e.g. "A saves memory and so does B").
+
+    ``how="all"``: holds if every part holds; a part that is only "direction only" makes the
+    whole "direction only" (if no part fails); some parts failing makes it "partly"; all
+    failing "fails". Parts that are not comparable are left out (all of them: not
+    comparable).
+    """
+    if how != "all":
+        raise ValueError(f"unknown combination {how!r}")
+    if not verdicts:
+        raise ValueError("nothing to combine")
+    rule = "; ".join(v.rule for v in verdicts)
+    judged = [v.verdict for v in verdicts if v.verdict != "not comparable"]
+    if not judged:
+        return not_comparable(rule)
+    if all(v == "holds" for v in judged):
+        return Verdict("holds", rule)
+    if all(v in ("holds", "direction only") for v in judged):
+        return Verdict("direction only", rule)
+    if all(v == "fails" for v in judged):
+        return Verdict("fails", rule)
+    return Verdict("partly", rule)
