@@ -32,9 +32,16 @@ venv: $(PY)
 $(STAMP): $(PY) pyproject.toml constraints.txt
 	$(PIP) install -q --upgrade "pip>=24"
 	$(PIP) install -q -c constraints.txt -e ".[dev]"
+	$(PY) -m routelab.kernel
 	touch $(STAMP)
 
-packages: $(STAMP)
+KERNEL := $(VENV)/share/jupyter/kernels/routelab/kernel.json
+
+# the Jupyter kernelspec the committed notebooks name ("Python 3 (routelab)")
+$(KERNEL): $(STAMP)
+	$(PY) -m routelab.kernel
+
+packages: $(STAMP) $(KERNEL)
 
 # Chromium drives kaleido for PNG/SVG export (Debian package; needs root or sudo)
 chromium:

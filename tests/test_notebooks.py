@@ -13,6 +13,7 @@ import json
 import nbformat
 import pytest
 
+from routelab.claims import KINDS, VERDICTS
 from routelab.paths import notebooks_dir
 from routelab.report import CLAIM_KEYS
 
@@ -61,12 +62,19 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
     assert (tmp_path / "runs" / "smoke" / f"{name}.ipynb").exists()
     results = json.loads((tmp_path / "figures" / name / "results.json").read_text())
     assert results["profile"] == "smoke"
+    from routelab.profiles import OVERRIDES
+
+    smoke = OVERRIDES["smoke"].get(name, {})
+    recorded = {k: v for k, v in results["parameters"].items() if k in smoke}
+    assert recorded, "the report records the parameters the smoke profile sets"
+    assert all(recorded[k] == json.loads(json.dumps(smoke[k])) for k in recorded), recorded
     assert results["claims"], "a claims table"
     for claim in results["claims"]:
         assert tuple(claim) == CLAIM_KEYS
-        assert claim["holds"] in (True, False, None)
-        assert claim["claim"] and claim["measured"]
+        assert claim["verdict"] in VERDICTS and claim["kind"] in KINDS
+        assert claim["claim"] and claim["measured"] and claim["rule"]
     assert results["figures"], "at least one figure"
+    _check_outputs_render_offline(tmp_path / "runs" / "smoke" / f"{name}.ipynb", results)
     for fig in results["figures"]:
         for ext in ("html", "png", "svg"):
             path = tmp_path / "figures" / name / f"{fig['name']}.{ext}"
@@ -91,3 +99,66 @@ def test_profile_overrides_name_real_parameters(name):
     for profile, books in OVERRIDES.items():
         unknown = set(books.get(name, {})) - defined
         assert not unknown, f"{profile} profile sets {unknown}, not parameters of {name}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_profile_is_applied_by_the_notebook_itself(name):
+    """The cell after ``parameters`` applies the profile, so Lab, papermill and
+    ``routelab figures`` give the same run for the same profile (issue 13, item 1)."""
+    nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
+    idx = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    assert f'apply_profile("{name}", globals())' in nb.cells[idx + 1].source
+
+
+def test_apply_profile_gives_profile_values_and_explicit_values_win(monkeypatch, tmp_path):
+    from routelab import profiles
+
+    book = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("profile = 'default'\nsize = 1000\nseeds = [0, 1]\n")
+    params.metadata["tags"] = ["parameters"]
+    book.cells = [params]
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "99_toy.ipynb").write_text(nbformat.writes(book))
+    monkeypatch.setenv("ROUTELAB_HOME", str(tmp_path))
+    monkeypatch.setitem(profiles.OVERRIDES["smoke"], "99_toy", {"size": 10, "seeds": [0]})
+    assert profiles.notebook_defaults("99_toy") == {
+        "profile": "default",
+        "size": 1000,
+        "seeds": [0, 1],
+    }
+    # as papermill -p profile smoke leaves it: the defaults, profile replaced
+    ns = {"profile": "smoke", "size": 1000, "seeds": [0, 1]}
+    assert profiles.apply_profile("99_toy", ns, quiet=True) == {"size": 10, "seeds": [0]}
+    assert ns["size"] == 10 and ns["seeds"] == [0]
+    # an explicit value (papermill -p size 50) wins over the profile
+    ns = {"profile": "smoke", "size": 50, "seeds": [0, 1]}
+    assert profiles.apply_profile("99_toy", ns, quiet=True) == {"seeds": [0]}
+    assert ns["size"] == 50
+    # the default profile changes nothing
+    ns = {"profile": "default", "size": 1000, "seeds": [0, 1]}
+    assert profiles.apply_profile("99_toy", ns, quiet=True) == {}
+    with pytest.raises(ValueError, match="unknown profile"):
+        profiles.apply_profile("99_toy", {"profile": "fast"}, quiet=True)
+    monkeypatch.setitem(profiles.OVERRIDES["smoke"], "99_toy", {"nope": 1})
+    with pytest.raises(KeyError, match="nope"):
+        profiles.apply_profile("99_toy", {"profile": "smoke"}, quiet=True)
+
+
+def _check_outputs_render_offline(path, results):
+    """Each recorded figure is shown exactly once, as plotly's mimetype (Lab) and as
+    self-contained HTML (nbconvert); every widget carries its default view as HTML; the
+    nbconvert HTML export draws every figure without fetching anything (issue 13, 2-3)."""
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(path, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    plots = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert len(plots) == len(results["figures"]), "every figure shown once"
+    assert all("text/html" in o["data"] for o in plots)
+    widgets = [
+        o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
+    assert all("text/html" in o["data"] for o in widgets), "a widget without a default view"
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    assert body.count("Plotly.newPlot") >= len(results["figures"])
+    assert 'src="https://cdn.plot.ly' not in body, "plotly.js must be embedded, not fetched"

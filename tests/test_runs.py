@@ -8,8 +8,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from routelab.claims import Verdict, within_factor
 from routelab.cli import main
-from routelab.report import NotebookReport
+from routelab.report import CLAIM_KEYS, LEGACY_RULE, VERDICT_COLOURS, NotebookReport
 from routelab.runs import discover_notebooks, run_notebooks
 
 
@@ -66,7 +67,16 @@ def test_failing_notebook_is_named_with_its_cell_and_others_still_run(sandbox):
     results = json.loads((sandbox / "figures" / "01_ok" / "results.json").read_text())
     assert results["profile"] == "smoke"
     assert results["claims"] == [
-        {"claim": "one plus one", "paper": "2", "measured": "2", "holds": True, "note": ""}
+        {
+            "claim": "one plus one",
+            "paper": "2",
+            "paper_value": "",
+            "measured": "2",
+            "verdict": "holds",
+            "rule": LEGACY_RULE,
+            "note": "",
+            "kind": "claim",
+        }
     ]
     assert (sandbox / "runs" / "history.jsonl").read_text().count("\n") == 1
 
@@ -91,8 +101,22 @@ def test_report_requires_claims_and_writes_json(tmp_path, monkeypatch):
         report.finish()
     with pytest.raises(TypeError):
         report.claim("c", "p", "m", holds="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        report.claim("c", "p", "m", verdict="roughly", rule="r")
+    with pytest.raises(ValueError, match="rule"):
+        report.claim("c", "p", "m", verdict="holds")
+    with pytest.raises(TypeError, match="not both"):
+        report.claim("c", "p", "m", True, verdict=Verdict("holds", "r"))
     report.claim("c", "p", "m", None, "not testable here")
+    report.claim(
+        "two", "Sect. 1", "3x", paper_value="12x", verdict=within_factor(3, 12, 2), kind="claim"
+    )
     table = report.finish()
-    assert list(table.columns) == ["claim", "paper", "measured", "holds", "note"]
+    assert list(table.frame.columns) == list(CLAIM_KEYS)
+    html = table._repr_html_()
+    assert "..." not in html and "12x" in html and "direction only" in html
+    assert VERDICT_COLOURS["direction only"] in html
     data = json.loads((tmp_path / "xx_test" / "results.json").read_text())
-    assert data["claims"][0]["holds"] is None
+    assert data["claims"][0]["verdict"] == "not comparable"
+    assert data["claims"][1]["verdict"] == "direction only"
+    assert "within 2x" in data["claims"][1]["rule"] and data["claims"][1]["paper_value"] == "12x"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 
-from routelab.report import CLAIM_KEYS
+from routelab.report import CLAIM_KEYS, NotebookReport
 from routelab.s3tm.lab import matching_claims as mc
 
 
@@ -37,9 +39,10 @@ GFCL_WINS_ONCE = _summary(
 )
 
 
-def test_rows_have_the_claims_table_keys():
+def test_rows_are_accepted_by_the_report():
     row = mc.salb_keeps_advantage(SALB_WINS)
-    assert tuple(row) == tuple(CLAIM_KEYS)
+    claim = NotebookReport("xx", show=False).claim(**row)
+    assert tuple(asdict(claim)) == tuple(CLAIM_KEYS) and claim.verdict == "holds"
 
 
 def test_salb_advantage_and_hash_claims():

@@ -10,6 +10,7 @@ its data (real / semi-synthetic / synthetic), the profile and the code version
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -65,8 +66,16 @@ def color_for(name: str, names: Sequence[str]) -> str:
     return PALETTE[list(names).index(name) % len(PALETTE)]
 
 
+FOOTER_SHIFT_PX = -72  # below the plot area, under the x-axis title, at any figure height
+
+
 def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
-    """Add the provenance footer: data kind and source, profile, code version."""
+    """Add the provenance footer: data kind and source, profile, code version.
+
+    The footer sits a fixed number of pixels below the plot area (not a fraction of the
+    figure's height), so it never overlaps the x-axis title, whatever size the figure is
+    shown at (notebook, HTML, PNG).
+    """
     parts = [f"data: {data}"]
     if profile:
         parts.append(f"profile: {profile}")
@@ -76,15 +85,42 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
         xref="paper",
         yref="paper",
         x=0,
-        y=-0.22,
+        y=0,
+        yshift=FOOTER_SHIFT_PX,
         xanchor="left",
         yanchor="top",
         showarrow=False,
         font={"size": 10, "color": "#666"},
     )
-    bottom = max(fig.layout.margin.b or 0, 110)
+    bottom = max(fig.layout.margin.b or 0, 100)
     fig.update_layout(margin={"b": bottom})
     return fig
+
+
+_plotlyjs_sent = False
+
+
+def figure_bundle(fig: go.Figure) -> dict[str, Any]:
+    """A display bundle that renders everywhere, offline: plotly's own mimetype (JupyterLab
+    draws it interactively with the bundled extension) and self-contained HTML for
+    ``nbconvert --to html`` and other viewers. plotly.js is embedded once per kernel (in
+    the first figure's HTML); later figures use it."""
+    global _plotlyjs_sent
+    html = fig.to_html(include_plotlyjs=not _plotlyjs_sent, full_html=False)
+    _plotlyjs_sent = True
+    return {
+        "application/vnd.plotly.v1+json": json.loads(fig.to_json()),
+        "text/html": html,
+        "text/plain": f"<plotly figure: {fig.layout.title.text or 'untitled'}>",
+    }
+
+
+def show_figure(fig: go.Figure) -> None:
+    """Display ``fig`` once, renderable in Lab and in exported HTML (see
+    :func:`figure_bundle`)."""
+    from IPython.display import display
+
+    display(figure_bundle(fig), raw=True)
 
 
 def _ensure_kaleido() -> None:
@@ -171,13 +207,33 @@ def figure_html(fig: go.Figure, width: int | None = None, height: int | None = N
     return svg.decode("utf-8")
 
 
+class _WidgetWithFallback:
+    """An ipywidgets view whose display bundle also carries the default view as HTML, so an
+    executed notebook shows it where no widget state is saved (nbconvert HTML, GitHub)."""
+
+    def __init__(self, widget: Any, panel: Any, controls: dict[str, Any]) -> None:
+        self.widget = widget
+        self.panel = panel
+        self.controls = controls
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle = dict(self.widget._repr_mimebundle_(include=include, exclude=exclude) or {})
+        settings = ", ".join(f"{k} = {c.value!r}" for k, c in self.controls.items())
+        bundle["text/html"] = (
+            f"<div><p><i>Default view ({settings}); run the notebook to move the "
+            f"controls.</i></p>{self.panel.value}</div>"
+        )
+        return bundle
+
+
 def widget_view(render: Callable[..., str], **controls: Any) -> Any:
     """Controls above an HTML panel showing ``render(**control values)`` (an HTML string).
 
     The panel is a plain ``ipywidgets.HTML`` updated by ``observe`` callbacks: nothing is
     captured into an ``Output`` widget, which can hang a headless kernel (ipykernel 7 under
-    papermill), and the executed notebook shows the default view. Use
-    :func:`figure_html` to render a plotly figure and ``DataFrame.to_html`` for tables.
+    papermill). Displayed, it also carries its default view as static HTML, so the
+    executed notebook shows it offline in exported HTML. Use :func:`figure_html` to render
+    a plotly figure and ``DataFrame.to_html`` for tables.
     """
     import ipywidgets as widgets
 
@@ -188,4 +244,5 @@ def widget_view(render: Callable[..., str], **controls: Any) -> Any:
 
     for control in controls.values():
         control.observe(redraw, names="value")
-    return widgets.VBox([widgets.HBox(list(controls.values())), panel])
+    box = widgets.VBox([widgets.HBox(list(controls.values())), panel])
+    return _WidgetWithFallback(box, panel, dict(controls))

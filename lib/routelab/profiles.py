@@ -2,11 +2,14 @@
 
 - ``smoke``: seconds per notebook, small samples; used by the test suite.
 - ``default``: the bundled real data; all figures in about 30 minutes on 2 cores. The
-  default profile *is* each notebook's ``parameters`` cell: running a notebook by hand in
-  JupyterLab gives it, and the runner injects nothing but ``profile``.
+  default profile *is* each notebook's ``parameters`` cell.
 - ``paper``: paper scale (1M+ posts, 256 nodes, 10M subscriptions); hours, for a cluster.
 
-The runner passes ``profile`` plus the notebook's overrides below as papermill parameters.
+A profile means the same thing however a notebook is run (JupyterLab, ``papermill -p profile
+smoke``, ``routelab figures --profile smoke``): the cell right after ``parameters`` calls
+:func:`apply_profile`, which replaces every parameter the profile overrides **unless it was
+set explicitly** (a value different from the parameters cell's default wins), and prints
+what it changed. The runner passes nothing but ``profile`` (and the user's own ``-p``).
 Keys must be names defined in the notebook's ``parameters`` cell (a test checks this).
 """
 
@@ -136,8 +139,72 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def parameters_for(profile: str, notebook: str) -> dict[str, Any]:
-    """The papermill parameters of ``notebook`` under ``profile`` (always incl. ``profile``)."""
+def check_profile(profile: str) -> str:
+    """``profile`` if it names a profile, else a ValueError listing the profiles."""
     if profile not in OVERRIDES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILE_NAMES)}")
-    return {"profile": profile, **OVERRIDES[profile].get(notebook, {})}
+    return profile
+
+
+def parameters_for(profile: str, notebook: str) -> dict[str, Any]:
+    """The papermill parameters the runner passes: only ``profile`` (the notebook's
+    :func:`apply_profile` cell applies the profile's values itself)."""
+    return {"profile": check_profile(profile)}
+
+
+def profile_values(profile: str, notebook: str) -> dict[str, Any]:
+    """The values ``profile`` gives ``notebook``'s parameters (its parameters cell's
+    defaults, with the profile's overrides)."""
+    return {**notebook_defaults(notebook), **OVERRIDES[check_profile(profile)].get(notebook, {})}
+
+
+def notebook_defaults(notebook: str) -> dict[str, Any]:
+    """The defaults of ``notebooks/<notebook>.ipynb``'s ``parameters`` cell (the default
+    profile), read from the committed notebook."""
+    import nbformat
+
+    from routelab.paths import notebooks_dir
+
+    path = notebooks_dir() / f"{notebook}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such notebook (to read its parameters cell)")
+    nb = nbformat.read(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{path}: expected one cell tagged 'parameters', found {len(cells)}")
+    namespace: dict[str, Any] = {}
+    exec(compile(cells[0].source, f"{path}:parameters", "exec"), {}, namespace)  # noqa: S102
+    return {k: v for k, v in namespace.items() if not k.startswith("_")}
+
+
+def apply_profile(notebook: str, namespace: dict[str, Any], *, quiet: bool = False) -> dict:
+    """Apply ``namespace["profile"]`` to a notebook's parameters, in place.
+
+    Call it in the cell right after the ``parameters`` cell as
+    ``apply_profile("NN_name", globals())``. Each parameter the profile overrides is replaced
+    only if it still equals the parameters cell's default: a value set explicitly (in Lab, by
+    ``papermill -p``, by ``routelab figures -p``) wins. (A value set explicitly *to* its
+    default cannot be told apart and takes the profile's.) Returns the values applied.
+    """
+    profile = check_profile(str(namespace.get("profile", "default")))
+    defaults = notebook_defaults(notebook)
+    applied: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    for key, value in OVERRIDES[profile].get(notebook, {}).items():
+        if key not in defaults:
+            raise KeyError(f"profile {profile!r} sets {key!r}, not a parameter of {notebook}")
+        if key in namespace and namespace[key] != defaults[key]:
+            kept[key] = namespace[key]
+        else:
+            namespace[key] = value
+            applied[key] = value
+    if not quiet:
+        parts = [f"profile {profile!r}"]
+        if applied:
+            parts.append("applied " + ", ".join(f"{k}={v!r}" for k, v in applied.items()))
+        if kept:
+            parts.append("kept explicit " + ", ".join(f"{k}={v!r}" for k, v in kept.items()))
+        if not applied and not kept:
+            parts.append("the parameters cell's values")
+        print("; ".join(parts))
+    return applied

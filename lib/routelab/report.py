@@ -6,9 +6,20 @@ numbers, records each paper claim with the value we measured, and ends with
 
     {"notebook": ..., "profile": ..., "parameters": {...}, "git_commit": ...,
      "generated_at": ..., "headline": {...}, "figures": [...],
-     "claims": [{"claim": ..., "paper": ..., "measured": ..., "holds": ..., "note": ...}]}
+     "claims": [{"claim", "paper", "paper_value", "measured", "verdict", "rule",
+                 "note", "kind"}, ...]}
 
-``holds`` is ``true``, ``false`` or ``null`` (not testable on our data; the note says why).
+One claims schema everywhere (results.json, the notebook table, ``figures/index.html``):
+
+- ``claim``: what the paper states; ``paper``: where (section / figure / table);
+- ``paper_value``: the paper's number; ``measured``: ours, side by side;
+- ``verdict``: one of :data:`routelab.claims.VERDICTS`; ``rule``: how the verdict was
+  computed, with the tolerance declared in code before the run (see :mod:`routelab.claims`);
+- ``note``: why it differs, what is missing; ``kind``: ``claim`` (the paper's) or ``check``
+  (a check of our own configuration, e.g. a distribution we drew ourselves).
+
+Rows still recorded with the old boolean ``holds=`` get verdict holds / fails / not
+comparable and a rule saying they were not graded against the paper's size.
 """
 
 from __future__ import annotations
@@ -23,21 +34,87 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from routelab.claims import KINDS, VERDICTS, Verdict
 from routelab.paths import figures_dir, git_commit
-from routelab.plots import save_figure, stamp
+from routelab.plots import save_figure, show_figure, stamp
 
-CLAIM_KEYS = ("claim", "paper", "measured", "holds", "note")
+CLAIM_KEYS = ("claim", "paper", "paper_value", "measured", "verdict", "rule", "note", "kind")
+LEGACY_RULE = "boolean verdict (not graded against the paper's size)"
+VERDICT_COLOURS = {
+    "holds": "#d8f0d2",
+    "direction only": "#fff1c2",
+    "partly": "#ffe0b8",
+    "fails": "#f8d0d0",
+    "not comparable": "#e6e6e6",
+}
 
 
 @dataclass
 class Claim:
-    """One row of a claims table."""
+    """One row of a claims table (schema: :data:`CLAIM_KEYS`)."""
 
     claim: str
     paper: str
+    paper_value: str
     measured: str
-    holds: bool | None
+    verdict: str
+    rule: str
     note: str = ""
+    kind: str = "claim"
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if not self.rule.strip():
+            raise ValueError(f"claim {self.claim!r}: a verdict needs the rule that produced it")
+
+    @property
+    def holds(self) -> bool:
+        return self.verdict == "holds"
+
+
+def claims_html(table: pd.DataFrame) -> str:
+    """The claims table as full-width HTML: no truncation, verdicts coloured, the paper's
+    value beside ours. Used by the notebooks and by ``figures/index.html``."""
+    import html
+
+    cols = [c for c in CLAIM_KEYS if c in table.columns]
+    head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in cols)
+    rows = []
+    for _, r in table.iterrows():
+        colour = VERDICT_COLOURS.get(str(r.get("verdict")), "#ffffff")
+        cells = []
+        for c in cols:
+            text = html.escape("" if r[c] is None else str(r[c]))
+            style = "text-align:left;vertical-align:top;white-space:normal"
+            if c == "verdict":
+                style += f";background:{colour};font-weight:bold;white-space:nowrap"
+            cells.append(f"<td style='{style}'>{text}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        "<table class='routelab-claims' style='width:100%;border-collapse:collapse'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+class ClaimsTable:
+    """What :meth:`NotebookReport.finish` returns: shows the full table in a notebook
+    (HTML, coloured verdicts) and as plain text elsewhere; ``.frame`` is the DataFrame."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def _repr_html_(self) -> str:
+        return claims_html(self.frame)
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.max_colwidth", None, "display.width", 200):
+            return self.frame.to_string(index=False)
+
+    def __len__(self) -> int:
+        return len(self.frame)
 
 
 def _jsonable(value: Any) -> Any:
@@ -71,33 +148,65 @@ class NotebookReport:
     claims: list[Claim] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
 
-    def figure(self, fig: Any, name: str, *, data: str, caption: str = "") -> Any:
-        """Stamp, save (HTML + PNG + SVG) and display a plotly figure."""
+    def figure(self, fig: Any, name: str, *, data: str, caption: str = "") -> None:
+        """Stamp, save (HTML + PNG + SVG) and display a plotly figure once (returns None, so
+        a cell ending with this call does not show it a second time)."""
         stamp(fig, data=data, profile=self.profile)
         paths = save_figure(fig, self.notebook, name)
         self.figures.append(
             {"name": name, "data": data, "caption": caption, "files": [p.name for p in paths]}
         )
         if self.show:
-            fig.show()
-        return fig
+            show_figure(fig)
 
     def add_headline(self, **values: Any) -> None:
         """Record headline numbers (shown in results.json under ``headline``)."""
         self.headline.update(values)
 
     def claim(
-        self, claim: str, paper: str, measured: str, holds: bool | None, note: str = ""
+        self,
+        claim: str,
+        paper: str,
+        measured: str,
+        holds: bool | None = None,
+        note: str = "",
+        *,
+        paper_value: str = "",
+        verdict: Verdict | str | None = None,
+        rule: str = "",
+        kind: str = "claim",
     ) -> Claim:
-        """Record one paper claim, our measured value, and whether it holds."""
-        if holds is not None and not isinstance(holds, bool | np.bool_):
-            raise TypeError(f"holds must be True, False or None, got {holds!r}")
-        row = Claim(claim, paper, measured, None if holds is None else bool(holds), note)
+        """Record one row: the paper's claim, where it is made (``paper``), the paper's number
+        (``paper_value``), ours (``measured``) and the verdict.
+
+        ``verdict`` is a :class:`routelab.claims.Verdict` (it carries its rule) or one of
+        :data:`routelab.claims.VERDICTS` with ``rule``. The older boolean ``holds`` is still
+        accepted and mapped to holds / fails / not comparable with a rule saying so.
+        """
+        if verdict is None:
+            if holds is not None and not isinstance(holds, bool | np.bool_):
+                raise TypeError(f"holds must be True, False or None, got {holds!r}")
+            name = "not comparable" if holds is None else ("holds" if holds else "fails")
+            verdict = Verdict(name, rule or LEGACY_RULE)
+        elif holds is not None:
+            raise TypeError("give either verdict= or the older holds=, not both")
+        if isinstance(verdict, str):
+            verdict = Verdict(verdict, rule)
+        row = Claim(
+            claim=claim,
+            paper=paper,
+            paper_value=str(paper_value),
+            measured=str(measured),
+            verdict=verdict.verdict,
+            rule=verdict.rule,
+            note=note,
+            kind=kind,
+        )
         self.claims.append(row)
         return row
 
     def claims_table(self) -> pd.DataFrame:
-        """The claims as a DataFrame with columns claim, paper, measured, holds, note."""
+        """The claims as a DataFrame with the columns of :data:`CLAIM_KEYS`."""
         return pd.DataFrame([asdict(c) for c in self.claims], columns=list(CLAIM_KEYS))
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,11 +223,12 @@ class NotebookReport:
             }
         )
 
-    def finish(self) -> pd.DataFrame:
-        """Write ``results.json`` and return the claims table for display."""
+    def finish(self) -> ClaimsTable:
+        """Write ``results.json`` and return the claims table for display (in full, verdicts
+        coloured; ``.frame`` is the DataFrame)."""
         if not self.claims:
             raise ValueError(f"{self.notebook}: a notebook must end with a claims table")
         out = figures_dir() / self.notebook
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")
-        return self.claims_table()
+        return ClaimsTable(self.claims_table())

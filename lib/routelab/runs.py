@@ -16,18 +16,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from routelab.errors import RoutelabError
+from routelab.kernel import KERNEL_NAME, IPCKernelManager, ensure_kernel
 from routelab.paths import figures_dir, git_commit, notebooks_dir, runs_dir
-from routelab.profiles import parameters_for
+from routelab.profiles import check_profile, parameters_for
+from routelab.progress import BATCH_ENV
 
 
 @dataclass
@@ -130,16 +133,18 @@ def run_notebook(
     output = out_dir / path.name
     start = time.perf_counter()
     try:
-        pm.execute_notebook(
-            str(path),
-            str(output),
-            parameters=parameters,
-            cwd=str(path.parent),
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=False,
-            execution_timeout=timeout,
-        )
+        with _batch_environment():
+            pm.execute_notebook(
+                str(path),
+                str(output),
+                parameters=parameters,
+                cwd=str(path.parent),
+                kernel_name=KERNEL_NAME,
+                kernel_manager_class=IPCKernelManager,
+                progress_bar=False,
+                log_output=False,
+                execution_timeout=timeout,
+            )
         details: dict[str, Any] = {}
         status = "ok"
     except Exception as exc:  # a failed cell, a dead kernel, a bad notebook file
@@ -153,6 +158,20 @@ def run_notebook(
         output=str(output),
         **details,
     )
+
+
+@contextlib.contextmanager
+def _batch_environment() -> Iterator[None]:
+    """Kernels started inside inherit ``ROUTELAB_BATCH=1`` (no progress widgets)."""
+    old = os.environ.get(BATCH_ENV)
+    os.environ[BATCH_ENV] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(BATCH_ENV, None)
+        else:
+            os.environ[BATCH_ENV] = old
 
 
 def run_notebooks(
@@ -169,7 +188,8 @@ def run_notebooks(
     """
     from tqdm.auto import tqdm
 
-    parameters_for(profile, "")  # validates the profile name
+    check_profile(profile)
+    ensure_kernel()
     books = discover_notebooks(only)
     if not books:
         raise RoutelabError(f"no notebooks found in {notebooks_dir()}")

@@ -8,7 +8,10 @@ session from :func:`get_spark`, which
 - binds to the loopback interface (``SPARK_LOCAL_IP=127.0.0.1``);
 - keeps the web UI off unless ``ROUTELAB_SPARK_UI=1``;
 - uses ``local[*]`` unless a master is given or ``ROUTELAB_SPARK_MASTER`` is set, so the
-  same notebook runs on a cluster by setting one variable.
+  same notebook runs on a cluster by setting one variable;
+- starts the driver JVM quietly: routelab's ``conf/log4j2.properties`` (warnings and errors
+  only, no start-up banner, no NativeCodeLoader notice) and a filter on the JVM's stderr
+  that drops the JDK's "Using incubator modules" line; every other line passes through.
 
 The session is created once per process and reused (``getOrCreate``).
 """
@@ -16,13 +19,56 @@ The session is created once per process and reused (``getOrCreate``).
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-from typing import TYPE_CHECKING
+import threading
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 DEFAULT_SHUFFLE_PARTITIONS = 8
+# JVM start-up lines that are not warnings about the user's work (see the module docstring)
+STARTUP_NOISE = (
+    "WARNING: Using incubator modules",
+    "Using Spark's default log4j profile",
+    "Setting default log level to",
+    "To adjust logging level use sc.setLogLevel",
+)
+
+
+def log4j_config() -> Path:
+    """routelab's log4j2 configuration for the driver (package data)."""
+    return Path(__file__).with_name("conf") / "log4j2.properties"
+
+
+def _forward_stderr(stream: IO[bytes]) -> None:
+    """Copy the JVM's stderr to ours, without the start-up noise."""
+    for line in iter(stream.readline, b""):
+        if not any(marker.encode() in line for marker in STARTUP_NOISE):
+            try:
+                os.write(2, line)
+            except OSError:  # pragma: no cover - stderr closed at exit
+                return
+
+
+def _launch_quiet_gateway(conf: dict[str, str]) -> None:
+    """Start the driver JVM ourselves (once per process) with its stderr filtered."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    gateway = launch_gateway(spark_conf, popen_kwargs={"stderr": subprocess.PIPE})
+    proc = getattr(gateway, "proc", None)
+    if proc is not None and proc.stderr is not None:
+        threading.Thread(
+            target=_forward_stderr, args=(proc.stderr,), name="spark-stderr", daemon=True
+        ).start()
+    SparkContext._gateway = gateway
+    SparkContext._jvm = gateway.jvm
 
 
 def _configure_environment() -> None:
@@ -79,7 +125,12 @@ def get_spark(
         "spark.python.worker.reuse": "true",
         "spark.sql.adaptive.enabled": "true",
     }
-    conf.update(extra_conf or {})
+    extra = dict(extra_conf or {})
+    java_options = f"-Dlog4j2.configurationFile=file:{log4j_config()}"
+    user_options = extra.pop("spark.driver.extraJavaOptions", "")
+    conf["spark.driver.extraJavaOptions"] = f"{java_options} {user_options}".strip()
+    conf.update(extra)
+    _launch_quiet_gateway({"spark.master": master, "spark.app.name": app_name, **conf})
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in conf.items():
         builder = builder.config(key, value)

@@ -86,7 +86,7 @@ def run_grid(
     Raises:
         SweepError: naming the first failing point and its error.
     """
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     points = [dict(p) for p in points]
     if not points:

@@ -168,7 +168,8 @@ def preprocess(
     """
     import pyspark.sql.functions as F
     from pyspark import StorageLevel
-    from tqdm.auto import tqdm
+
+    from routelab.progress import tqdm
 
     if min_words < 1:
         raise ValueError(f"min_words must be >= 1, got {min_words}")

@@ -363,7 +363,8 @@ def fit_topics(
     """
     from gensim.corpora import Dictionary
     from gensim.models import LdaModel
-    from tqdm.auto import tqdm
+
+    from routelab.progress import tqdm
 
     n_topics = check_int("n_topics", n_topics, 1)
     words_per_topic = check_int("words_per_topic", words_per_topic, 1)

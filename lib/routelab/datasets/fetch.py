@@ -266,7 +266,7 @@ def fetch_sources(
     sources: Mapping[str, Source], *, force: bool = False, progress: bool = True
 ) -> dict[str, Path]:
     """Fetch and extract the given sources; returns ``name -> raw directory``."""
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     archives: dict[str, Path] = {}
     artifacts = {a.filename: a for s in sources.values() for a in s.artifacts}

@@ -583,7 +583,7 @@ def prepare(
     Returns:
         ``name -> PrepareReport`` (rows in/out, drops by reason, time range, size).
     """
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     selected = resolve_names(names)
     reports: dict[str, PrepareReport] = {}

@@ -158,7 +158,7 @@ def generate_blocks(
 def _concat_blocks(
     n_rows: int, block_rows: int, make_block: Callable[[int], Any], progress: bool, desc: str
 ) -> list[Any]:
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     n_blocks = max(1, math.ceil(n_rows / block_rows))
     return [make_block(b) for b in tqdm(range(n_blocks), desc=desc, disable=not progress)]

@@ -261,7 +261,7 @@ def simulate(
     Returns:
         A :class:`SimulationResult`; ``.summary()`` is one flat row.
     """
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     spec = get_scheme(scheme)
     scheme_params = spec.check_params(params)

@@ -300,7 +300,7 @@ def place_subscriptions(
     f = CostFunction.of(cost)
     t0 = time.perf_counter()
     if impl == "reference":
-        from tqdm.auto import tqdm
+        from routelab.progress import tqdm
 
         placer: Any = (
             RandomAnycast(mapping, seed) if method == "random" else LASP(mapping, f, imbalance)

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from tqdm.auto import tqdm
 
+from routelab.progress import tqdm
 from routelab.s3tm.wordsets import Corpus
 
 _INT64_SAFE = 2**62

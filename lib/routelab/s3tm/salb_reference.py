@@ -24,8 +24,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from routelab.progress import tqdm
 from routelab.s3tm.wordsets import Corpus
 
 

@@ -70,11 +70,10 @@ def bench_schemes(
         ``reference_msgs_per_s``, ``speedup``, ``goal_msgs_per_s``, ``meets_goal``,
         ``n_messages``, ``n_workers``, ``n_sources``.
     """
-    from tqdm.auto import tqdm
-
     from routelab.datasets.synthetic import keys_numpy
     from routelab.grouping.inputs import round_robin_sources
     from routelab.grouping.schemes import SCHEMES, get_scheme
+    from routelab.progress import tqdm
 
     names = list(schemes) if schemes is not None else list(SCHEMES)
     keys = keys_numpy("zipf", n_messages, seed=seed, n_keys=n_keys, z=z)

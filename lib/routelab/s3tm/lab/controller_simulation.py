@@ -119,7 +119,7 @@ def simulate(
         start_level, start_fullness: initial state.
         progress: progress bar over adaptation periods.
     """
-    from tqdm.auto import tqdm
+    from routelab.progress import tqdm
 
     loads = np.asarray(loads, dtype=np.float64)
     step_ratios(loads)  # validates

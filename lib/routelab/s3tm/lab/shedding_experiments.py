@@ -150,8 +150,7 @@ def shedding_workloads(
     (no hot-word splitting), subscriptions placed by ``placement`` (LASP or random anycast),
     and the held-out publications routed, matched and compared with the oracle.
     """
-    from tqdm.auto import tqdm
-
+    from routelab.progress import tqdm
     from routelab.s3tm.lab.workloads import make_subscriptions, seeded_order, subscribed_word_set
     from routelab.s3tm.mappings import learn_mapping
     from routelab.s3tm.placement import place_subscriptions
