@@ -22,6 +22,10 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``runs.py``        the papermill runner behind ``routelab figures``
   ``profiles.py``    what ``smoke``, ``default`` and ``paper`` mean for each notebook
   ``report.py``      a notebook's figures, headline numbers and claims -> results.json
+  ``claims.py``      the verdict vocabulary and the declared-tolerance rules of claims
+  ``kernel.py``      the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
+  ``progress.py``    progress bars (none inside batch notebook runs)
+  ``conf/``          the driver's log4j2 configuration (quiet Spark start-up)
   ``plots.py``       figure style; saving as HTML, PNG, SVG with a provenance footer
   ``paths.py``       where routelab reads and writes
   ``hashing.py``     seeded stable hashes (never Python's ``hash()``)
