@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -83,10 +84,23 @@ def test_failing_notebook_is_named_with_its_cell_and_others_still_run(sandbox):
 
 @pytest.mark.notebook
 def test_cli_exit_code_reflects_failure(sandbox, capsys):
-    assert main(["figures", "--profile", "smoke", "--only", "01"]) == 0
+    assert main(["figures", "--profile", "smoke", "--only", "01", "-p", "value=7"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"01_ok\s+ok\s+[\d.]+ s\s+smoke\s+claims 1/1 hold", out), out
+    results = json.loads((sandbox / "figures" / "01_ok" / "results.json").read_text())
+    assert results["headline"] == {"value": 7}, "an explicit -p parameter wins"
+    index = (sandbox / "figures" / "index.html").read_text()
+    assert "one plus one" in index and "01_ok" in index
     assert main(["figures", "--profile", "smoke", "--only", "02_bad"]) == 1
     out = capsys.readouterr().out
     assert "02_bad: FAILED at cell 3" in out
+    assert re.search(r"02_bad\s+failed", out), out
+    assert main(["claims", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| 01_ok | one plus one | 2 |  | 2 | holds |" in out
+    assert main(["claims", "--format", "json", "--verdict", "fails"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["claims", "--verdict", "maybe"]) == 2
 
 
 def test_only_rejects_unknown_names(sandbox):

@@ -23,6 +23,7 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``profiles.py``    what ``smoke``, ``default`` and ``paper`` mean for each notebook
   ``report.py``      a notebook's figures, headline numbers and claims -> results.json
   ``claims.py``      the verdict vocabulary and the declared-tolerance rules of claims
+  ``dashboard.py``   ``figures/index.html`` and ``routelab claims``: every notebook's claims
   ``kernel.py``      the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
   ``progress.py``    progress bars (none inside batch notebook runs)
   ``conf/``          the driver's log4j2 configuration (quiet Spark start-up)

@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "routelab.commands.subscriptions",
     "routelab.commands.generate",
     "routelab.commands.figures",
+    "routelab.commands.claims",
     "routelab.commands.bench",
 )
 

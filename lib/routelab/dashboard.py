@@ -1,0 +1,223 @@
+"""One page for reviewers: every notebook's claims, figures, data, profile, time and commit.
+
+``routelab figures`` ends by writing ``figures/index.html`` (:func:`write_index`) and printing
+one line per notebook (:func:`summary_lines`: status, time, claims that hold / all claims);
+``routelab claims`` prints the same claims table in the terminal (:func:`claims_frame`,
+:func:`format_claims`). Everything is read back from what the notebooks wrote
+(``figures/<notebook>/results.json``) and from the runner's history
+(``papermill_runs/history.jsonl``), so the page describes exactly the last run of each
+notebook, whichever profile and commit produced it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from routelab.claims import VERDICTS
+from routelab.paths import figures_dir, runs_dir
+from routelab.report import CLAIM_KEYS, LEGACY_RULE, claims_html
+
+INDEX_NAME = "index.html"
+
+
+def load_results(root: Path | None = None) -> list[dict[str, Any]]:
+    """Every ``<root>/<notebook>/results.json``, in notebook order."""
+    root = root or figures_dir()
+    results = []
+    for path in sorted(root.glob("*/results.json")):
+        data = json.loads(path.read_text())
+        data.setdefault("notebook", path.parent.name)
+        data["claims"] = [_normalise(row) for row in data.get("claims", [])]
+        results.append(data)
+    return results
+
+
+def _normalise(row: dict[str, Any]) -> dict[str, Any]:
+    """A claims row in the current schema (rows written before it had a boolean ``holds``)."""
+    if "verdict" in row:
+        return {key: row.get(key, "") for key in CLAIM_KEYS}
+    holds = row.get("holds")
+    verdict = "not comparable" if holds is None else ("holds" if holds else "fails")
+    out = {key: row.get(key, "") for key in CLAIM_KEYS}
+    out.update(verdict=verdict, rule=LEGACY_RULE, kind="claim")
+    return out
+
+
+def last_runs(root: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The latest run of each notebook (status, seconds, profile) from the run history."""
+    path = (root or runs_dir()) / "history.jsonl"
+    latest: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return latest
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        log = json.loads(line)
+        for run in log.get("runs", []):
+            latest[run["notebook"]] = {
+                "status": run["status"],
+                "seconds": run["seconds"],
+                "profile": log.get("profile"),
+                "started_at": log.get("started_at"),
+            }
+    return latest
+
+
+def claims_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
+    """All claims rows, one per row, with the notebook's name first."""
+    rows = [{"notebook": r["notebook"], **c} for r in results for c in r["claims"]]
+    return pd.DataFrame(rows, columns=["notebook", *CLAIM_KEYS])
+
+
+def verdict_counts(claims: list[dict[str, Any]], kind: str = "claim") -> Counter:
+    """How many rows of ``kind`` got each verdict."""
+    return Counter(c["verdict"] for c in claims if c.get("kind", "claim") == kind)
+
+
+def _count_text(counts: Counter) -> str:
+    total = sum(counts.values())
+    others = ", ".join(f"{counts[v]} {v}" for v in VERDICTS[1:] if counts.get(v))
+    return f"{counts.get('holds', 0)}/{total} hold" + (f" ({others})" if others else "")
+
+
+def summary_lines(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]]) -> list[str]:
+    """One line per notebook: status, time, claims that hold / all claims."""
+    lines = []
+    width = max((len(r["notebook"]) for r in results), default=10)
+    names = sorted({r["notebook"] for r in results} | set(runs))
+    by_name = {r["notebook"]: r for r in results}
+    for name in names:
+        run = runs.get(name, {})
+        status = run.get("status", "not run")
+        seconds = f"{run['seconds']:7.1f} s" if "seconds" in run else "      - s"
+        result = by_name.get(name)
+        claims = _count_text(verdict_counts(result["claims"])) if result else "no results"
+        profile = (result or {}).get("profile") or run.get("profile") or "-"
+        lines.append(f"{name:<{width}}  {status:<7} {seconds}  {profile:<8} claims {claims}")
+    return lines
+
+
+def format_claims(frame: pd.DataFrame, fmt: str = "text") -> str:
+    """The claims table as plain text, GitHub markdown or JSON."""
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=2)
+    if fmt == "markdown":
+        cols = ["notebook", "claim", "paper", "paper_value", "measured", "verdict", "note"]
+        out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for _, row in frame.iterrows():
+            cells = [str(row[c]).replace("|", "\\|").replace("\n", " ") for c in cols]
+            out.append("| " + " | ".join(cells) + " |")
+        return "\n".join(out)
+    if fmt == "text":
+        with pd.option_context("display.max_colwidth", 60, "display.width", 250):
+            cols = ["notebook", "claim", "paper_value", "measured", "verdict"]
+            return frame[cols].to_string(index=False)
+    raise ValueError(f"unknown format {fmt!r}; use text, markdown or json")
+
+
+def _figure_cards(result: dict[str, Any]) -> str:
+    cards = []
+    name = result["notebook"]
+    for fig in result.get("figures", []):
+        stem = html.escape(f"{name}/{fig['name']}")
+        files = fig.get("files", [])
+        thumb = (
+            f"<img src='{stem}.png' alt='{html.escape(fig['name'])}' loading='lazy'>"
+            if f"{fig['name']}.png" in files
+            else f"<div class='nothumb'>{html.escape(fig['name'])}</div>"
+        )
+        caption = html.escape(fig.get("caption") or fig["name"])
+        data = html.escape(fig.get("data", ""))
+        cards.append(
+            f"<figure><a href='{stem}.html'>{thumb}</a><figcaption><b>{caption}</b>"
+            f"<br><span class='data'>{data}</span></figcaption></figure>"
+        )
+    return "<div class='cards'>" + "".join(cards) + "</div>"
+
+
+def _data_kinds(result: dict[str, Any]) -> str:
+    kinds = sorted({fig.get("data", "").split(":")[0].strip() for fig in result["figures"]})
+    return ", ".join(k for k in kinds if k) or "-"
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}
+table{border-collapse:collapse;margin:.5em 0 1em}
+th,td{border:1px solid #ddd;padding:4px 6px;font-size:13px}
+th{background:#f4f4f4}
+.cards{display:flex;flex-wrap:wrap;gap:10px}
+figure{margin:0;width:250px;border:1px solid #ddd;padding:4px;font-size:12px}
+figure img{width:100%}
+.nothumb{height:140px;background:#eee;display:flex;align-items:center;justify-content:center}
+.data{color:#666}
+h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+"""
+
+
+def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]]) -> str:
+    """The reviewers' page as one self-contained HTML document."""
+    summary_rows = []
+    for r in results:
+        run = runs.get(r["notebook"], {})
+        counts = verdict_counts(r["claims"])
+        checks = verdict_counts(r["claims"], kind="check")
+        cells = [
+            f"<a href='#{html.escape(r['notebook'])}'>{html.escape(r['notebook'])}</a>",
+            html.escape(run.get("status", "-")),
+            f"{run['seconds']:.0f} s" if "seconds" in run else "-",
+            html.escape(str(r.get("profile", "-"))),
+            html.escape(_data_kinds(r)),
+            html.escape(_count_text(counts)),
+            html.escape(_count_text(checks)) if checks else "-",
+            html.escape(str(r.get("git_commit", "-"))),
+            html.escape(str(r.get("generated_at", "-"))),
+        ]
+        summary_rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = [
+        "notebook",
+        "status",
+        "time",
+        "profile",
+        "data",
+        "paper claims",
+        "checks",
+        "commit",
+        "generated",
+    ]
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>routelab: claims and "
+        f"figures</title><style>{STYLE}</style></head><body>",
+        "<h1>routelab: every notebook's claims and figures</h1>",
+        f"<p>Written {datetime.now(UTC).isoformat(timespec='seconds')} from "
+        "<code>figures/*/results.json</code>. Verdicts: holds (at the paper's size, within "
+        "the declared tolerance), direction only, partly, fails, not comparable; the rule "
+        "column says how each was computed. Click a figure for its interactive HTML.</p>",
+        "<table><thead><tr>"
+        + "".join(f"<th>{h}</th>" for h in head)
+        + "</tr></thead><tbody>"
+        + "".join(summary_rows)
+        + "</tbody></table>",
+    ]
+    for r in results:
+        name = html.escape(r["notebook"])
+        parts.append(f"<h2 id='{name}'>{name}</h2>")
+        parts.append(claims_html(pd.DataFrame(r["claims"], columns=list(CLAIM_KEYS))))
+        parts.append(_figure_cards(r))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_index(root: Path | None = None, runs_root: Path | None = None) -> Path:
+    """Write ``figures/index.html`` from every notebook's results; return its path."""
+    root = root or figures_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / INDEX_NAME
+    path.write_text(render_index(load_results(root), last_runs(runs_root)))
+    return path

@@ -1,0 +1,134 @@
+"""The reviewers' page and the terminal claims table, on hand-made results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from routelab.dashboard import (
+    claims_frame,
+    format_claims,
+    last_runs,
+    load_results,
+    render_index,
+    summary_lines,
+    write_index,
+)
+
+
+def _row(claim, verdict, kind="claim", **extra):
+    return {
+        "claim": claim,
+        "paper": "Sect. 6",
+        "paper_value": "2.56x",
+        "measured": "1.3x",
+        "verdict": verdict,
+        "rule": "holds if within 1.5x",
+        "note": "a | pipe",
+        "kind": kind,
+        **extra,
+    }
+
+
+@pytest.fixture
+def figures(tmp_path):
+    root = tmp_path / "figures"
+    (root / "01_a").mkdir(parents=True)
+    (root / "02_b").mkdir()
+    (root / "01_a" / "results.json").write_text(
+        json.dumps(
+            {
+                "notebook": "01_a",
+                "profile": "default",
+                "git_commit": "abc1234",
+                "generated_at": "2026-11-25T00:00:00+00:00",
+                "figures": [
+                    {
+                        "name": "fig3",
+                        "data": "real: tweets",
+                        "caption": "Fig. 3",
+                        "files": ["fig3.html", "fig3.png", "fig3.svg"],
+                    }
+                ],
+                "claims": [
+                    _row("faster", "holds"),
+                    _row("smaller", "direction only"),
+                    _row("zipf", "holds", kind="check"),
+                ],
+            }
+        )
+    )
+    # a results.json written before the verdict schema: boolean holds
+    (root / "02_b" / "results.json").write_text(
+        json.dumps(
+            {
+                "notebook": "02_b",
+                "profile": "smoke",
+                "figures": [],
+                "claims": [
+                    {"claim": "old", "paper": "p", "measured": "m", "holds": False, "note": ""}
+                ],
+            }
+        )
+    )
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    log = {"profile": "default", "runs": [{"notebook": "01_a", "status": "ok", "seconds": 12.5}]}
+    later = {"profile": "smoke", "runs": [{"notebook": "01_a", "status": "failed", "seconds": 3}]}
+    (runs / "history.jsonl").write_text(json.dumps(log) + "\n" + json.dumps(later) + "\n")
+    return root, runs
+
+
+def test_results_are_read_and_old_rows_mapped_to_verdicts(figures):
+    root, _ = figures
+    results = load_results(root)
+    assert [r["notebook"] for r in results] == ["01_a", "02_b"]
+    old = results[1]["claims"][0]
+    assert old["verdict"] == "fails" and old["kind"] == "claim" and old["paper_value"] == ""
+    frame = claims_frame(results)
+    assert list(frame["verdict"]) == ["holds", "direction only", "holds", "fails"]
+
+
+def test_last_run_wins(figures):
+    _, runs = figures
+    assert last_runs(runs)["01_a"] == {
+        "status": "failed",
+        "seconds": 3,
+        "profile": "smoke",
+        "started_at": None,
+    }
+
+
+def test_summary_counts_claims_not_checks(figures):
+    root, runs = figures
+    lines = summary_lines(load_results(root), last_runs(runs))
+    assert lines[0].split()[:2] == ["01_a", "failed"]
+    assert lines[0].endswith("claims 1/2 hold (1 direction only)")
+    assert lines[1].split()[1:3] == ["not", "run"] and lines[1].endswith(
+        "claims 0/1 hold (1 fails)"
+    )
+
+
+def test_formats(figures):
+    root, _ = figures
+    frame = claims_frame(load_results(root))
+    md = format_claims(frame, "markdown").splitlines()
+    assert md[0].startswith("| notebook | claim | paper | paper_value | measured | verdict")
+    assert md[2] == "| 01_a | faster | Sect. 6 | 2.56x | 1.3x | holds | a \\| pipe |"
+    assert json.loads(format_claims(frame, "json"))[1]["verdict"] == "direction only"
+    assert "direction only" in format_claims(frame, "text")
+    with pytest.raises(ValueError, match="unknown format"):
+        format_claims(frame, "xml")
+
+
+def test_index_page_has_summary_tables_and_linked_thumbnails(figures):
+    root, runs = figures
+    page = render_index(load_results(root), last_runs(runs))
+    assert "<a href='01_a/fig3.html'><img src='01_a/fig3.png'" in page
+    assert "real: tweets" in page and "abc1234" in page
+    assert page.count("class='routelab-claims'") == 2
+    assert "1/2 hold (1 direction only)" in page and "1/1 hold" in page  # claims vs checks
+    assert "a | pipe" in page
+    path = write_index(root, runs)
+    assert path == root / "index.html" and path.read_text().startswith("<!DOCTYPE html>")
