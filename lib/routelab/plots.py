@@ -61,9 +61,76 @@ pio.templates["routelab"] = _template()
 pio.templates.default = "routelab"
 
 
-def color_for(name: str, names: Sequence[str]) -> str:
-    """A stable colour for ``name`` among ``names`` (same method, same colour)."""
-    return PALETTE[list(names).index(name) % len(PALETTE)]
+# Fixed colours for the methods every notebook compares, so a method has the same colour in
+# every figure of every notebook, and the methods compared most often never share one
+# (hash vs SALB, KG vs PKG vs FISH, counting vs propagation, kd-tree vs hybrid).
+METHOD_COLOURS: dict[str, str] = {
+    # S3-TM mappings
+    "hash": "#D55E00",
+    "hash+split": "#E69F00",
+    "SALB": "#0072B2",
+    "gC": "#CC79A7",
+    "gFC": "#56B4E9",
+    "gFCL": "#009E73",
+    "gNFCL": "#000000",
+    # PKG / FISH groupings
+    "KG": "#D55E00",
+    "SG": "#999999",
+    "PKG": "#0072B2",
+    "PoTC": "#56B4E9",
+    "On-Greedy": "#CC79A7",
+    "Off-Greedy": "#E69F00",
+    "D-C": "#009E73",
+    "W-C": "#F0E442",
+    "FISH": "#000000",
+    # Fabret et al.
+    "counting": "#D55E00",
+    "propagation": "#0072B2",
+    "propagation+prefetch": "#56B4E9",
+    "static": "#009E73",
+    "oracle": "#999999",
+    # PS2Stream
+    "grid": "#999999",
+    "kd-tree": "#D55E00",
+    "R-tree": "#E69F00",
+    "frequency": "#CC79A7",
+    "hypergraph": "#56B4E9",
+    "metric": "#009E73",
+    "hybrid": "#0072B2",
+}
+
+
+def color_for(name: str, names: Sequence[str] = ()) -> str:
+    """A stable colour for ``name``: its entry in :data:`METHOD_COLOURS`, else its position
+    among ``names`` in the palette (same method, same colour)."""
+    if name in METHOD_COLOURS:
+        return METHOD_COLOURS[name]
+    names = list(names)
+    if name not in names:
+        raise ValueError(f"no colour for {name!r}: add it to METHOD_COLOURS or pass names")
+    return PALETTE[names.index(name) % len(PALETTE)]
+
+
+def log_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
+    """A log axis labelled at every decade (1, 10, 100, ... or 10^k), never the bare
+    minor labels ("2 5") plotly puts between decades. ``axis`` is "x" or "y"; further
+    keyword arguments go to the axis (e.g. ``title_text``). Applies to every subplot."""
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(type="log", dtick=1, exponentformat="power", minor={"showgrid": True}, **kwargs)
+    return fig
+
+
+def ratio_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
+    """A ratio axis drawn as lines/points around a reference line at 1 (no bars on a log
+    axis: a bar's length there means nothing)."""
+    log_axis(fig, axis, **kwargs)
+    if axis == "y":
+        fig.add_hline(y=1, line_dash="dot", line_color="#666")
+    else:
+        fig.add_vline(x=1, line_dash="dot", line_color="#666")
+    return fig
 
 
 FOOTER_SHIFT_PX = -72  # below the plot area, under the x-axis title, at any figure height

@@ -1,0 +1,60 @@
+"""Figure conventions shared by every notebook (issue 13 item 2, issue 14 item 5)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from routelab.plots import (
+    FOOTER_SHIFT_PX,
+    METHOD_COLOURS,
+    color_for,
+    figure_bundle,
+    log_axis,
+    ratio_axis,
+    stamp,
+)
+
+
+def test_methods_compared_together_have_distinct_colours():
+    for group in (
+        ["hash", "hash+split", "SALB", "gC", "gFC", "gFCL", "gNFCL"],
+        ["KG", "SG", "PKG", "PoTC", "On-Greedy", "Off-Greedy", "D-C", "W-C", "FISH"],
+        ["counting", "propagation", "propagation+prefetch", "static", "oracle"],
+        ["grid", "kd-tree", "R-tree", "frequency", "hypergraph", "metric", "hybrid"],
+    ):
+        colours = [color_for(m) for m in group]
+        assert len(set(colours)) == len(group), group
+
+
+def test_unknown_names_take_their_palette_position_or_fail_clearly():
+    assert color_for("b", ["a", "b"]) != color_for("a", ["a", "b"])
+    with pytest.raises(ValueError, match="METHOD_COLOURS"):
+        color_for("nobody")
+    assert color_for("SALB", ["x"]) == METHOD_COLOURS["SALB"]
+
+
+def test_log_axis_labels_every_decade():
+    fig = go.Figure(go.Scatter(x=[1, 10, 1000], y=[2, 20, 200]))
+    log_axis(fig, "x")
+    assert fig.layout.xaxis.type == "log" and fig.layout.xaxis.dtick == 1
+    ratio_axis(fig, "y")
+    assert fig.layout.yaxis.type == "log"
+    assert fig.layout.shapes[0].y0 == 1 and fig.layout.shapes[0].y1 == 1
+
+
+def test_footer_sits_a_fixed_distance_below_the_plot_at_any_height():
+    fig = stamp(go.Figure(), data="synthetic: test", profile="smoke")
+    note = fig.layout.annotations[-1]
+    assert note.y == 0 and note.yshift == FOOTER_SHIFT_PX and note.yanchor == "top"
+    assert "data: synthetic: test" in note.text and "profile: smoke" in note.text
+
+
+def test_figure_bundle_embeds_plotlyjs_once():
+    import routelab.plots as plots
+
+    plots._plotlyjs_sent = False
+    first = figure_bundle(go.Figure())
+    second = figure_bundle(go.Figure())
+    assert len(first["text/html"]) > 1_000_000 > len(second["text/html"])
+    assert first["application/vnd.plotly.v1+json"]["data"] == []
