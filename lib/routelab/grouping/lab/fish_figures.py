@@ -9,7 +9,6 @@ figures (:func:`routelab.plots.color_for` over :data:`VARIANT_ORDER`).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -17,10 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from routelab.plots import PALETTE, color_for
+from routelab.plots import PALETTE, color_for, figure_html, widget_view
 
 VARIANT_ORDER = ("SG", "FG", "PKG", "D-C", "W-C", "FISH")
 """Labels of the compared schemes, in legend order (colours follow this order)."""
@@ -261,12 +259,11 @@ def load_explorer(
     """An ipywidgets explorer: pick a stream (one of ``cases``), a scheme (one of
     ``variants``) and a worker count, see the per-worker load of that run (settings of
     :func:`routelab.grouping.lab.fish_experiments.run_point` in ``common``). Interactive in
-    JupyterLab; an executed notebook shows the first selection.
+    JupyterLab; an executed notebook (and its HTML export) shows the first selection.
 
-    The figure's plotly MIME bundle is set as the ``outputs`` of an ``Output`` widget rather
-    than captured with ``with output:`` (as ``widgets.interactive`` does): capturing makes
-    headless runs (papermill / nbclient) hang now and then (nteract/papermill#723,
-    jupyter/nbclient#312).
+    Built on :func:`routelab.plots.widget_view`: plain widgets updated by callbacks, no
+    ``Output`` capture, which makes headless runs (papermill / nbclient) hang now and then
+    (nteract/papermill#723, jupyter/nbclient#312).
     """
     import ipywidgets as widgets
 
@@ -274,29 +271,21 @@ def load_explorer(
 
     by_case = {c["case"]: c for c in cases}
     by_variant = {v["variant"]: v for v in variants}
-    pick_case = widgets.Dropdown(options=list(by_case), description="stream")
-    pick_variant = widgets.Dropdown(options=list(by_variant), description="scheme")
-    pick_workers = widgets.Dropdown(options=list(workers), value=workers[-1], description="workers")
-    output = widgets.Output()
 
-    def render(*_: Any) -> None:
-        case_label, variant_label, n = pick_case.value, pick_variant.value, pick_workers.value
-        point = {**by_case[case_label], **by_variant[variant_label], **common}
+    def render(stream: str, scheme: str, n: int) -> str:
+        point = {**by_case[stream], **by_variant[scheme], **common}
         (s,) = run_point({**point, "n_workers": n, "output_loads": True})
         caps = worker_capacities(n, common.get("service_time", 1e-4))
         title = (
-            f"{variant_label} on {case_label}, {n} workers: execution time "
+            f"{scheme} on {stream}, {n} workers: execution time "
             f"{s['execution_time']:.3g} s, p99 latency {s['latency_p99'] * 1e3:.3g} ms, "
             f"memory {s['memory_normalized']:.2f}x FG"
         )
-        fig = worker_load_figure(np.asarray(s["loads"]), caps, title=title)
-        bundle = {
-            "application/vnd.plotly.v1+json": json.loads(pio.to_json(fig)),
-            "text/plain": title,
-        }
-        output.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
+        return figure_html(worker_load_figure(np.asarray(s["loads"]), caps, title=title))
 
-    for control in (pick_case, pick_variant, pick_workers):
-        control.observe(render, names="value")
-    render()
-    return widgets.VBox([widgets.HBox([pick_case, pick_variant, pick_workers]), output])
+    return widget_view(
+        render,
+        stream=widgets.Dropdown(options=list(by_case), description="stream"),
+        scheme=widgets.Dropdown(options=list(by_variant), description="scheme"),
+        n=widgets.Dropdown(options=list(workers), value=workers[-1], description="workers"),
+    )

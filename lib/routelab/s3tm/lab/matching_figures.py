@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import PALETTE, color_for
+from routelab.plots import PALETTE, color_for, widget_view
 from routelab.s3tm.mappings import METHODS
 
 __all__ = [
@@ -273,19 +273,14 @@ def loads_html(frame: pd.DataFrame, kind: str, n_subs: int) -> str:
 
 def loads_explorer(frame: pd.DataFrame) -> object:
     """An ipywidgets control: pick the subscription kind and count, see every method's
-    per-matcher load (:func:`loads_html`). Built from plain widgets (no Output capture), so
-    it also executes headless under papermill."""
+    per-matcher load (:func:`loads_html`). Built on :func:`routelab.plots.widget_view`
+    (plain widgets, no Output capture, the default view kept for exported HTML)."""
     import ipywidgets as widgets
 
     kinds = sorted(frame["kind"].unique())
     sizes = sorted(int(n) for n in frame["n_subs"].unique())
-    kind = widgets.Dropdown(options=kinds, value=kinds[0], description="kind")
-    n_subs = widgets.SelectionSlider(options=sizes, value=sizes[-1], description="subs")
-    view = widgets.HTML(loads_html(frame, kind.value, n_subs.value))
-
-    def redraw(_: object = None) -> None:
-        view.value = loads_html(frame, kind.value, n_subs.value)
-
-    kind.observe(redraw, names="value")
-    n_subs.observe(redraw, names="value")
-    return widgets.VBox([widgets.HBox([kind, n_subs]), view])
+    return widget_view(
+        lambda kind, n_subs: loads_html(frame, kind, n_subs),
+        kind=widgets.Dropdown(options=kinds, value=kinds[0], description="kind"),
+        n_subs=widgets.SelectionSlider(options=sizes, value=sizes[-1], description="subs"),
+    )
