@@ -1,0 +1,28 @@
+"""Fabret et al., "Filtering Algorithms and Implementation for Very Fast Publish/Subscribe
+Systems" (SIGMOD 2001): event matching against millions of conjunctive subscriptions.
+
+Files and the paper's sections:
+
+==================  ======================================================================
+``model.py``        the matching problem (Sect. 1.1): predicates, subscriptions, events
+``oracle.py``       brute-force matching by the definition (the tests' reference)
+``predicates.py``   phase 1: predicate families and the bit vector (Sects. 2.2.1-2.2.2)
+``registry.py``     predicate ids and subscription bookkeeping for inserts/deletes (2.3)
+``counting.py``     the counting baseline (Sect. 5)
+``clusters.py``     clusters, access predicates, multi-attribute tables, Fig. 2 matching
+                    and cluster_matching (Sects. 2.2.1-2.2.3, 3.1), reference + kernel
+``prefetch.py``     the software prefetch instruction of Sect. 2.2.3 for numba kernels
+``costmodel.py``    the matching-cost model and event statistics (Sect. 3.1, Ex. 3.1)
+``static.py``       best(S, A) and the greedy hashing configuration (Sect. 3.2)
+``matchers.py``     counting, propagation, propagation_wp, static behind one interface
+``workload.py``     the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
+==================  ======================================================================
+
+The notebooks' code (experiments, figures, claims of notebook 09) is in ``lab/``.
+"""
+
+from routelab.filtering.matchers import ALGORITHMS, build_matcher
+from routelab.filtering.model import Events, Subscriptions
+from routelab.filtering.oracle import oracle_match
+
+__all__ = ["ALGORITHMS", "Events", "Subscriptions", "build_matcher", "oracle_match"]

@@ -1,0 +1,487 @@
+"""Subscription clusters and the two-phase event matching of Sects. 2.2.1-2.2.3 (Figs. 1-2).
+
+Every subscription lives in exactly one **cluster**: the subscriptions with the same
+**access predicate** and the same number n of predicates *still to check* (its predicates
+minus those of the access predicate). A cluster of m subscriptions is an n x m **predicates
+array** of bit-vector references stored *column-wise* (row i contiguous: the i-th remaining
+predicate of every subscription) plus a **subscription line** of m ids. Subscription j
+matches iff every B entry of column j is 1; rows are checked in order with early exit,
+equality predicates first (Sect. 6.2.1: inequalities are checked only if all equalities
+hold), so later rows are touched only for survivors -- the reason for column storage.
+
+An **access predicate** is a single equality predicate (already evaluated by phase 1, "for
+free") or a conjunction of equalities on several attributes looked up in a
+**multi-attribute hash table** of schema X (Sect. 3). Subscriptions without any equality
+predicate go to a catch-all list scanned for every event (the spec's reading; no workload
+of the paper has them).
+
+Event matching (Fig. 2): phase 1 sets the bit vector; the candidate clusters are those of
+every satisfied single-equality access predicate, of every multi-attribute table whose
+schema the event covers and whose key the event hits, and the catch-all list; phase 2 runs
+``cluster_matching`` on each (Sect. 2.2.3; the paper's code with its transcription bugs
+fixed: ``sub_array[r][k]`` dereferenced through B, ``line[k]`` appended).
+
+Storage is one **arena** (flat arrays, no Python object per subscription): cluster c owns
+``cap[c]`` columns; an insert appends a column (a full cluster is moved to the arena's end
+with twice the capacity, amortised O(1)); a delete moves the cluster's last column into the
+hole through the subscription -> (cluster, position) map: O(n), independent of N
+(Sect. 2.3: "deletions can be made fast by maintaining for each subscription the identifier
+of the cluster that contains it"). :func:`match_reference` is the readable matcher,
+:func:`match_kernel` the numba one (optionally with software prefetching, ``*_wp``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from routelab.filtering.model import EQ, MISSING
+from routelab.filtering.predicates import phase1, satisfied_reference
+from routelab.filtering.prefetch import prefetch
+from routelab.filtering.registry import _Growable
+from routelab.hashing import nb_mix64, seed_constant
+
+CATCH_ALL = ("*",)  # the access key of subscriptions without an equality predicate
+KEY_SEED = 0x5EED  # seed of the multi-attribute key hash (verified against stored values)
+UNFOLD = 16  # int32 entries per 64-byte cache line
+LOOKAHEAD = 8 * UNFOLD  # prefetch distance in entries (8 cache lines ahead)
+
+
+@dataclass
+class Tables:
+    """The multi-attribute hash tables for the kernel (rebuilt when access keys change)."""
+
+    width: int
+    attrs: np.ndarray  # (n_tables, width) int64, -1 padded
+    ptr: np.ndarray  # (n_tables + 1) entries per table
+    keys: np.ndarray  # hashed key per entry, sorted within each table
+    vals: np.ndarray  # (n_entries, width) the key's values (collision check)
+    access: np.ndarray  # access id per entry
+
+
+class ClusterIndex:
+    """Clusters in one arena, access predicates, and the subscription -> cluster map."""
+
+    def __init__(self, n_preds_hint: int = 0) -> None:
+        self.cols = _Growable(np.zeros(0, dtype=np.int32))
+        self.line = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_access = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_rows = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_cap = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_count = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_off = _Growable(np.zeros(0, dtype=np.int64))
+        self.c_loff = _Growable(np.zeros(0, dtype=np.int64))
+        self.cluster_of: dict[tuple[int, int], int] = {}
+        self.loc_cluster = _Growable(np.zeros(0, dtype=np.int64))
+        self.loc_pos = _Growable(np.zeros(0, dtype=np.int64))
+        self.access_keys: list[tuple] = []  # access id -> key: (pid,), CATCH_ALL, (X, values)
+        self.access_id: dict[tuple, int] = {}
+        self.pred_access = np.full(n_preds_hint, -1, dtype=np.int64)
+        self.schemas: list[tuple[int, ...]] = []
+        self.garbage = 0
+        self._acc_csr: tuple[np.ndarray, np.ndarray] | None = None
+        self._tables: Tables | None = None
+
+    # -- access predicates -------------------------------------------------------------
+    def access_of(self, key: tuple) -> int:
+        a = self.access_id.get(key)
+        if a is None:
+            a = len(self.access_keys)
+            self.access_keys.append(key)
+            self.access_id[key] = a
+            if key != CATCH_ALL and len(key) == 1:
+                pid = key[0]
+                if pid >= len(self.pred_access):
+                    grown = np.full(max(2 * len(self.pred_access), pid + 1), -1, dtype=np.int64)
+                    grown[: len(self.pred_access)] = self.pred_access
+                    self.pred_access = grown
+                self.pred_access[pid] = a
+            elif key != CATCH_ALL:
+                if key[0] not in self.schemas:
+                    self.schemas.append(key[0])
+                self._tables = None
+        return a
+
+    # -- clusters ----------------------------------------------------------------------
+    def _new_cluster(self, access: int, rows: int, cap: int) -> int:
+        c = self.c_access.append(access)
+        self.c_rows.append(rows)
+        self.c_cap.append(cap)
+        self.c_count.append(0)
+        self.c_off.append(self._reserve(self.cols, rows * cap))
+        self.c_loff.append(self._reserve(self.line, cap))
+        self.cluster_of[(access, rows)] = c
+        self._acc_csr = None
+        return c
+
+    @staticmethod
+    def _reserve(arr: _Growable, n: int) -> int:
+        start = arr.n
+        need = start + n
+        if need > len(arr.data):
+            bigger = np.zeros(max(need, 2 * len(arr.data), 16), dtype=arr.data.dtype)
+            bigger[:start] = arr.data[:start]
+            arr.data = bigger
+        arr.n = need
+        return start
+
+    def _relocate(self, c: int) -> None:
+        """Move a full cluster to the arena's end with twice the capacity."""
+        rows, cap, count = self.c_rows.data[c], self.c_cap.data[c], self.c_count.data[c]
+        new_cap = max(4, 2 * cap)
+        off, loff = self.c_off.data[c], self.c_loff.data[c]
+        old_cols = self.cols.data[off : off + rows * cap].reshape(rows, cap)[:, :count].copy()
+        old_line = self.line.data[loff : loff + count].copy()
+        new_off = self._reserve(self.cols, rows * new_cap)
+        new_loff = self._reserve(self.line, new_cap)
+        self.cols.data[new_off : new_off + rows * new_cap].reshape(rows, new_cap)[:, :count] = (
+            old_cols
+        )
+        self.line.data[new_loff : new_loff + count] = old_line
+        self.garbage += rows * cap
+        self.c_off.data[c], self.c_loff.data[c], self.c_cap.data[c] = new_off, new_loff, new_cap
+
+    def add(self, i: int, access: int, remaining: np.ndarray) -> None:
+        """Append subscription ``i`` (internal index) with its remaining predicate ids."""
+        rows = len(remaining)
+        c = self.cluster_of.get((access, rows))
+        if c is None:
+            c = self._new_cluster(access, rows, 4)
+        if self.c_count.data[c] == self.c_cap.data[c]:
+            self._relocate(c)
+        j = self.c_count.data[c]
+        off, cap = self.c_off.data[c], self.c_cap.data[c]
+        for r in range(rows):
+            self.cols.data[off + r * cap + j] = remaining[r]
+        self.line.data[self.c_loff.data[c] + j] = i
+        self.c_count.data[c] = j + 1
+        while self.loc_cluster.n <= i:
+            self.loc_cluster.append(-1)
+            self.loc_pos.append(-1)
+        self.loc_cluster.data[i], self.loc_pos.data[i] = c, j
+
+    def remove(self, i: int) -> None:
+        """Remove subscription ``i``: its cluster's last column moves into its place."""
+        c, j = self.loc_cluster.data[i], self.loc_pos.data[i]
+        if c < 0:
+            raise KeyError(f"subscription index {i} is in no cluster")
+        last = self.c_count.data[c] - 1
+        off, cap, loff = self.c_off.data[c], self.c_cap.data[c], self.c_loff.data[c]
+        if j != last:
+            for r in range(self.c_rows.data[c]):
+                self.cols.data[off + r * cap + j] = self.cols.data[off + r * cap + last]
+            moved = self.line.data[loff + last]
+            self.line.data[loff + j] = moved
+            self.loc_pos.data[moved] = j
+        self.c_count.data[c] = last
+        self.loc_cluster.data[i], self.loc_pos.data[i] = -1, -1
+
+    def bulk_load(self, access: np.ndarray, rem_ptr: np.ndarray, rem: np.ndarray) -> None:
+        """Load subscriptions 0..n-1 (must be the first load) in one vectorised pass."""
+        if self.loc_cluster.n:
+            raise RuntimeError("bulk_load works on an empty index only")
+        n = len(access)
+        rows = np.diff(rem_ptr)
+        order = np.lexsort((rows, access))
+        a_sorted, r_sorted = access[order], rows[order]
+        new = np.ones(n, dtype=bool)
+        new[1:] = (a_sorted[1:] != a_sorted[:-1]) | (r_sorted[1:] != r_sorted[:-1])
+        starts = np.flatnonzero(new)
+        counts = np.diff(np.append(starts, n))
+        g_rows = r_sorted[starts]
+        g_cap = np.maximum(counts, 4)
+        g_off = np.concatenate([[0], np.cumsum(g_rows * g_cap)[:-1]]).astype(np.int64)
+        g_loff = np.concatenate([[0], np.cumsum(g_cap)[:-1]]).astype(np.int64)
+        cols = np.zeros(int((g_rows * g_cap).sum()), dtype=np.int32)
+        line = np.zeros(int(g_cap.sum()), dtype=np.int64)
+        group = np.cumsum(new) - 1
+        pos = np.arange(n) - starts[group]
+        _fill(cols, line, order, group, pos, g_off, g_loff, g_cap, rem_ptr, rem)
+        self.cols = _Growable(cols)
+        self.line = _Growable(line)
+        for g in range(len(starts)):
+            c = self._new_cluster_record(int(a_sorted[starts[g]]), int(g_rows[g]), g)
+            self.c_cap.data[c], self.c_count.data[c] = g_cap[g], counts[g]
+            self.c_off.data[c], self.c_loff.data[c] = g_off[g], g_loff[g]
+        self.loc_cluster = _Growable(np.empty(n, dtype=np.int64))
+        self.loc_pos = _Growable(np.empty(n, dtype=np.int64))
+        self.loc_cluster.data[order] = group
+        self.loc_pos.data[order] = pos
+
+    def _new_cluster_record(self, access: int, rows: int, expected: int) -> int:
+        c = self.c_access.append(access)
+        assert c == expected
+        self.c_rows.append(rows)
+        for arr in (self.c_cap, self.c_count, self.c_off, self.c_loff):
+            arr.append(0)
+        self.cluster_of[(access, rows)] = c
+        self._acc_csr = None
+        return c
+
+    # -- kernel views ------------------------------------------------------------------
+    def access_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Clusters of each access id (CSR)."""
+        if self._acc_csr is None:
+            n_acc = len(self.access_keys)
+            acc = self.c_access.view()
+            order = np.argsort(acc, kind="stable")
+            ptr = np.zeros(n_acc + 1, dtype=np.int64)
+            np.cumsum(np.bincount(acc, minlength=n_acc), out=ptr[1:])
+            self._acc_csr = (ptr, order.astype(np.int64))
+        return self._acc_csr
+
+    def tables(self) -> Tables:
+        """The multi-attribute tables: per schema, its access predicates' hashed keys."""
+        if self._tables is None:
+            width = max((len(x) for x in self.schemas), default=1)
+            attrs = np.full((len(self.schemas), width), -1, dtype=np.int64)
+            per: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in self.schemas]
+            where = {x: t for t, x in enumerate(self.schemas)}
+            for t, x in enumerate(self.schemas):
+                attrs[t, : len(x)] = x
+            for a, key in enumerate(self.access_keys):
+                if key != CATCH_ALL and len(key) == 2:
+                    per[where[key[0]]].append((a, key[1]))
+            ptr = np.zeros(len(self.schemas) + 1, dtype=np.int64)
+            keys, vals, access = [], [], []
+            for t, entries in enumerate(per):
+                hashed = [
+                    (int(combine_key(np.asarray(v, dtype=np.int64))), a, v) for a, v in entries
+                ]
+                hashed.sort()
+                for h, a, v in hashed:
+                    keys.append(h)
+                    access.append(a)
+                    vals.append(list(v) + [0] * (width - len(v)))
+                ptr[t + 1] = ptr[t] + len(entries)
+            self._tables = Tables(
+                width,
+                attrs,
+                ptr,
+                np.asarray(keys, dtype=np.uint64),
+                np.asarray(vals, dtype=np.int64).reshape(-1, width),
+                np.asarray(access, dtype=np.int64),
+            )
+        return self._tables
+
+    def n_subscriptions(self) -> int:
+        return int(self.c_count.view().sum())
+
+    def nbytes(self) -> int:
+        """Bytes held by the clusters (arena incl. slack and garbage) and the map."""
+        return int(
+            self.cols.data.nbytes
+            + self.line.data.nbytes
+            + self.loc_cluster.data.nbytes
+            + self.loc_pos.data.nbytes
+        )
+
+
+@nb.njit(cache=True)
+def _fill(cols, line, order, group, pos, g_off, g_loff, g_cap, rem_ptr, rem):  # type: ignore[no-untyped-def]
+    for k in range(order.shape[0]):
+        i = order[k]
+        g = group[k]
+        j = pos[k]
+        base = g_off[g]
+        cap = g_cap[g]
+        for r in range(rem_ptr[i + 1] - rem_ptr[i]):
+            cols[base + r * cap + j] = rem[rem_ptr[i] + r]
+        line[g_loff[g] + j] = i
+
+
+_KEY_CONST = seed_constant(KEY_SEED)
+
+
+@nb.njit(cache=True)
+def combine_key(values: np.ndarray) -> np.uint64:
+    """A seeded 64-bit hash of an access predicate's values (never Python's ``hash()``)."""
+    h = np.uint64(values.shape[0])
+    for v in values:
+        h = nb_mix64(h ^ np.uint64(v & 0x7FFFFFFFFFFFFFFF), _KEY_CONST)
+    return h
+
+
+@nb.njit(cache=True)
+def _scan(
+    c: int,
+    B: np.ndarray,
+    cols: np.ndarray,
+    line: np.ndarray,
+    c_rows: np.ndarray,
+    c_cap: np.ndarray,
+    c_count: np.ndarray,
+    c_off: np.ndarray,
+    c_loff: np.ndarray,
+    out: np.ndarray,
+    n_out: int,
+    with_prefetch: bool,
+) -> tuple[np.ndarray, int, int]:
+    """cluster_matching (Sect. 2.2.3): column-wise, rows in order with early exit."""
+    rows, cap, m = c_rows[c], c_cap[c], c_count[c]
+    off, loff = c_off[c], c_loff[c]
+    for j in range(m):
+        if with_prefetch and j % UNFOLD == 0 and rows > 0 and j + LOOKAHEAD < m:
+            prefetch(cols, off + j + LOOKAHEAD)
+            if rows > 1:
+                prefetch(cols, off + cap + j + LOOKAHEAD)
+        ok = True
+        for r in range(rows):
+            if B[cols[off + r * cap + j]] == 0:
+                ok = False
+                break
+        if ok:
+            if n_out == out.shape[0]:
+                bigger = np.empty(2 * out.shape[0] + 16, dtype=out.dtype)
+                bigger[:n_out] = out[:n_out]
+                out = bigger
+            out[n_out] = line[loff + j]
+            n_out += 1
+    return out, n_out, m
+
+
+@nb.njit(cache=True)
+def match_kernel(
+    events: np.ndarray,
+    fam_attr: np.ndarray,
+    fam_op: np.ndarray,
+    fam_start: np.ndarray,
+    fam_end: np.ndarray,
+    values: np.ndarray,
+    pids: np.ndarray,
+    n_preds: int,
+    pred_access: np.ndarray,
+    catch_all: int,
+    acc_ptr: np.ndarray,
+    acc_clusters: np.ndarray,
+    cols: np.ndarray,
+    line: np.ndarray,
+    c_rows: np.ndarray,
+    c_cap: np.ndarray,
+    c_count: np.ndarray,
+    c_off: np.ndarray,
+    c_loff: np.ndarray,
+    t_attrs: np.ndarray,
+    t_ptr: np.ndarray,
+    t_keys: np.ndarray,
+    t_vals: np.ndarray,
+    t_access: np.ndarray,
+    with_prefetch: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fig. 2 for a batch: matches (internal indexes) per event as CSR, subscriptions
+    checked per event (the paper's cost unit) and table lookups per event."""
+    B = np.zeros(n_preds, dtype=np.uint8)
+    sat = np.empty(n_preds, dtype=np.int64)
+    out = np.empty(64, dtype=np.int64)
+    ptr = np.zeros(events.shape[0] + 1, dtype=np.int64)
+    checks = np.zeros(events.shape[0], dtype=np.int64)
+    lookups = np.zeros(events.shape[0], dtype=np.int64)
+    width = t_attrs.shape[1]
+    key_vals = np.empty(width, dtype=np.int64)
+    n_out = 0
+    for e in range(events.shape[0]):
+        ev = events[e]
+        n_sat = phase1(ev, fam_attr, fam_op, fam_start, fam_end, values, pids, B, sat)
+        for k in range(n_sat + 1 + t_attrs.shape[0]):
+            a = -1
+            if k < n_sat:
+                p = sat[k]
+                if p < pred_access.shape[0]:
+                    a = pred_access[p]
+            elif k == n_sat:
+                a = catch_all
+            else:
+                t = k - n_sat - 1
+                covered = True
+                n_key = 0
+                for w in range(width):
+                    attr = t_attrs[t, w]
+                    if attr < 0:
+                        break
+                    if attr >= ev.shape[0] or ev[attr] == MISSING:
+                        covered = False
+                        break
+                    key_vals[n_key] = ev[attr]
+                    n_key += 1
+                if not covered:
+                    continue
+                lookups[e] += 1
+                h = combine_key(key_vals[:n_key])
+                lo, hi = t_ptr[t], t_ptr[t + 1]
+                q = lo + np.searchsorted(t_keys[lo:hi], h)
+                while q < hi and t_keys[q] == h:
+                    same = True
+                    for w in range(n_key):
+                        if t_vals[q, w] != key_vals[w]:
+                            same = False
+                            break
+                    if same:
+                        a = t_access[q]
+                        break
+                    q += 1
+            if a < 0:
+                continue
+            for ci in range(acc_ptr[a], acc_ptr[a + 1]):
+                out, n_out, m = _scan(
+                    acc_clusters[ci],
+                    B,
+                    cols,
+                    line,
+                    c_rows,
+                    c_cap,
+                    c_count,
+                    c_off,
+                    c_loff,
+                    out,
+                    n_out,
+                    with_prefetch,
+                )
+                checks[e] += m
+        for k in range(n_sat):
+            B[sat[k]] = 0
+        ptr[e + 1] = n_out
+    return ptr, out[:n_out].copy(), checks, lookups
+
+
+def match_reference(index: ClusterIndex, registry: object, events: np.ndarray) -> list[list[int]]:
+    """Fig. 2 and cluster_matching in plain Python over the same structures; returns the
+    internal subscription indexes matched by each event."""
+    from routelab.filtering.registry import Registry
+
+    assert isinstance(registry, Registry)
+    pindex = registry.phase1_index()
+    acc_ptr, acc_clusters = index.access_csr()
+    results = []
+    for ev in events:
+        B = np.zeros(registry.n_predicates(), dtype=bool)
+        sat = satisfied_reference(pindex, ev)
+        B[sat] = True  # phase 1: predicate testing
+        candidates: list[int] = []
+        for p in sat:
+            a = index.access_id.get((p,))
+            if a is not None:
+                candidates.append(a)
+        if CATCH_ALL in index.access_id:
+            candidates.append(index.access_id[CATCH_ALL])
+        for x in index.schemas:  # multi-attribute tables the event covers
+            if all(attr < len(ev) and ev[attr] != MISSING for attr in x):
+                a = index.access_id.get((x, tuple(int(ev[attr]) for attr in x)))
+                if a is not None:
+                    candidates.append(a)
+        matched = []
+        for a in candidates:  # phase 2: subscription matching
+            for c in acc_clusters[acc_ptr[a] : acc_ptr[a + 1]]:
+                rows, cap = index.c_rows.data[c], index.c_cap.data[c]
+                off, loff = index.c_off.data[c], index.c_loff.data[c]
+                for j in range(index.c_count.data[c]):
+                    if all(B[index.cols.data[off + r * cap + j]] for r in range(rows)):
+                        matched.append(int(index.line.data[loff + j]))
+        results.append(sorted(matched))
+    return results
+
+
+def equality_first(pids: np.ndarray, ops: np.ndarray) -> np.ndarray:
+    """A subscription's remaining predicates, equalities first (Sect. 6.2.1)."""
+    return pids[np.argsort(ops[pids] != EQ, kind="stable")]
