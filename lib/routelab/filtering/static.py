@@ -118,8 +118,7 @@ def greedy_configuration(
     scale = n / max(1, len(rows))
     eqm = equality_matrix(subs, rows)
     nu = predicate_nu(subs, stats)
-    with np.errstate(invalid="ignore"):
-        cur = np.where(eqm >= 0, nu[np.maximum(eqm, 0)], np.inf).min(axis=1)
+    cur = np.append(nu, np.inf)[eqm].min(axis=1) if eqm.shape[1] else np.ones(len(rows))
     cur[~np.isfinite(cur)] = 1.0  # no equality: the catch-all list, always scanned
     candidates = {
         x: r for x, r in candidate_schemas(eqm, max_schema_size).items() if len(r) >= min_support
@@ -169,7 +168,9 @@ def assign_access(
         rows = np.arange(lo, min(n, lo + chunk))
         eqm = equality_matrix(subs, rows)
         has = eqm >= 0
-        cand = np.where(has, nu[np.maximum(eqm, 0)], np.inf)
+        cand = np.append(nu, np.inf)[eqm]  # -1 (no equality on the attribute) -> inf
+        if cand.shape[1] == 0:
+            continue
         # ties: lowest attribute (argmin takes the first)
         col = np.argmin(cand, axis=1)
         single_nu = cand[np.arange(len(rows)), col]
