@@ -20,7 +20,7 @@ def test_methods_compared_together_have_distinct_colours():
     for group in (
         ["hash", "hash+split", "SALB", "gC", "gFC", "gFCL", "gNFCL"],
         ["KG", "SG", "PKG", "PoTC", "On-Greedy", "Off-Greedy", "D-C", "W-C", "FISH"],
-        ["counting", "propagation", "propagation+prefetch", "static", "oracle"],
+        ["counting", "propagation", "propagation_wp", "static", "oracle"],
         ["grid", "kd-tree", "R-tree", "frequency", "hypergraph", "metric", "hybrid"],
     ):
         colours = [color_for(m) for m in group]

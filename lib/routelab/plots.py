@@ -86,7 +86,7 @@ METHOD_COLOURS: dict[str, str] = {
     # Fabret et al.
     "counting": "#D55E00",
     "propagation": "#0072B2",
-    "propagation+prefetch": "#56B4E9",
+    "propagation_wp": "#56B4E9",
     "static": "#009E73",
     "oracle": "#999999",
     # PS2Stream

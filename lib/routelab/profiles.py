@@ -21,6 +21,13 @@ PROFILE_NAMES = ("smoke", "default", "paper")
 
 OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
     "smoke": {
+        "09_fabret_matching": {
+            "sizes": [2_000, 5_000, 10_000],
+            "big_n": 0,
+            "operator_sizes": [2_000, 5_000],
+            "sweep_n": 2_000,
+            "repeats": 1,
+        },
         "08_fish": {
             "workers": [4, 8],
             "real_limit": 3000,
@@ -101,6 +108,11 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "default": {},
     "paper": {
+        "09_fabret_matching": {
+            "sizes": [100_000, 500_000, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 5_000_000],
+            "operator_sizes": [500_000, 1_000_000, 2_000_000, 3_000_000],
+            "sweep_n": 3_000_000,
+        },
         "03_routing": {
             "synthetic_dataset_posts": 1_000_000,
             "ablation_folds": 10,

@@ -1,0 +1,9 @@
+"""Notebook 09 (``09_fabret_matching``): the code behind its sections.
+
+==================  ======================================================================
+``experiments.py``  Spark sweep tasks: Fig. 3(a, c, d) scalability on W0, Fig. 3(b)
+                    operators (W1op, W2op), the Sect. 6.2.2 sweeps; the worked example
+``figures.py``      Fig. 3(a-d), the 6.2.2 sweeps, the checks-per-event explorer
+``claims.py``       the claims table (spec C1-C3, C5-C13, C16-C17) with declared tolerances
+==================  ======================================================================
+"""

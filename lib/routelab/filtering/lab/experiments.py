@@ -1,0 +1,200 @@
+"""Notebook 09's experiments: Fig. 3(a-d), Fig. 3(b) and the Sect. 6.2.2 sweeps as Spark
+sweep tasks, plus the worked example.
+
+Each grid point (algorithm, workload, N, seed) is one Spark task (:func:`routelab.sweep.run_grid`)
+that generates its workload inside the task from the seed (6M subscriptions are never
+shipped through Spark), builds the matcher, and times it on 100-event batches in-process
+(the paper's ``n_Eb``): kernel time per 100 events (best of ``repeats`` after a warm-up
+batch, so numba's compilation is not counted), subscriptions checked per event, matches,
+build ("loading") time and the index's bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.filtering.costmodel import EventStats
+from routelab.filtering.counting import CountingMatcher
+from routelab.filtering.matchers import build_matcher
+from routelab.filtering.model import EQ, Events, Subscriptions, match_pairs
+from routelab.filtering.oracle import oracle_match
+from routelab.filtering.workload import (
+    WORKLOADS,
+    Workload,
+    domain_sweep,
+    generate_events,
+    generate_subscriptions,
+    predicates_sweep,
+)
+
+ALL_WORKLOADS: dict[str, Workload] = {
+    **WORKLOADS,
+    **{w.name: w for w in domain_sweep()},
+    **{w.name: w for w in predicates_sweep()},
+}
+
+
+def index_bytes(matcher: Any) -> int:
+    """Bytes of a matcher's structures (clusters or lists, predicate table, bookkeeping)."""
+    reg = matcher.registry
+    own = sum(
+        a.data.nbytes for a in (reg.attr, reg.op, reg.value, reg.refcount, reg.ids, reg.alive)
+    )
+    own += reg.bulk_ptr.nbytes + reg.bulk_preds.nbytes
+    if isinstance(matcher, CountingMatcher):
+        return int(own + matcher.lists.nbytes + matcher.lists_ptr.nbytes + matcher._size.nbytes)
+    return int(own + matcher.nbytes())
+
+
+def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """One grid point (a Spark task): build and time one algorithm on one workload."""
+    w = ALL_WORKLOADS[params["workload"]]
+    n, seed = int(params["n"]), int(params.get("seed", 0))
+    repeats = int(params.get("repeats", 3))
+    t0 = time.perf_counter()
+    subs = generate_subscriptions(w, n, seed=seed)
+    generate_s = time.perf_counter() - t0
+    stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
+    t0 = time.perf_counter()
+    matcher = build_matcher(
+        params["algorithm"], subs, stats=stats, greedy_sample=int(params.get("sample", 100_000))
+    )
+    build_s = time.perf_counter() - t0
+    batches = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
+    matcher.match(batches[0])  # warm-up (numba compilation, caches)
+    times, checks, matches = [], [], 0
+    for events in batches[1:]:
+        t0 = time.perf_counter()
+        ptr, _ = matcher.match(events)
+        times.append(time.perf_counter() - t0)
+        matches += int(ptr[-1])
+        work = getattr(matcher, "last_checks", None)
+        checks.append(float(np.mean(work if work is not None else matcher.last_work)))
+    return [
+        {
+            "ms_per_100": 1e3 * min(times),
+            "checks_per_event": float(np.mean(checks)),
+            "matches_per_event": matches / (100 * repeats),
+            "build_s": build_s,
+            "generate_s": generate_s,
+            "index_mb": index_bytes(matcher) / 2**20,
+            "tables": len(getattr(matcher, "schemas", [])),
+        }
+    ]
+
+
+def run_points(
+    points: list[dict[str, Any]], *, spark: Any = None, local: bool = False
+) -> pd.DataFrame:
+    """All grid points as Spark tasks (``local=True``: in this process)."""
+    from routelab.sweep import run_grid
+
+    return run_grid(measure_point, points, spark=spark, local=local, desc="Fabret sweeps")
+
+
+def scalability_points(
+    algorithms: list[str],
+    sizes: list[int],
+    big: int | None,
+    big_algorithms: list[str],
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Fig. 3(a, c, d): W0 at each N for each algorithm, plus the big N for the fast ones."""
+    points = [
+        {"algorithm": a, "workload": "W0", "n": n, "seed": seed} for n in sizes for a in algorithms
+    ]
+    if big:
+        points += [
+            {"algorithm": a, "workload": "W0", "n": big, "seed": seed} for a in big_algorithms
+        ]
+    return points
+
+
+def operator_points(sizes: list[int], algorithms: list[str], seed: int = 0) -> list[dict]:
+    """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N."""
+    return [
+        {"algorithm": a, "workload": w, "n": n, "seed": seed}
+        for w in ("W1op", "W2op")
+        for n in sizes
+        for a in algorithms
+    ]
+
+
+def sweep_points(n: int, algorithms: list[str], seed: int = 0) -> list[dict]:
+    """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N."""
+    names = [w.name for w in domain_sweep()] + [w.name for w in predicates_sweep()]
+    return [
+        {"algorithm": a, "workload": w, "n": n, "seed": seed} for w in names for a in algorithms
+    ]
+
+
+def sweep_axis(frame: pd.DataFrame) -> pd.DataFrame:
+    """The 6.2.2 rows with their swept parameter (domain size or predicates) as columns."""
+    out = frame.copy()
+    out["sweep"] = np.where(out["workload"].str.contains("dom"), "value domain", "predicates")
+    out["x"] = out["workload"].str.extract(r"(\d+)$")[0].astype(int)
+    return out
+
+
+def worked_example() -> dict[str, pd.DataFrame]:
+    """Four subscriptions and two events through propagation, small enough to check by
+    hand: the subscriptions, each one's cluster (access predicate, predicates still to
+    check), and what each event matches (equal to the oracle)."""
+    price, kind, dest = 0, 1, 2
+    names = ["price", "type", "dest"]
+    subs = Subscriptions.from_lists(
+        [
+            [(kind, "=", 747), (price, "<=", 300)],
+            [(kind, "=", 747), (dest, "=", 6), (price, "<=", 500)],
+            [(dest, "=", 6), (price, ">", 100)],
+            [(price, "<", 200)],
+        ],
+        ids=[1, 2, 3, 4],
+        n_attrs=3,
+    )
+    events = Events.from_dicts([{price: 250, kind: 747, dest: 6}, {price: 150, dest: 9}], 3)
+    m = build_matcher("propagation", subs, stats=EventStats.uniform([1000, 10, 20]))
+    ptr, ids = m.match(events)
+    t = subs.table
+    idx = m.index
+    rows = []
+    for i, sid in enumerate(subs.ids):
+        c = idx.loc_cluster.data[i]
+        key = idx.access_keys[idx.c_access.data[c]]
+        access = "none (catch-all)" if key == ("*",) else t.describe(key[0], names)
+        pids = subs.predicates_of(i)
+        rest = [
+            t.describe(p, names)
+            for p in sorted(pids, key=lambda q: t.op[q] != EQ)  # equalities first, as stored
+            if key == ("*",) or p != key[0]
+        ]
+        rows.append(
+            {
+                "subscription": int(sid),
+                "predicates": " AND ".join(t.describe(p, names) for p in pids),
+                "access predicate": access,
+                "still to check (cluster rows)": ", ".join(rest) or "-",
+            }
+        )
+    o_ptr, o_idx = oracle_match(subs, events)
+    assert match_pairs(ptr, ids) == match_pairs(o_ptr, subs.ids[o_idx])
+    matched = [
+        {
+            "event": " ".join(f"{names[a]}={v}" for a, v in enumerate(ev) if v > -(2**62)),
+            "matches": ", ".join(str(x) for x in ids[ptr[e] : ptr[e + 1]]) or "none",
+            "subscriptions checked": int(m.last_checks[e]),
+        }
+        for e, ev in enumerate(events.values)
+    ]
+    return {"subscriptions": pd.DataFrame(rows), "events": pd.DataFrame(matched)}
+
+
+def with_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the events/s a 100-event time corresponds to."""
+    out = frame.copy()
+    out["events_per_s"] = 1e5 / out["ms_per_100"]
+    return out

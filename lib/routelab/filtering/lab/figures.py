@@ -1,0 +1,115 @@
+"""Notebook 09's figures: Fig. 3(a-d) and the Sect. 6.2.2 sweeps, and the explorer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from routelab.plots import color_for, log_axis, widget_view
+
+LABELS = {
+    "ms_per_100": "ms per 100 events",
+    "index_mb": "index size (MB)",
+    "build_s": "loading time (s)",
+    "checks_per_event": "subscriptions checked per event",
+}
+
+
+def versus_n(frame: pd.DataFrame, column: str, title: str) -> go.Figure:
+    """One line per algorithm: ``column`` against the number of subscriptions (log-log)."""
+    fig = go.Figure()
+    for algorithm, g in frame.groupby("algorithm", sort=False):
+        g = g.groupby("n", as_index=False)[column].median()
+        fig.add_trace(
+            go.Scatter(
+                x=g["n"],
+                y=g[column],
+                name=algorithm,
+                mode="lines+markers",
+                line={"color": color_for(algorithm)},
+            )
+        )
+    fig.update_layout(title=title, legend_title_text="algorithm", height=460)
+    log_axis(fig, "x", title_text="subscriptions (N)")
+    log_axis(fig, "y", title_text=LABELS.get(column, column))
+    return fig
+
+
+def operators(frame: pd.DataFrame) -> go.Figure:
+    """Fig. 3(b): one panel per workload (W1op, W2op), time per 100 events vs N."""
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("W1op (4 predicates, one >)", "W2op (9 predicates, 5 <, one >)"),
+        shared_yaxes=True,
+    )
+    for col, w in enumerate(("W1op", "W2op"), start=1):
+        for algorithm, g in frame[frame["workload"] == w].groupby("algorithm", sort=False):
+            g = g.groupby("n", as_index=False)["ms_per_100"].median()
+            fig.add_trace(
+                go.Scatter(
+                    x=g["n"],
+                    y=g["ms_per_100"],
+                    name=algorithm,
+                    mode="lines+markers",
+                    legendgroup=algorithm,
+                    showlegend=col == 1,
+                    line={"color": color_for(algorithm)},
+                ),
+                row=1,
+                col=col,
+            )
+    fig.update_layout(title="Fig. 3(b): operators", height=460)
+    log_axis(fig, "x", title_text="subscriptions (N)")
+    log_axis(fig, "y")
+    fig.update_yaxes(title_text="ms per 100 events", row=1, col=1)
+    return fig
+
+
+def sweeps(frame: pd.DataFrame) -> go.Figure:
+    """Sect. 6.2.2: time per 100 events vs value-domain size and vs predicates."""
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=("value domain size", "predicates per subscription")
+    )
+    for col, sweep in enumerate(("value domain", "predicates"), start=1):
+        for algorithm, g in frame[frame["sweep"] == sweep].groupby("algorithm", sort=False):
+            g = g.groupby("x", as_index=False)["ms_per_100"].median()
+            fig.add_trace(
+                go.Scatter(
+                    x=g["x"],
+                    y=g["ms_per_100"],
+                    name=algorithm,
+                    mode="lines+markers",
+                    legendgroup=algorithm,
+                    showlegend=col == 1,
+                    line={"color": color_for(algorithm)},
+                ),
+                row=1,
+                col=col,
+            )
+    fig.update_layout(title="Sect. 6.2.2: value domain and predicates", height=460)
+    log_axis(fig, "y")
+    fig.update_yaxes(title_text="ms per 100 events", row=1, col=1)
+    return fig
+
+
+def checks_table(frame: pd.DataFrame, workload: str, n: int) -> str:
+    rows = frame[(frame["workload"] == workload) & (frame["n"] == n)]
+    table = rows.groupby("algorithm")[["checks_per_event", "ms_per_100", "matches_per_event"]]
+    return table.median().round(2).to_html()
+
+
+def explorer(frame: pd.DataFrame) -> Any:
+    """Pick a workload and N; see subscriptions checked per event for each algorithm."""
+    import ipywidgets as widgets
+
+    workloads = sorted(frame["workload"].unique())
+    sizes = sorted(int(n) for n in frame["n"].unique())
+    return widget_view(
+        lambda workload, n: checks_table(frame, workload, n),
+        workload=widgets.Dropdown(options=workloads, value=workloads[0], description="workload"),
+        n=widgets.SelectionSlider(options=sizes, value=sizes[0], description="N"),
+    )

@@ -1,0 +1,141 @@
+"""Notebook 09's claims rules on hand-made frames (each can hold and fail), its experiments
+on tiny sizes, and the worked example."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from routelab.filtering.lab import claims as fc
+from routelab.filtering.lab import experiments as fx
+
+
+def _frame(times: dict[str, list[float]], sizes=(1_000, 10_000, 100_000), mem=None, load=None):
+    rows = []
+    for algorithm, ts in times.items():
+        for k, (n, t) in enumerate(zip(sizes, ts, strict=True)):
+            rows.append(
+                {
+                    "algorithm": algorithm,
+                    "workload": "W0",
+                    "n": n,
+                    "ms_per_100": t,
+                    "index_mb": (mem or {}).get(algorithm, 1.0) * n / 1000,
+                    "build_s": (load or {}).get(algorithm, 1.0) * (k + 1),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+PAPERLIKE = _frame(
+    {
+        "counting": [100, 1000, 10000],
+        "propagation": [1, 8, 80],
+        "propagation_wp": [0.7, 5, 50],
+        "static": [0.3, 0.3, 0.31],
+    },
+    mem={"propagation": 1.0, "counting": 1.1, "propagation_wp": 1.0, "static": 1.5},
+    load={"counting": 0.1, "propagation": 0.5, "propagation_wp": 0.5, "static": 2.0},
+)
+INVERTED = _frame(
+    {
+        "counting": [1, 2, 3],
+        "propagation": [1, 8, 80],
+        "propagation_wp": [2, 20, 200],
+        "static": [1, 30, 300],
+    },
+    mem={"propagation": 2.0, "counting": 1.0, "propagation_wp": 2.0, "static": 1.5},
+    load={"counting": 3.0, "propagation": 0.5, "propagation_wp": 0.5, "static": 0.1},
+)
+
+
+def _by_claim(rows):
+    return {r["claim"].split(" ")[0] + r["claim"][-12:]: r["verdict"].verdict for r in rows}
+
+
+def test_scalability_rules_hold_on_paperlike_numbers():
+    verdicts = [r["verdict"].verdict for r in fc.scalability_rows(PAPERLIKE)]
+    # counting/propagation 125x (paper 112x), prefetch 1.6x, wp/static 161x (direction
+    # only: paper 3.07x), ordering, flat static, slope of wp 0.87, 600 ev/s (no 6M point),
+    # memory ordering, loading ordering, space slope 1, dynamic not comparable
+    assert verdicts == [
+        "holds",
+        "holds",
+        "direction only",
+        "holds",
+        "holds",
+        "holds",
+        "not comparable",
+        "holds",
+        "holds",
+        "holds",
+        "not comparable",
+    ]
+
+
+def test_scalability_rules_fail_on_inverted_numbers():
+    verdicts = [r["verdict"].verdict for r in fc.scalability_rows(INVERTED)]
+    assert verdicts[:6] == ["fails", "fails", "fails", "fails", "fails", "holds"]
+    assert verdicts[7:10] == ["partly", "fails", "holds"]  # memory: 1 of 2 pairs in order
+
+
+def test_operator_rule():
+    def ops(w1, w2):
+        return pd.DataFrame(
+            [
+                {"algorithm": a, "workload": w, "n": 10, "ms_per_100": t}
+                for a, (t1, t2) in {"propagation_wp": w1, "static": w2}.items()
+                for w, t in (("W1op", t1), ("W2op", t2))
+            ]
+        )
+
+    assert fc.operator_row(ops((1, 2), (0.5, 1.1)))["verdict"].verdict == "holds"
+    assert fc.operator_row(ops((1, 0.9), (1, 0.3)))["verdict"].verdict == "fails"
+    assert fc.operator_row(ops((1, 2), (1, 6)))["verdict"].verdict == "partly"
+
+
+def test_sweep_rules():
+    def sweep(dom_prop, dom_static, pred_static):
+        rows = []
+        for x, tp, ts in zip((10, 100), dom_prop, dom_static, strict=True):
+            rows += [
+                {"sweep": "value domain", "x": x, "algorithm": "propagation", "ms_per_100": tp},
+                {"sweep": "value domain", "x": x, "algorithm": "static", "ms_per_100": ts},
+            ]
+        for x, ts in zip((4, 14), pred_static, strict=True):
+            rows.append({"sweep": "predicates", "x": x, "algorithm": "static", "ms_per_100": ts})
+        return pd.DataFrame(rows)
+
+    good = fc.sweep_rows(sweep((10, 1), (2, 1), (2, 1)))
+    assert [r["verdict"].verdict for r in good] == ["holds", "holds"]
+    bad = fc.sweep_rows(sweep((1, 10), (1, 20), (1, 2)))
+    assert [r["verdict"].verdict for r in bad] == ["partly", "fails"]
+
+
+def test_measure_point_and_worked_example():
+    rows = fx.run_points(
+        [
+            {"algorithm": a, "workload": "W0", "n": 500, "repeats": 1, "sample": 500}
+            for a in ("counting", "static")
+        ],
+        local=True,
+    )
+    assert set(rows["algorithm"]) == {"counting", "static"}
+    assert (rows["ms_per_100"] > 0).all() and (rows["index_mb"] > 0).all()
+    example = fx.worked_example()
+    assert list(example["events"]["matches"]) == ["1, 2, 3", "4"]
+    assert list(example["events"]["subscriptions checked"]) == [4, 1]
+    assert example["subscriptions"]["access predicate"].tolist() == [
+        "type = 747",
+        "dest = 6",
+        "dest = 6",
+        "none (catch-all)",
+    ]
+
+
+@pytest.mark.parametrize("workload", ["W0", "W1op", "W2op", "W0-dom10", "W0-np14"])
+def test_every_named_workload_runs(workload):
+    rows = fx.measure_point(
+        {"algorithm": "propagation", "workload": workload, "n": 300, "repeats": 1}
+    )
+    assert rows[0]["checks_per_event"] >= 0
