@@ -139,3 +139,15 @@ def test_every_named_workload_runs(workload):
         {"algorithm": "propagation", "workload": workload, "n": 300, "repeats": 1}
     )
     assert rows[0]["checks_per_event"] >= 0
+
+
+def test_bench_runs_on_tiny_sizes():
+    from routelab.filtering.lab.bench import bench_rows
+
+    rows = bench_rows(quick=True)
+    times = [r for r in rows if r["unit"] == "ms" and "per 100 events" in r["what"]]
+    assert len(times) == 4 and all(r["value"] > 0 for r in times)
+    counting = next(r for r in times if r["what"].startswith("counting"))
+    # every algorithm is compared with counting measured in the same run
+    assert all(r["baseline"] == counting["value"] for r in times)
+    assert any(r["what"].startswith("oracle") for r in rows)

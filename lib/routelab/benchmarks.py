@@ -31,6 +31,13 @@ BENCHMARKS: dict[str, tuple[str, str, str]] = {
         "bench_rows",
         "trie matching at 100k subscriptions and LASP placement vs the brute-force oracle",
     ),
+    "filtering": (
+        "routelab.filtering.lab.bench",
+        "bench_rows",
+        "Fabret et al. on W0, 100 events vs 1M and 6M subscriptions, one core: counting, "
+        "propagation(_wp), static beside counting and the oracle (goals at 6M: static <= 5 ms, "
+        "propagation <= 30 ms, counting <= 500 ms; build <= 30 s; RSS <= 1.5 GB)",
+    ),
     "grouping": (
         "routelab.grouping.lab.bench",
         "bench_rows",
