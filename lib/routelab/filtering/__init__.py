@@ -16,6 +16,7 @@ Files and the paper's sections:
 ``static.py``       best(S, A) and the greedy hashing configuration (Sect. 3.2)
 ``matchers.py``     counting, propagation, propagation_wp, static behind one interface
 ``workload.py``     the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
+``dataflow.py``     subscriptions partitioned over Spark partitions as matcher instances
 ==================  ======================================================================
 
 The notebooks' code (experiments, figures, claims of notebook 09) is in ``lab/``.

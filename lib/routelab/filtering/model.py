@@ -117,6 +117,15 @@ class Subscriptions:
     def predicates_of(self, i: int) -> np.ndarray:
         return self.preds[self.ptr[i] : self.ptr[i + 1]]
 
+    def take(self, rows: np.ndarray) -> Subscriptions:
+        """The subscriptions at ``rows`` (same predicate table, so the same ids)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lengths = self.ptr[rows + 1] - self.ptr[rows]
+        ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        preds = self.preds[ranges(self.ptr[rows], lengths)]
+        return Subscriptions(self.ids[rows], ptr, preds, self.table, self.n_attrs)
+
     def as_lists(self) -> list[list[Predicate]]:
         """Each subscription as ``[(attr, op text, value), ...]`` (for tests and examples)."""
         t = self.table
@@ -277,6 +286,13 @@ class ValueDictionary:
     def lookup(self, attr: int, value: str) -> int | None:
         """The code of a known value, None for a value no subscription mentions."""
         return self.codes.get(attr, {}).get(value)
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated index ranges ``[s, s + l)`` (vectorised)."""
+    total = int(lengths.sum())
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(total, dtype=np.int64) + offsets
 
 
 def match_pairs(ptr: np.ndarray, subs: np.ndarray) -> set[tuple[int, int]]:

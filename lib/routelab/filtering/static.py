@@ -23,7 +23,7 @@ from itertools import combinations
 import numpy as np
 
 from routelab.filtering.costmodel import CostConstants, EventStats
-from routelab.filtering.model import EQ, Subscriptions
+from routelab.filtering.model import EQ, Subscriptions, ranges
 
 MAX_ATTRS = 62  # schemas are bit masks of attribute ids
 
@@ -43,19 +43,13 @@ def equality_matrix(subs: Subscriptions, rows: np.ndarray) -> np.ndarray:
     starts, ends = subs.ptr[rows], subs.ptr[rows + 1]
     lengths = ends - starts
     local = np.repeat(np.arange(len(rows)), lengths)
-    entries = _ranges(starts, lengths)
+    entries = ranges(starts, lengths)
     pids = subs.preds[entries].astype(np.int64)
     eq = t.op[pids] == EQ
     out = np.full((len(rows), subs.n_attrs), -1, dtype=np.int64)
     # reversed so that the first equality predicate of an attribute wins
     out[local[eq][::-1], t.attr[pids[eq]][::-1]] = pids[eq][::-1]
     return out
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    total = int(lengths.sum())
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    return np.arange(total) + offsets
 
 
 def predicate_nu(subs: Subscriptions, stats: EventStats) -> np.ndarray:
