@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "routelab.commands.generate",
     "routelab.commands.figures",
     "routelab.commands.claims",
+    "routelab.commands.filtering",
     "routelab.commands.bench",
 )
 

@@ -3,7 +3,8 @@
 ``datasets.py`` (list, fetch, prepare the pinned real data), ``preprocess.py`` (posts -> word
 sets), ``stats.py`` (S3-TM Table 1), ``subscriptions.py`` (tweet/topic subscriptions),
 ``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the notebooks),
-``claims.py`` (every notebook's claims table),
+``claims.py`` (every notebook's claims table), ``filtering.py`` (Fabret et al.'s matchers on
+neutral CSV files),
 ``bench.py`` (benchmarks). :mod:`routelab.cli` lists the modules it loads.
 """
 
