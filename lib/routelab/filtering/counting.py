@@ -65,21 +65,25 @@ def _grow(buf: np.ndarray, need: int) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
-def _count(lv, lo, hi, hits, size, alive, touched, n_touched, out, n_out):  # type: ignore[no-untyped-def]
-    """One satisfied predicate: increment its subscriptions' counters."""
+def _count(lv, lo, hi, remaining, alive, out, n_out):  # type: ignore[no-untyped-def]
+    """One satisfied predicate: count it for each subscription holding it (a countdown
+    from the subscription's size: one small array touched, no separate hit/size arrays)."""
     for j in range(lo, hi):
         s = lv[j]
-        h = hits[s]
-        if h == 0:
-            touched[n_touched] = s
-            n_touched += 1
-        h += 1
-        hits[s] = h
-        if h == size[s] and alive[s]:
+        r = remaining[s] - 1
+        remaining[s] = r
+        if r == 0 and alive[s]:
             out = _grow(out, n_out + 1)
             out[n_out] = s
             n_out += 1
-    return n_touched, n_out, out
+    return n_out, out
+
+
+@nb.njit(cache=True, inline="always")
+def _restore(lv, lo, hi, remaining):  # type: ignore[no-untyped-def]
+    for j in range(lo, hi):
+        remaining[lv[j]] += 1
+    return hi - lo
 
 
 @nb.njit(cache=True)
@@ -96,59 +100,41 @@ def counting_kernel(
     lists: np.ndarray,
     extra_ptr: np.ndarray,
     extra: np.ndarray,
-    size: np.ndarray,
+    remaining: np.ndarray,
     alive: np.ndarray,
     always: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Matches (internal indexes) per event as CSR, and the increments done per event."""
+    """Matches (internal indexes) per event as CSR, and the counter updates per event.
+    ``remaining`` holds each subscription's size and is restored after every event."""
     B = np.zeros(n_preds, dtype=np.uint8)
     sat = np.empty(n_preds, dtype=np.int64)
-    hits = np.zeros(size.shape[0], dtype=np.int32)
-    touched = np.empty(size.shape[0], dtype=np.int64)
     out = np.empty(64, dtype=np.int64)
     ptr = np.zeros(events.shape[0] + 1, dtype=np.int64)
     work = np.zeros(events.shape[0], dtype=np.int64)
     n_out = 0
     for e in range(events.shape[0]):
         n_sat = phase1(events[e], fam_attr, fam_op, fam_start, fam_end, values, pids, B, sat)
-        n_touched = 0
         for k in range(always.shape[0]):
             out = _grow(out, n_out + 1)
             out[n_out] = always[k]
             n_out += 1
         for k in range(n_sat):
             p = sat[k]
-            B[p] = 0
             if p + 1 < lists_ptr.shape[0]:
-                n_touched, n_out, out = _count(
-                    lists,
-                    lists_ptr[p],
-                    lists_ptr[p + 1],
-                    hits,
-                    size,
-                    alive,
-                    touched,
-                    n_touched,
-                    out,
-                    n_out,
+                n_out, out = _count(
+                    lists, lists_ptr[p], lists_ptr[p + 1], remaining, alive, out, n_out
                 )
             if p + 1 < extra_ptr.shape[0]:
-                n_touched, n_out, out = _count(
-                    extra,
-                    extra_ptr[p],
-                    extra_ptr[p + 1],
-                    hits,
-                    size,
-                    alive,
-                    touched,
-                    n_touched,
-                    out,
-                    n_out,
+                n_out, out = _count(
+                    extra, extra_ptr[p], extra_ptr[p + 1], remaining, alive, out, n_out
                 )
-        work[e] = 0
-        for k in range(n_touched):
-            work[e] += hits[touched[k]]
-            hits[touched[k]] = 0
+        for k in range(n_sat):
+            p = sat[k]
+            B[p] = 0
+            if p + 1 < lists_ptr.shape[0]:
+                work[e] += _restore(lists, lists_ptr[p], lists_ptr[p + 1], remaining)
+            if p + 1 < extra_ptr.shape[0]:
+                work[e] += _restore(extra, extra_ptr[p], extra_ptr[p + 1], remaining)
         ptr[e + 1] = n_out
     return ptr, out[:n_out].copy(), work
 
@@ -211,6 +197,8 @@ class CountingMatcher:
         alive = reg.alive.view()
         always = np.flatnonzero((self._size[: len(reg)] == 0) & alive).astype(np.int64)
         x_ptr, x_subs = self._extra_arrays()
+        size = self._size[: len(reg)]
+        dtype = np.uint8 if size.max(initial=0) < 255 else np.int32
         ptr, out, self.last_work = counting_kernel(
             events.widen(reg.n_attrs).values,
             index.fam_attr,
@@ -224,7 +212,7 @@ class CountingMatcher:
             self.lists,
             x_ptr,
             x_subs,
-            self._size,
+            size.astype(dtype),
             alive,
             always,
         )
