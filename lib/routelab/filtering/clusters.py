@@ -304,7 +304,7 @@ def combine_key(values: np.ndarray) -> np.uint64:
     return h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _scan(
     c: int,
     B: np.ndarray,
@@ -322,13 +322,19 @@ def _scan(
     """cluster_matching (Sect. 2.2.3): column-wise, rows in order with early exit."""
     rows, cap, m = c_rows[c], c_cap[c], c_count[c]
     off, loff = c_off[c], c_loff[c]
+    next_prefetch = 0
     for j in range(m):
-        if with_prefetch and j % UNFOLD == 0 and rows > 0 and j + LOOKAHEAD < m:
-            prefetch(cols, off + j + LOOKAHEAD)
-            if rows > 1:
-                prefetch(cols, off + cap + j + LOOKAHEAD)
+        if with_prefetch and j == next_prefetch:
+            next_prefetch += UNFOLD
+            if rows > 0 and j + LOOKAHEAD < m:
+                prefetch(cols, off + j + LOOKAHEAD)
+                if rows > 1:
+                    prefetch(cols, off + cap + j + LOOKAHEAD)
+        # row 0 (an equality when the subscription has one) decides most columns alone
+        if rows > 0 and B[cols[off + j]] == 0:
+            continue
         ok = True
-        for r in range(rows):
+        for r in range(1, rows):
             if B[cols[off + r * cap + j]] == 0:
                 ok = False
                 break
