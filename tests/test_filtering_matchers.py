@@ -183,3 +183,14 @@ def test_workloads_are_deterministic_and_shaped_as_table_1():
     assert not np.array_equal(a.preds, c.preds)
     ev = generate_events(W0, 10, seed=1)
     assert (ev.values != MISSING).all() and ev.values.min() >= 1 and ev.values.max() <= 35
+
+
+@pytest.mark.parametrize("pool,k", [(30, 3), (30, 12)])
+def test_free_attributes_are_distinct_and_uniform(pool, k):
+    from routelab.filtering.workload import _distinct
+
+    d = _distinct(np.random.default_rng(0), 60_000, pool, k)
+    assert (np.diff(d, axis=1) > 0).all()  # sorted and distinct
+    counts = np.bincount(d.ravel(), minlength=pool)
+    expected = 60_000 * k / pool
+    assert np.abs(counts - expected).max() < 0.05 * expected

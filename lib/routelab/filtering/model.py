@@ -212,9 +212,19 @@ class Subscriptions:
         """Build from (n_subs, n_preds) arrays: every subscription has the same number of
         predicates (the workloads of Sect. 6.1)."""
         n, k = attrs.shape
+        if ids is None:
+            ids = np.arange(n, dtype=np.int64)
+        n_attrs = int(n_attrs if n_attrs is not None else (attrs.max() + 1 if attrs.size else 0))
+        table, pred_ids = _dedup_predicates(attrs.ravel(), ops.ravel(), values.ravel())
+        rows = np.sort(pred_ids.reshape(n, k), axis=1)
+        if k > 1 and (rows[:, 1:] == rows[:, :-1]).any():  # repeated predicates: general path
+            ptr = np.arange(0, n * k + 1, k, dtype=np.int64)
+            return cls.from_flat(
+                ptr, attrs.ravel(), ops.ravel(), values.ravel(), ids=ids, n_attrs=n_attrs
+            )
         ptr = np.arange(0, n * k + 1, k, dtype=np.int64)
-        return cls.from_flat(
-            ptr, attrs.ravel(), ops.ravel(), values.ravel(), ids=ids, n_attrs=n_attrs
+        return cls(
+            np.asarray(ids, dtype=np.int64), ptr, rows.ravel().astype(np.int32), table, n_attrs
         )
 
 
@@ -226,6 +236,19 @@ def _dedup_predicates(
     if len(attrs) == 0:
         empty = PredicateTable(np.zeros(0, np.int32), np.zeros(0, np.int8), np.zeros(0, np.int64))
         return empty, np.zeros(0, dtype=np.int64)
+    vmin, vmax = int(values.min()), int(values.max())
+    span = vmax - vmin + 1
+    n_fam = (int(attrs.max()) + 1) * len(OPS)
+    if span > 0 and n_fam * span <= 1 << 26:  # small key space: a dense table, no sort
+        code = (attrs.astype(np.int64) * len(OPS) + ops) * span + (values - vmin)
+        present = np.zeros(n_fam * span, dtype=bool)
+        present[code] = True
+        used = np.flatnonzero(present)
+        dense_id = np.cumsum(present) - 1
+        fam, val = np.divmod(used, span)
+        a, o = np.divmod(fam, len(OPS))
+        table = PredicateTable(a.astype(np.int32), o.astype(np.int8), (val + vmin).astype(np.int64))
+        return table, dense_id[code]
     order = np.lexsort((values, ops, attrs))
     a, o, v = attrs[order], ops[order], values[order]
     new = np.ones(len(order), dtype=bool)

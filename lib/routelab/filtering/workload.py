@@ -97,12 +97,24 @@ def generate_subscriptions(
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         if n_free:
-            # distinct free attributes: the n_free smallest of random keys per row
-            keys = rng.random((hi - lo, pool))
-            free = np.argpartition(keys, n_free - 1, axis=1)[:, :n_free]
-            attrs[lo:hi, w.n_fix :] = np.sort(free, axis=1) + w.n_fix
+            attrs[lo:hi, w.n_fix :] = _distinct(rng, hi - lo, pool, n_free) + w.n_fix
     values = rng.integers(w.l_p, w.u_p + 1, size=(n, w.n_p), dtype=np.int64)
     return Subscriptions.from_dense(attrs, ops, values, n_attrs=w.n_t)
+
+
+def _distinct(rng: np.random.Generator, n: int, pool: int, k: int) -> np.ndarray:
+    """``n`` rows of ``k`` distinct sorted integers from ``range(pool)``, uniformly: redraw
+    the rows with a repeat (few when k is small against pool), else the k smallest of
+    random keys per row."""
+    if k * k <= pool:
+        out = np.sort(rng.integers(0, pool, size=(n, k)), axis=1)
+        bad = np.flatnonzero((out[:, 1:] == out[:, :-1]).any(axis=1))
+        while len(bad):
+            out[bad] = np.sort(rng.integers(0, pool, size=(len(bad), k)), axis=1)
+            bad = bad[(out[bad, 1:] == out[bad, :-1]).any(axis=1)]
+        return out
+    keys = rng.random((n, pool))
+    return np.sort(np.argpartition(keys, k - 1, axis=1)[:, :k], axis=1)
 
 
 def generate_events(w: Workload, n: int, seed: int = 0) -> Events:
