@@ -3,6 +3,7 @@ on tiny sizes, and the worked example."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -151,3 +152,18 @@ def test_bench_runs_on_tiny_sizes():
     # every algorithm is compared with counting measured in the same run
     assert all(r["baseline"] == counting["value"] for r in times)
     assert any(r["what"].startswith("oracle") for r in rows)
+
+
+def test_calibration_recovers_known_constants():
+    frame = pd.DataFrame(
+        {
+            "algorithm": ["propagation"] * 3 + ["static"] * 3,
+            "n": [1, 2, 3] * 2,
+            "checks_per_event": [1000.0, 2000.0, 4000.0, 10.0, 20.0, 40.0],
+        }
+    )
+    frame["ms_per_100"] = (500 + 2.0 * frame["checks_per_event"]) * 100 / 1e6
+    consts, table = fx.calibrate(frame)
+    assert consts["K_c_ns"] == pytest.approx(2.0) and consts["fixed_ns"] == pytest.approx(500)
+    assert consts["r2"] == pytest.approx(1.0)
+    assert np.allclose(table["measured_ns"], table["predicted_ns"])

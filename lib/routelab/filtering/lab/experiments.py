@@ -198,3 +198,22 @@ def with_names(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     out["events_per_s"] = 1e5 / out["ms_per_100"]
     return out
+
+
+def calibrate(frame: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]:
+    """The cost model's constants on this machine (Sect. 3.1, unit checking cost): a least-
+    squares fit of the measured ns per event = fixed + K_c * subscriptions checked, over the
+    clustered algorithms' W0 rows (propagation, static). The fixed part is phase 1 plus the
+    table lookups. Returns the constants (and R^2) and the measured-vs-predicted rows."""
+    rows = frame[frame["algorithm"].isin(["propagation", "static"])]
+    ns = rows["ms_per_100"].to_numpy(float) * 1e6 / 100
+    checks = rows["checks_per_event"].to_numpy(float)
+    design = np.column_stack([np.ones_like(checks), checks])
+    (fixed, k_c), *_ = np.linalg.lstsq(design, ns, rcond=None)
+    predicted = design @ np.array([fixed, k_c])
+    ss_res = float(((ns - predicted) ** 2).sum())
+    ss_tot = float(((ns - ns.mean()) ** 2).sum()) or 1.0
+    table = rows[["algorithm", "n", "checks_per_event"]].assign(
+        measured_ns=ns, predicted_ns=predicted
+    )
+    return {"fixed_ns": float(fixed), "K_c_ns": float(k_c), "r2": 1 - ss_res / ss_tot}, table
