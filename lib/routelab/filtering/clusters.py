@@ -201,24 +201,25 @@ class ClusterIndex:
         _fill(cols, line, order, group, pos, g_off, g_loff, g_cap, rem_ptr, rem)
         self.cols = _Growable(cols)
         self.line = _Growable(line)
-        for g in range(len(starts)):
-            c = self._new_cluster_record(int(a_sorted[starts[g]]), int(g_rows[g]), g)
-            self.c_cap.data[c], self.c_count.data[c] = g_cap[g], counts[g]
-            self.c_off.data[c], self.c_loff.data[c] = g_off[g], g_loff[g]
+        g_access = a_sorted[starts].astype(np.int64)
+        self.c_access = _Growable(g_access)
+        self.c_rows = _Growable(g_rows.astype(np.int64))
+        self.c_cap = _Growable(g_cap.astype(np.int64))
+        self.c_count = _Growable(counts.astype(np.int64))
+        self.c_off = _Growable(g_off)
+        self.c_loff = _Growable(g_loff)
+        self.cluster_of = dict(
+            zip(
+                zip(g_access.tolist(), g_rows.tolist(), strict=True),
+                range(len(starts)),
+                strict=True,
+            )
+        )
+        self._acc_csr = None
         self.loc_cluster = _Growable(np.empty(n, dtype=np.int64))
         self.loc_pos = _Growable(np.empty(n, dtype=np.int64))
         self.loc_cluster.data[order] = group
         self.loc_pos.data[order] = pos
-
-    def _new_cluster_record(self, access: int, rows: int, expected: int) -> int:
-        c = self.c_access.append(access)
-        assert c == expected
-        self.c_rows.append(rows)
-        for arr in (self.c_cap, self.c_count, self.c_off, self.c_loff):
-            arr.append(0)
-        self.cluster_of[(access, rows)] = c
-        self._acc_csr = None
-        return c
 
     # -- kernel views ------------------------------------------------------------------
     def access_csr(self) -> tuple[np.ndarray, np.ndarray]:

@@ -80,7 +80,14 @@ class ClusterMatcher:
             rows = np.flatnonzero(kind == t)
             if not len(rows):
                 continue
-            keys, inverse = np.unique(values[used[rows, : len(x)]], axis=0, return_inverse=True)
+            pids = used[rows, : len(x)]
+            base = len(values) + 1
+            if base ** len(x) < 2**62:  # one int64 code per predicate-id tuple: a 1-d unique
+                code = (pids * base ** np.arange(len(x))).sum(axis=1)
+                _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+                keys = values[pids[first]]
+            else:
+                keys, inverse = np.unique(values[pids], axis=0, return_inverse=True)
             ids = np.array([self.index.access_of((x, tuple(int(v) for v in key))) for key in keys])
             access[rows] = ids[inverse.ravel()]
         return access
