@@ -41,3 +41,41 @@ def test_stderr_filter_drops_only_the_noise(tmp_path, capfd):
 def test_log4j_config_is_shipped_with_the_package():
     text = log4j_config().read_text()
     assert "rootLogger.level = warn" in text and "NativeCodeLoader" in text
+
+
+def test_bad_master_urls_fail_fast_with_one_message():
+    from routelab.errors import RoutelabError
+    from routelab.spark import check_master
+
+    for good in ("local", "local[2]", "local[*]", "local[4,2]", "yarn", "k8s://https://h:443"):
+        check_master(good)
+    with pytest.raises(RoutelabError, match="not one Spark knows"):
+        check_master("sprak://127.0.0.1:7077")
+    with pytest.raises(RoutelabError, match="expected spark://host:port"):
+        check_master("spark://127.0.0.1")
+    with pytest.raises(RoutelabError, match="no Spark master answers at 127.0.0.1:1"):
+        check_master("spark://127.0.0.1:1")
+
+
+def test_cli_reports_an_unreachable_master_without_a_traceback(tmp_path):
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "routelab.cli",
+            "generate",
+            "tweets",
+            "--n",
+            "10",
+            "--out",
+            str(tmp_path / "x"),
+            "--master",
+            "spark://127.0.0.1:1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "no Spark master answers" in proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr

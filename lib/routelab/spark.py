@@ -19,6 +19,8 @@ The session is created once per process and reused (``getOrCreate``).
 from __future__ import annotations
 
 import os
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -36,6 +38,35 @@ STARTUP_NOISE = (
     "Setting default log level to",
     "To adjust logging level use sc.setLogLevel",
 )
+
+
+MASTER_PATTERN = re.compile(
+    r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/]+|yarn|k8s://.+|mesos://.+)$"
+)
+
+
+def check_master(master: str, timeout: float = 3.0) -> None:
+    """Fail fast, with one clear message, on a master URL Spark would retry for a minute:
+    an unknown form, or a standalone master (``spark://host:port``) nobody answers on."""
+    from routelab.errors import RoutelabError
+
+    if not MASTER_PATTERN.match(master):
+        raise RoutelabError(
+            f"master URL {master!r} is not one Spark knows: use local, local[N], local[*], "
+            "spark://host:port, yarn or k8s://..."
+        )
+    if master.startswith("spark://"):
+        for hostport in master.removeprefix("spark://").split(","):
+            host, _, port = hostport.rpartition(":")
+            if not host or not port.isdigit():
+                raise RoutelabError(f"master URL {master!r}: expected spark://host:port")
+            try:
+                socket.create_connection((host, int(port)), timeout=timeout).close()
+            except OSError as exc:
+                raise RoutelabError(
+                    f"no Spark master answers at {host}:{port} ({exc.strerror or exc}); "
+                    "is it running? (see README, 'Running on a Spark cluster')"
+                ) from None
 
 
 def log4j_config() -> Path:
@@ -108,6 +139,7 @@ def get_spark(
             active.sparkContext.setLogLevel("FATAL")
         return active
     master = master or os.environ.get("ROUTELAB_SPARK_MASTER") or "local[*]"
+    check_master(master)
     ui = os.environ.get("ROUTELAB_SPARK_UI", "0") == "1"
     partitions = shuffle_partitions or int(
         os.environ.get("ROUTELAB_SHUFFLE_PARTITIONS", DEFAULT_SHUFFLE_PARTITIONS)
