@@ -20,3 +20,22 @@ def add_master_option(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Spark master URL (default: $ROUTELAB_SPARK_MASTER or local[*])",
     )
+
+
+def check_output_dir(path: str | None, overwrite: bool) -> None:
+    """One policy for every command writing an output directory, checked before Spark
+    starts: ``--out`` naming a file is an error; an existing non-empty directory is refused
+    unless ``--overwrite``."""
+    from pathlib import Path
+
+    from routelab.errors import BadInputError
+
+    if path is None:
+        return
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise BadInputError(f"--out {out} is an existing file; give a directory to write")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise BadInputError(
+            f"--out {out} already exists and is not empty; add --overwrite to replace it"
+        )

@@ -6,7 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from routelab.commands import add_master_option
+from routelab.commands import add_master_option, check_output_dir
 
 KEY_KINDS = ("zipf", "ln1", "ln2", "time-evolving-zipf")
 
@@ -130,6 +130,7 @@ def _run_tweets(args: argparse.Namespace) -> int:
     from routelab.errors import BadInputError
     from routelab.spark import get_spark
 
+    check_output_dir(args.out, args.overwrite)
     started = time.perf_counter()
     names = [name for _, name, _, _ in TWEET_OPTIONS] + ["weeks", "rate_per_s"]
     params = {k: getattr(args, k) for k in names if getattr(args, k) is not None}
@@ -146,6 +147,7 @@ def _run_keys(args: argparse.Namespace) -> int:
     from routelab.errors import BadInputError
     from routelab.spark import get_spark
 
+    check_output_dir(args.out, args.overwrite)
     started = time.perf_counter()
     try:
         if args.kind == "zipf":

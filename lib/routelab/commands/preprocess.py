@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from routelab.commands import add_master_option
+from routelab.commands import add_master_option, check_output_dir
 
 FORMATS = ("twitter-json", "csv", "parquet", "bundled")
 
@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="drop posts with fewer words after cleaning (default: 1)",
     )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace --out if it exists and is not empty"
+    )
     add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run)
@@ -75,6 +78,7 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError("--out is required (an output directory)")
     if args.min_words < 1:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
+    check_output_dir(args.out, args.overwrite)
 
     from routelab.corpus.preprocess import preprocess, preprocess_bundled
     from routelab.datasets import loaders

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from routelab.commands import add_master_option
+from routelab.commands import add_master_option, check_output_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -69,6 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     from routelab.errors import BadInputError
     from routelab.spark import get_spark
 
+    check_output_dir(args.out, args.overwrite)
     try:
         summary = build_subscriptions(
             args.posts,

@@ -67,6 +67,8 @@ def _spark_posts(posts: DataFrame | str | Path, spark: SparkSession | None = Non
         from routelab.spark import get_spark
 
         path = Path(posts)
+        if (path / "posts.parquet").exists():  # the folder `routelab preprocess` writes
+            path = path / "posts.parquet"
         where = str(path)
         if not path.exists():
             raise BadInputError(f"{path}: no such posts file or directory")
