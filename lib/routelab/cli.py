@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "routelab.commands.figures",
     "routelab.commands.claims",
     "routelab.commands.filtering",
+    "routelab.commands.group",
     "routelab.commands.bench",
 )
 
