@@ -11,6 +11,8 @@ Reasons used by :mod:`routelab.datasets.loaders` (see :data:`REASONS`):
 ``bad_encoding``       the line is not valid UTF-8 (or decodes to U+FFFD)
 ``malformed_json``     the line is not a JSON value
 ``malformed_row``      a CSV row with a different number of fields than the header
+``row_too_long``       a CSV field longer than 16M characters (excerpt: the row's start)
+``unterminated_quote`` a CSV quote opened and never closed (reading resumes on the next line)
 ``not_a_post``         valid JSON that is no tweet (stream notices such as ``delete``,
                        ``limit``; a v2 line without ``data``)
 ``missing_text``       no text field, or an empty/non-string one
@@ -33,6 +35,8 @@ REASONS: dict[str, str] = {
     "bad_encoding": "not valid UTF-8",
     "malformed_json": "not a JSON value",
     "malformed_row": "CSV row with the wrong number of fields",
+    "row_too_long": "a CSV field longer than the reader's limit (16M characters)",
+    "unterminated_quote": "a CSV quote never closed (the rest of the file would be one field)",
     "not_a_post": "JSON that is not a tweet (stream notice, v2 line without data)",
     "missing_text": "no usable text",
     "missing_key": "no key",

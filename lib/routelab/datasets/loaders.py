@@ -540,8 +540,17 @@ def _csv_rows(
     except UnicodeDecodeError:
         text = content.decode("utf-8", errors="surrogateescape")
         check_each = True
+    csv.field_size_limit(MAX_FIELD_CHARS)  # fields up to 16M characters are read, not refused
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     width = len(_POST_PARSED) if convert is _table_row else len(_KEY_PARSED)
+    physical: list[str] = []
+
+    def line_text(n: int) -> str:
+        """Physical line ``n`` (1-based) of the file, for excerpts."""
+        if not physical:
+            physical.extend(text.split("\n"))
+        return physical[n - 1] if 0 < n <= len(physical) else ""
+
     try:
         header = next(reader)
     except StopIteration:
@@ -563,6 +572,7 @@ def _csv_rows(
         )
         return
     index = {c: header.index(c) for c in wanted}
+    base = 0  # physical line of the reader's line 0 (moves when re-reading after a bad quote)
     end = reader.line_num
     while True:
         start = end + 1
@@ -571,10 +581,23 @@ def _csv_rows(
         except StopIteration:
             break
         except csv.Error as exc:  # e.g. a NUL byte; the reader resynchronizes on the next line
-            end = reader.line_num
-            yield _bad(RecordError("malformed_row", str(exc)), "", width), start
+            end = base + reader.line_num
+            if "field larger than field limit" in str(exc):
+                detail = f"a field longer than {MAX_FIELD_CHARS:,} characters"
+                yield _bad(RecordError("row_too_long", detail), line_text(start), width), start
+            else:
+                yield _bad(RecordError("malformed_row", str(exc)), line_text(start), width), start
             continue
-        end = reader.line_num
+        end = base + reader.line_num
+        if end > start and _swallowed_rows(row, len(header), delimiter, end, text):
+            # a quote opened on line `start` is never closed: the reader took every
+            # following line into one field; report it and read on from the next line
+            detail = "a quote opened on this line is never closed"
+            yield _bad(RecordError("unterminated_quote", detail), line_text(start), width), start
+            rest = "\n".join(text.split("\n")[start:])
+            reader = csv.reader(io.StringIO(rest, newline=""), delimiter=delimiter)
+            base = end = start
+            continue
         if not row:
             yield _bad(RecordError("blank_line"), "", width), start
             continue
@@ -593,6 +616,25 @@ def _csv_rows(
             )
             continue
         yield convert({c: row[i] for c, i in index.items()}, spec, inp, start, False), start
+
+
+MAX_FIELD_CHARS = 1 << 24
+
+
+def _swallowed_rows(row: list[str], n_fields: int, delimiter: str, end: int, text: str) -> bool:
+    """True if a multi-line record ran to the end of the file inside a quoted field whose
+    later lines each look like a complete row (the signature of an unclosed quote; a
+    legitimate multi-line field closes its quote before the end of the file)."""
+    at_eof = end >= text.count("\n") + (0 if text.endswith("\n") else 1)
+    if not at_eof:
+        return False
+    for value in row:
+        lines = [x for x in value.split("\n")[1:] if x]
+        if lines and all(
+            len(next(csv.reader([x], delimiter=delimiter))) == n_fields for x in lines
+        ):
+            return True
+    return False
 
 
 _BAD_CHARS = re.compile("[\udc80-\udcff\ufffd]")
