@@ -108,8 +108,49 @@ def _run(args: argparse.Namespace) -> int:
                 time_format=args.time_format,
                 fmt=args.format,
             )
+        explain_nothing_kept(args.input, args.format, args.text_col, loaded.report)
         result = preprocess(loaded, args.out, **options)
         loaded.unpersist()
     print(result.report)
     print(f"word sets written to {result.path}")
     return 0
+
+
+FORMAT_NAMES = {"json": "twitter-json", "csv": "csv", "tsv": "csv", "parquet": "parquet"}
+
+
+def explain_nothing_kept(path: str, fmt: str, text_col: str, report: object) -> None:
+    """An input that yields no usable record is an error naming the likely cause: empty,
+    the wrong ``--format`` (told by the file's first bytes) or a non-text column."""
+    from routelab.datasets.sniff import sniff
+    from routelab.errors import BadInputError
+
+    good, records = report.good, report.records  # type: ignore[attr-defined]
+    if good > 0:
+        return
+    print(report)
+    if records == 0:
+        raise BadInputError(f"{path}: no records at all (the input is empty)")
+    seen = sniff(path)
+    given = "json" if fmt == "twitter-json" else fmt
+    if (
+        seen
+        and seen not in ("text", "empty")
+        and seen != given
+        and not (given == "csv" and seen == "tsv")
+    ):
+        raise BadInputError(
+            f"{path}: none of {records:,} records could be used: this looks like {seen}, not "
+            f"{fmt}; try --format {FORMAT_NAMES.get(seen, seen)}"
+        )
+    counts = report.counts  # type: ignore[attr-defined]
+    reason, n = counts.most_common(1)[0]
+    if reason == "missing_text" and fmt in ("csv", "parquet"):
+        raise BadInputError(
+            f"{path}: none of {records:,} records has usable text in column {text_col!r} "
+            "(is it a text column? numbers, empty values and non-strings are not text)"
+        )
+    raise BadInputError(
+        f"{path}: none of {records:,} records could be used; most ({n:,}) were {reason} "
+        "(see the report above)"
+    )
