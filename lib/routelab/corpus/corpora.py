@@ -50,3 +50,19 @@ def bundled_posts(
             raise ValueError(f"max_posts must be positive or None, got {max_posts}")
         posts = posts.orderBy("ts", "post_id").limit(int(max_posts))
     return posts, read_report(out)
+
+
+def bundled_surface_forms(max_posts: int | None = None) -> dict[str, str]:
+    """Stem -> most frequent surface form over the bundled tweets (the first ``max_posts``
+    in time order), for showing topics and words to people (:func:`~routelab.corpus.text.
+    surface_forms`)."""
+    import pyarrow.parquet as pq
+
+    from routelab.corpus.text import surface_forms
+    from routelab.datasets.bundled import prepared_path
+
+    table = pq.read_table(prepared_path("tweets"), columns=["ts", "text"]).to_pandas()
+    table = table.sort_values("ts", kind="stable")
+    if max_posts is not None:
+        table = table.head(max_posts)
+    return surface_forms(table["text"].tolist())

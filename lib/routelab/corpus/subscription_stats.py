@@ -149,8 +149,31 @@ def summary(subs: Mapping[str, pd.DataFrame], rates: Mapping[str, np.ndarray]) -
     return pd.DataFrame(rows).set_index("kind")
 
 
-def topic_explorer(model: Any, topic_subs: pd.DataFrame, rates: np.ndarray) -> Any:
-    """An ipywidgets explorer: pick a topic, see its words and its most popular subscriptions."""
+def topic_table(model: Any, forms: dict[str, str] | None = None, top: int = 15) -> pd.DataFrame:
+    """The ``top`` topics by weight with their top words as people read them (the most
+    frequent surface form of each stem, :func:`routelab.corpus.text.surface_forms`)."""
+    from routelab.corpus.text import readable
+
+    forms = forms or {}
+    order = np.argsort(model.weights)[::-1][:top]
+    return pd.DataFrame(
+        {
+            "topic": [int(t) for t in order],
+            "weight": [f"{model.weights[t]:.1%}" for t in order],
+            "top words": [" ".join(readable(model.words[t], forms)) for t in order],
+            "stems": [" ".join(model.words[t]) for t in order],
+        }
+    )
+
+
+def topic_explorer(
+    model: Any, topic_subs: pd.DataFrame, rates: np.ndarray, forms: dict[str, str] | None = None
+) -> Any:
+    """An ipywidgets explorer: pick a topic, see its words and its most popular subscriptions
+    (words shown as their most frequent surface form, stems beside them)."""
+    from routelab.corpus.text import readable
+
+    forms = forms or {}
     import ipywidgets as widgets
 
     from routelab.plots import widget_view
@@ -158,13 +181,22 @@ def topic_explorer(model: Any, topic_subs: pd.DataFrame, rates: np.ndarray) -> A
     frame = topic_subs.assign(match_rate=rates)
     order = np.argsort(model.weights)[::-1]
     options = [
-        (f"topic {t} ({model.weights[t]:.1%}): {' '.join(model.words[t])}", int(t)) for t in order
+        (f"topic {t} ({model.weights[t]:.1%}): {' '.join(readable(model.words[t], forms))}", int(t))
+        for t in order
     ]
 
     def render(topic: int, rows: int) -> str:
-        words = pd.DataFrame({"word": model.words[topic], "P(word | topic)": model.probs[topic]})
+        words = pd.DataFrame(
+            {
+                "word": readable(model.words[topic], forms),
+                "stem": model.words[topic],
+                "P(word | topic)": model.probs[topic],
+            }
+        )
         subs = frame[frame["topic"] == topic].sort_values("match_rate", ascending=False)
-        head = subs.head(rows)[["sub_id", "words", "match_rate"]]
+        head = subs.head(rows)[["sub_id", "words", "match_rate"]].assign(
+            words=lambda f: [" ".join(readable(w, forms)) for w in f["words"]]
+        )
         return (
             words.to_html(index=False, float_format="{:.4f}".format)
             + f"<p>{len(subs)} subscriptions on topic {topic}; the {len(head)} most popular:</p>"

@@ -202,3 +202,39 @@ def _clean_tokens(tokens: list[str], stops: Collection[str], stemmer) -> list[st
             token = token.replace("'", "")
         words.add(stemmer(token) if stemmer is not None else token)
     return sorted(words)
+
+
+def surface_forms(
+    texts: Iterable[str | None],
+    stopwords: Collection[str] | None = None,
+    stem_mode: str = DEFAULT_STEM_MODE,
+) -> dict[str, str]:
+    """Stem -> its most frequent surface form in ``texts`` (cleaned exactly as
+    :func:`clean_words` cleans them), for showing words to people: "insurance", not
+    "insur". Ties go to the alphabetically first form.
+
+    >>> surface_forms(["insurance insured", "insurance"])["insur"]
+    'insurance'
+    """
+    from collections import Counter
+
+    stops = load_stopwords() if stopwords is None else stopwords
+    stemmer = get_stemmer(stem_mode).stem
+    counts: Counter[tuple[str, str]] = Counter()
+    for text in texts:
+        for token in tokenize(text):
+            if token in stops:
+                continue
+            word = token.replace("'", "")
+            counts[(stemmer(word), word)] += 1
+    best: dict[str, tuple[int, str]] = {}
+    for (stem, word), n in counts.items():
+        current = best.get(stem)
+        if current is None or (-n, word) < (-current[0], current[1]):
+            best[stem] = (n, word)
+    return {stem: word for stem, (_, word) in best.items()}
+
+
+def readable(words: Iterable[str], forms: dict[str, str]) -> list[str]:
+    """Each stem shown as its surface form (the stem itself if it has none)."""
+    return [forms.get(w, w) for w in words]

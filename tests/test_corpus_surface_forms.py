@@ -1,0 +1,22 @@
+"""Words shown to people are surface forms, not Porter stems (issue 13, item 6)."""
+
+from __future__ import annotations
+
+from routelab.corpus.text import clean_words, readable, surface_forms
+
+
+def test_most_frequent_surface_form_of_each_stem():
+    texts = ["Insurance for the insured; insurance!", "Peace talks", "really, REALLY real"]
+    forms = surface_forms(texts)
+    assert forms["insur"] == "insurance"  # 2 x insurance, 1 x insured
+    assert forms["realli"] == "really"
+    assert "the" not in forms and "for" not in forms  # stop words are not words
+    # every stem the cleaning produces has a form
+    for text in texts:
+        assert set(clean_words(text)) <= set(forms)
+
+
+def test_ties_go_to_the_alphabetically_first_form_and_unknown_stems_stay():
+    forms = surface_forms(["peace peaceful"])
+    assert forms["peac"] == "peace"
+    assert readable(["peac", "zzz"], forms) == ["peace", "zzz"]
