@@ -10,6 +10,7 @@ notebook               files
                        (10-fold CV sweep, learning curve, learning time, skew ablation on Spark),
                        ``routing_summary.py`` (relative throughput, geometric means),
                        ``routing_figures.py`` (Figs. 5, 6, 9), ``routing_claims.py``,
+                       ``word_network.py`` (the top words' co-occurrence network, by matcher),
                        ``bench_salb.py`` (``routelab bench salb``)
 ``04_matching``        ``subscription_scaling.py`` (Fig. 3 lookup curve, Fig. 7a-h sweep,
                        LASP vs random anycast), ``matching_figures.py``, ``matching_claims.py``,
