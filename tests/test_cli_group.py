@@ -65,3 +65,31 @@ def test_csv_column_with_times_and_bad_arguments(spark, tmp_path):
     assert run_command("group", [*args, "--out", str(tmp_path / "x.txt")]) == 2
     (tmp_path / "empty.txt").write_text("\n\n")
     assert run_command("group", ["group", "--keys", str(tmp_path / "empty.txt")]) == 2
+
+
+def test_sources_from_a_column(spark, tmp_path):
+    # two sources, each sending key 1 then key 2; PKG with local estimates per source
+    rows = "\n".join(f"{k},{s}" for s in ("east", "west") for k in (1, 2, 1, 2))
+    (tmp_path / "k.csv").write_text("key,src\n" + rows + "\n5,\n")
+    out = tmp_path / "r.json"
+    code = run_command(
+        "group",
+        [
+            "group",
+            "--keys",
+            str(tmp_path / "k.csv"),
+            "--key-col",
+            "key",
+            "--source-col",
+            "src",
+            "--schemes",
+            "pkg_local",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        ],
+    )
+    assert code == 0
+    (row,) = json.loads(out.read_text())
+    assert row["sources"] == 2 and row["messages"] == 8  # the row without a source is dropped

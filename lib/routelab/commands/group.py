@@ -51,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="parallel sources, messages assigned round robin (default: 1)",
     )
+    parser.add_argument(
+        "--source-col",
+        help="column naming each message's source (CSV/TSV/Parquet); overrides --sources: "
+        "one source per distinct value",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the hash choices")
     parser.add_argument("--out", metavar="FILE", help="also write the table (.csv or .json)")
     add_master_option(parser)
@@ -80,7 +85,17 @@ def _run(args: argparse.Namespace) -> int:
     spark = get_spark(args.master, app_name="routelab-group", quiet=True)
     loaded = load_key_stream(spark, args.keys, args.key_col, args.time_col, fmt=args.format)
     # stream order = file order
-    frame = loaded.df.orderBy("file", "line").select("key", "ts").toPandas()
+    df = loaded.df.select("key", "ts", "file", "line")
+    if args.source_col:
+        if not args.key_col:
+            raise BadInputError("--source-col needs a CSV/TSV/Parquet key column (--key-col)")
+        srcs = load_key_stream(spark, args.keys, args.source_col, fmt=args.format)
+        if srcs.report.bad:
+            print(f"source column {args.source_col!r}:\n{srcs.report}")
+        df = df.join(
+            srcs.df.select("file", "line", srcs.df["key"].alias("source")), ["file", "line"]
+        )
+    frame = df.orderBy("file", "line").toPandas()
     loaded.unpersist()
     if loaded.report.bad:
         print(loaded.report)
@@ -94,18 +109,28 @@ def _run(args: argparse.Namespace) -> int:
         times = (frame["ts"] - frame["ts"].iloc[0]).dt.total_seconds().to_numpy()
         if (np.diff(times) < 0).any():
             raise BadInputError(f"{args.keys}: times go backwards; sort the stream by time")
+    sources, n_sources = None, args.sources
+    if args.source_col:
+        _, sources = np.unique(frame["source"].to_numpy(np.int64), return_inverse=True)
+        n_sources = int(sources.max()) + 1
     rows = []
     for scheme in args.schemes:
         for workers in args.workers:
             result = simulate(
-                keys, scheme, workers, n_sources=args.sources, seed=args.seed, times=times
+                keys,
+                scheme,
+                workers,
+                n_sources=n_sources,
+                seed=args.seed,
+                times=times,
+                sources=sources,
             )
             s = result.summary()
             rows.append(
                 {
                     "scheme": s["label"],
                     "workers": workers,
-                    "sources": args.sources,
+                    "sources": n_sources,
                     "messages": s["n_messages"],
                     "keys": s["n_keys"],
                     "avg_imbalance": s["avg_imbalance"],
