@@ -38,20 +38,23 @@ def versus_n(frame: pd.DataFrame, column: str, title: str) -> go.Figure:
     return fig
 
 
-def operators(frame: pd.DataFrame) -> go.Figure:
-    """Fig. 3(b): one panel per workload (W1op, W2op), time per 100 events vs N."""
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("W1op (4 predicates, one >)", "W2op (9 predicates, 5 <, one >)"),
-        shared_yaxes=True,
-    )
-    for col, w in enumerate(("W1op", "W2op"), start=1):
-        for algorithm, g in frame[frame["workload"] == w].groupby("algorithm", sort=False):
-            g = g.groupby("n", as_index=False)["ms_per_100"].median()
+def _panels(
+    frame: pd.DataFrame,
+    column: str,
+    values: tuple[str, ...],
+    x: str,
+    titles: tuple[str, ...],
+    title: str,
+) -> go.Figure:
+    """One panel per value of ``column``: ms per 100 events against ``x``, a line per
+    algorithm (shared legend)."""
+    fig = make_subplots(rows=1, cols=len(values), subplot_titles=titles)
+    for col, value in enumerate(values, start=1):
+        for algorithm, g in frame[frame[column] == value].groupby("algorithm", sort=False):
+            g = g.groupby(x, as_index=False)["ms_per_100"].median()
             fig.add_trace(
                 go.Scatter(
-                    x=g["n"],
+                    x=g[x],
                     y=g["ms_per_100"],
                     name=algorithm,
                     mode="lines+markers",
@@ -62,37 +65,38 @@ def operators(frame: pd.DataFrame) -> go.Figure:
                 row=1,
                 col=col,
             )
-    fig.update_layout(title="Fig. 3(b): operators", height=460)
-    log_axis(fig, "x", title_text="subscriptions (N)")
+    fig.update_layout(title=title, height=460)
     log_axis(fig, "y")
     fig.update_yaxes(title_text="ms per 100 events", row=1, col=1)
     return fig
 
 
+def operators(frame: pd.DataFrame) -> go.Figure:
+    """Fig. 3(b): one panel per workload (W1op, W2op), time per 100 events vs N."""
+    fig = _panels(
+        frame,
+        "workload",
+        ("W1op", "W2op"),
+        "n",
+        ("W1op (4 predicates, one >)", "W2op (9 predicates, 5 <, one >)"),
+        "Fig. 3(b): operators",
+    )
+    log_axis(fig, "x", title_text="subscriptions (N)")
+    return fig
+
+
 def sweeps(frame: pd.DataFrame) -> go.Figure:
     """Sect. 6.2.2: time per 100 events vs value-domain size and vs predicates."""
-    fig = make_subplots(
-        rows=1, cols=2, subplot_titles=("value domain size", "predicates per subscription")
+    fig = _panels(
+        frame,
+        "sweep",
+        ("value domain", "predicates"),
+        "x",
+        ("value domain size", "predicates per subscription"),
+        "Sect. 6.2.2: value domain and predicates",
     )
-    for col, sweep in enumerate(("value domain", "predicates"), start=1):
-        for algorithm, g in frame[frame["sweep"] == sweep].groupby("algorithm", sort=False):
-            g = g.groupby("x", as_index=False)["ms_per_100"].median()
-            fig.add_trace(
-                go.Scatter(
-                    x=g["x"],
-                    y=g["ms_per_100"],
-                    name=algorithm,
-                    mode="lines+markers",
-                    legendgroup=algorithm,
-                    showlegend=col == 1,
-                    line={"color": color_for(algorithm)},
-                ),
-                row=1,
-                col=col,
-            )
-    fig.update_layout(title="Sect. 6.2.2: value domain and predicates", height=460)
-    log_axis(fig, "y")
-    fig.update_yaxes(title_text="ms per 100 events", row=1, col=1)
+    fig.update_xaxes(title_text="values per attribute", row=1, col=1)
+    fig.update_xaxes(title_text="predicates per subscription", row=1, col=2)
     return fig
 
 
