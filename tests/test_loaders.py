@@ -90,8 +90,8 @@ def test_decode_line() -> None:
     assert decode_line("\ufeffcafé".encode()) == "café"
     with pytest.raises(RecordError, match="bad_encoding"):
         decode_line(b"caf\xe9")
-    with pytest.raises(RecordError, match="bad_encoding"):
-        decode_line("a\ufffdb".encode())
+    # U+FFFD written as valid UTF-8 is a character, not a bad byte (issue 11, Input)
+    assert decode_line("a\ufffdb".encode()) == "a\ufffdb"
 
 
 def test_tweets_from_json_v1_v2_and_notices() -> None:

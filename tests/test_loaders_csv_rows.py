@@ -56,3 +56,22 @@ def test_a_legitimate_multiline_field_is_kept(load):
     assert report.bad == 0
     assert sorted(df["post_id"]) == [1, 2]
     assert "two\nlines" in df.set_index("post_id").loc[1, "text"]
+
+
+def test_a_replacement_character_is_text_but_a_bad_byte_is_not(spark, tmp_path):
+    path = tmp_path / "posts.csv"
+    path.write_bytes("id,text\n1,caf\ufffd open\n".encode() + b"2,caf\xe9 closed\n3,fine\n")
+    result = loaders.load_table(spark, str(path), text_col="text", id_col="id")
+    kept = sorted(result.df.toPandas()["post_id"])
+    assert kept == [1, 3]
+    assert result.report.counts == {"bad_encoding": 1}
+    assert result.report.examples["bad_encoding"][0].line == 3
+
+
+def test_json_array_keeps_replacement_characters(tmp_path):
+    inp = loaders._Input("file:/x.json", "/x.json", "x.json", "x.json", 0, "x")
+    content = ('[{"id": 1, "text": "caf\ufffd"},\n{"id": 2, "text": "x"}]').encode()
+    outcomes = [o for o, _ in loaders._json_array_rows(content, inp)]
+    assert [o[-3] for o in outcomes] == [None, None]
+    bad = b'[{"id": 1, "text": "caf\xe9"}]'
+    assert [o[-3] for o, _ in loaders._json_array_rows(bad, inp)] == ["bad_encoding"]

@@ -8,7 +8,7 @@ it fails), the report counts records per reason and keeps the first few examples
 Reasons used by :mod:`routelab.datasets.loaders` (see :data:`REASONS`):
 
 =====================  ==================================================================
-``bad_encoding``       the line is not valid UTF-8 (or decodes to U+FFFD)
+``bad_encoding``       the line is not valid UTF-8 (a U+FFFD written as UTF-8 is text)
 ``malformed_json``     the line is not a JSON value
 ``malformed_row``      a CSV row with a different number of fields than the header
 ``row_too_long``       a CSV field longer than 16M characters (excerpt: the row's start)

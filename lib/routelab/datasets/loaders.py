@@ -35,7 +35,7 @@ its magnitude is >= 1e11), ``"iso"``, ``"twitter"``, ``"epoch_s"``, ``"epoch_ms"
 
 - JSON lines and key text files are read with Spark's splittable text source; the raw
   bytes of every line go to Python (``mapInPandas``), which decodes them strictly (a line
-  that is not UTF-8, or holds U+FFFD, is ``bad_encoding``) and parses them. A line's number
+  that is not UTF-8 is ``bad_encoding``; a U+FFFD written as UTF-8 is text) and parses them. A line's number
   is the sum of the line counts of the earlier splits of its file (one cheap JVM-side count
   of lines per ``(file, _metadata.file_block_start)``; skipped for files below
   ``spark.sql.files.openCostInBytes`` and ``maxPartitionBytes``, which Spark never splits)
@@ -368,9 +368,7 @@ def decode_line(raw: bytes) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RecordError("bad_encoding", f"invalid byte at offset {exc.start}") from None
-    if "\ufffd" in text:
-        raise RecordError("bad_encoding", "contains U+FFFD (a replaced invalid byte)")
-    return text
+    return text  # U+FFFD written as valid UTF-8 is a character like any other
 
 
 def parse_key(value: Any) -> tuple[int, str | None]:
@@ -481,8 +479,6 @@ def _table_row(
         text = values[spec.text_col]
         if isinstance(text, bytes):
             text = decode_line(text)
-        elif isinstance(text, str) and "\ufffd" in text:
-            raise RecordError("bad_encoding", "contains U+FFFD (a replaced invalid byte)")
         if not isinstance(text, str) or not text.strip():
             raise RecordError("missing_text", f"column {spec.text_col!r} is empty")
         ts = _table_time(values, spec, time_is_micros)
@@ -536,7 +532,7 @@ def _csv_rows(
         content = content[3:]
     try:
         text = content.decode("utf-8")
-        check_each = "\ufffd" in text
+        check_each = False  # valid UTF-8 throughout (U+FFFD included)
     except UnicodeDecodeError:
         text = content.decode("utf-8", errors="surrogateescape")
         check_each = True
@@ -637,7 +633,7 @@ def _swallowed_rows(row: list[str], n_fields: int, delimiter: str, end: int, tex
     return False
 
 
-_BAD_CHARS = re.compile("[\udc80-\udcff\ufffd]")
+_BAD_CHARS = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 
 
 def _has_bad_chars(value: str) -> bool:
@@ -650,7 +646,7 @@ def _json_array_rows(content: bytes, inp: _Input) -> Iterator[tuple]:
         content = gzip.decompress(content)
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
-    text = content.decode("utf-8", errors="replace")
+    text = content.decode("utf-8", errors="surrogateescape")
     decoder = json.JSONDecoder()
     width = len(_POST_PARSED)
     pos = len(text) - len(text.lstrip())
@@ -692,7 +688,7 @@ def _json_array_rows(content: bytes, inp: _Input) -> Iterator[tuple]:
             )
             return
         chunk = text[pos:end]
-        if "\ufffd" in chunk:
+        if _has_bad_chars(chunk):
             yield (
                 _bad(RecordError("bad_encoding", "invalid UTF-8 in the element"), chunk, width),
                 line,
