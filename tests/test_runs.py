@@ -134,3 +134,28 @@ def test_report_requires_claims_and_writes_json(tmp_path, monkeypatch):
     assert data["claims"][0]["verdict"] == "not comparable"
     assert data["claims"][1]["verdict"] == "direction only"
     assert "within 2x" in data["claims"][1]["rule"] and data["claims"][1]["paper_value"] == "12x"
+
+
+def test_freeze_widgets_keeps_the_default_view(tmp_path):
+    from routelab.runs import WIDGET_VIEW, freeze_widgets
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("w")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                WIDGET_VIEW: {"model_id": "abc", "version_major": 2, "version_minor": 0},
+                "text/html": "<b>default</b>",
+                "text/plain": "VBox()",
+            },
+        ),
+        nbformat.v4.new_output("display_data", data={"text/plain": "1"}),
+    ]
+    nb.cells = [cell]
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    assert freeze_widgets(path) == 1
+    data = nbformat.read(path, as_version=4).cells[0].outputs[0]["data"]
+    assert WIDGET_VIEW not in data and data["text/html"] == "<b>default</b>"
+    assert freeze_widgets(path) == 0

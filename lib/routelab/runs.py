@@ -145,6 +145,7 @@ def run_notebook(
                 log_output=False,
                 execution_timeout=timeout,
             )
+        freeze_widgets(output)
         details: dict[str, Any] = {}
         status = "ok"
     except Exception as exc:  # a failed cell, a dead kernel, a bad notebook file
@@ -158,6 +159,29 @@ def run_notebook(
         output=str(output),
         **details,
     )
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def freeze_widgets(path: Path) -> int:
+    """Replace each widget in an executed notebook by the default view it carries as HTML
+    (:func:`routelab.plots.widget_view`): once the kernel is gone a widget has no model, and
+    JupyterLab would show "Error displaying widget: model not found" where nbconvert and
+    Lab can both show the HTML. Returns the number of outputs changed."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+                changed += 1
+    if changed:
+        nbformat.write(nb, path)
+    return changed
 
 
 @contextlib.contextmanager
