@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from pathlib import Path
@@ -17,6 +16,7 @@ from routelab.corpus.stats import (
     format_table1,
     rank_frequency_figure,
     table1,
+    table1_of,
     word_frequencies,
 )
 
@@ -47,15 +47,8 @@ def test_table1_agrees_with_python_on_random_posts(spark) -> None:
     vocab = [f"w{i}" for i in range(40)]
     posts = [rng.sample(vocab, rng.randint(0, 9)) for _ in range(120)]
     sets = [set(p) for p in posts]
-    pairs = {pair for s in sets for pair in itertools.combinations(sorted(s), 2)}
-    expected = {
-        "posts": 120,
-        "unique_words": len(set().union(*sets)),
-        "total_word_freq": sum(map(len, sets)),
-        "word_pairs": len(pairs),
-    }
     df = _df(spark, posts)
-    assert table1(df) == expected
+    assert table1(df) == table1_of(posts)  # the Spark version equals the plain-Python one
     freqs = word_frequencies(df)
     counts = pd.Series([w for s in sets for w in s]).value_counts()
     assert dict(zip(freqs["word"], freqs["freq"], strict=True)) == counts.to_dict()
@@ -109,3 +102,29 @@ def test_cli_stats(spark, tmp_path: Path, capsys) -> None:
     saved = json.loads((tmp_path / "s.json").read_text())
     assert saved["table1"][str(tmp_path / "words")]["word_pairs"] == 4
     assert main(["stats", "--posts", str(tmp_path / "nothing")]) == 2
+
+
+def test_table1_of_the_notebooks_worked_example() -> None:
+    """01's three tweets after cleaning: 5, 6 and 10 distinct words, none shared."""
+    from routelab.corpus.text import clean_many
+
+    tweets = [
+        "RT @WHO: Ebola outbreak in #WestAfrica: 2014 update https://t.co/abc123 &amp; more!!",
+        "Don't miss the $5 flu shots at CVS today :) 😷 http://bit.ly/x",
+        "OBAMA signs health-care bill... 'historic' day for 32 million Americans",
+    ]
+    sets = clean_many(tweets)
+    assert [len(s) for s in sets] == [5, 6, 10]
+    # pairs: 5*4/2 + 6*5/2 + 10*9/2 = 10 + 15 + 45
+    assert table1_of(sets) == {
+        "posts": 3,
+        "unique_words": 21,
+        "total_word_freq": 21,
+        "word_pairs": 70,
+    }
+    assert table1_of([["a", "b"], ["b", "a", "c"]]) == {
+        "posts": 2,
+        "unique_words": 3,
+        "total_word_freq": 5,
+        "word_pairs": 3,
+    }

@@ -9,6 +9,7 @@ written by :mod:`routelab.corpus.preprocess`; arrays that are not sets are made 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,6 +67,21 @@ def table1(posts_df: DataFrame) -> dict[str, int]:
         "unique_words": int(unique),
         "total_word_freq": int(row["freq"]),
         "word_pairs": int(pairs),
+    }
+
+
+def table1_of(word_sets: Iterable[Iterable[str]]) -> dict[str, int]:
+    """:func:`table1` in plain Python, for a handful of posts (the notebook's worked example
+    and the tests' reference): posts, distinct words, the sum of set sizes and distinct
+    unordered co-occurring pairs."""
+    from itertools import combinations
+
+    sets = [sorted(set(words)) for words in word_sets]
+    return {
+        "posts": len(sets),
+        "unique_words": len({w for s in sets for w in s}),
+        "total_word_freq": sum(len(s) for s in sets),
+        "word_pairs": len({pair for s in sets for pair in combinations(s, 2)}),
     }
 
 
