@@ -208,3 +208,31 @@ def topic_explorer(
         topic=widgets.Dropdown(options=options, description="topic"),
         rows=widgets.IntSlider(value=10, min=5, max=50, step=5, description="rows"),
     )
+
+
+def topic_walkthrough(
+    model: Any,
+    topic_subs: pd.DataFrame,
+    rates: np.ndarray,
+    n_posts: int,
+    forms: dict[str, str] | None = None,
+    k: int = 3,
+) -> pd.DataFrame:
+    """Notebook 02's worked example: the heaviest topic's first ``k`` subscriptions (in id
+    order), their words as people read them, and how many posts each matches (all its
+    words in one post)."""
+    from routelab.corpus.text import readable
+
+    forms = forms or {}
+    topic = int(np.argmax(model.weights))
+    frame = topic_subs.assign(match_rate=rates)
+    rows = frame[frame["topic"] == topic].sort_values("sub_id").head(k)
+    return pd.DataFrame(
+        {
+            "topic": topic,
+            "topic's top words": " ".join(readable(model.words[topic], forms)),
+            "subscription": [" AND ".join(readable(w, forms)) for w in rows["words"]],
+            "words": [len(w) for w in rows["words"]],
+            "posts matched": np.rint(rows["match_rate"].to_numpy() * n_posts).astype(int),
+        }
+    )
