@@ -167,3 +167,15 @@ def test_calibration_recovers_known_constants():
     assert consts["K_c_ns"] == pytest.approx(2.0) and consts["fixed_ns"] == pytest.approx(500)
     assert consts["r2"] == pytest.approx(1.0)
     assert np.allclose(table["measured_ns"], table["predicted_ns"])
+
+
+def test_phase_split_and_throughput_rows():
+    frame = pd.DataFrame(
+        {"algorithm": ["static", "static"], "n": [10, 100], "ms_per_100": [0.1, 0.2]}
+    )  # 2 µs per event at the largest N
+    assert fc.phase_split_row(frame, 1_900.0)["verdict"].verdict == "holds"  # 95 %
+    assert fc.phase_split_row(frame, 1_200.0)["verdict"].verdict == "direction only"  # 60 %
+    assert fc.phase_split_row(frame, 200.0)["verdict"].verdict == "fails"  # 10 %
+    assert fc.throughput_row(frame)["verdict"].verdict == "holds"  # 1M events/s
+    slow = frame.assign(ms_per_100=[500.0, 500.0])  # 200 events/s
+    assert fc.throughput_row(slow)["verdict"].verdict == "fails"

@@ -36,6 +36,49 @@ SLOPE_MARGIN = 0.2  # "independent of N": the log-log slope's CI inside +-0.2
 SPACE_SLOPE_TOL = 0.15  # "space linear": log-log slope of bytes vs N within 1 +- 0.15
 PROP_WP_SLOPE = float(np.log(353 / 10) / np.log(6_000_000 / 100_000))  # C5: 10 -> 353 ms
 PROP_WP_SLOPE_TOL = 0.15
+PHASE1_SHARE_PAPER = 130 / 140  # C4: 130 ms predicate discovery of dynamic's 140 ms (no IPC)
+PHASE1_SHARE_TOL = 0.15
+
+
+def phase_split_row(frame: pd.DataFrame, fixed_ns: float) -> dict:
+    """C4: in the paper's dynamic run at 6M, predicate discovery (phase 1, with event
+    parsing) takes 130 ms of 140 ms (the rest is IPC); ours: the calibrated fixed part per
+    event against static's measured time per event at the largest N."""
+    rows = frame[frame["algorithm"] == "static"]
+    if rows.empty or not np.isfinite(fixed_ns):
+        return {
+            "claim": "predicate discovery dominates the clustered algorithm's time",
+            "paper": "Sect. 6.2.1",
+            "paper_value": "130 of 140 ms",
+            "measured": "not measured",
+            "verdict": not_comparable("no static points"),
+        }
+    big = rows[rows["n"] == rows["n"].max()]
+    total_ns = float(big["ms_per_100"].median()) * 1e6 / 100
+    share = min(1.0, max(0.0, fixed_ns / total_ns))
+    return {
+        "claim": "predicate discovery (phase 1) dominates the clustered algorithm's time",
+        "paper": "Sect. 6.2.1 (dynamic at 6M)",
+        "paper_value": f"{PHASE1_SHARE_PAPER:.0%} (130 of 140 ms, IPC excluded)",
+        "measured": f"{share:.0%} ({fixed_ns / 1e3:.1f} of {total_ns / 1e3:.1f} µs per event, "
+        f"static, N={int(big['n'].iloc[0]):,})",
+        "verdict": within_tolerance(share, PHASE1_SHARE_PAPER, PHASE1_SHARE_TOL, neutral=0.5),
+        "note": "fixed part from the cost-model fit; the paper's includes parsing events",
+    }
+
+
+def throughput_row(frame: pd.DataFrame) -> dict:
+    """C16: "up to thousand events per second" (any N the paper ran)."""
+    best = frame.groupby("algorithm")["ms_per_100"].median().min() if len(frame) else np.nan
+    eps = 1e5 / best if best == best else float("nan")
+    return {
+        "claim": "up to a thousand events per second",
+        "paper": "Sect. 6 (introduction)",
+        "paper_value": "<= 1,000 events/s",
+        "measured": f"{eps:,.0f} events/s (fastest algorithm, kernel only, one core)",
+        "verdict": at_least(eps, 1000, what="events/s"),
+        "note": "a machine 20 years newer; no IPC or event parsing",
+    }
 
 
 def _at_largest(frame: pd.DataFrame, column: str, algorithms: list[str]) -> tuple[int, dict]:
