@@ -34,11 +34,7 @@ def ensure_kernel(prefix: str | None = None) -> str:
     try:
         return KernelSpecManager().get_kernel_spec(KERNEL_NAME).resource_dir
     except NoSuchKernel:
-        from ipykernel.kernelspec import install
-
-        return install(
-            kernel_name=KERNEL_NAME, display_name=DISPLAY_NAME, prefix=prefix or sys.prefix
-        )
+        return install_kernel(prefix)
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -47,5 +43,13 @@ class IPCKernelManager(AsyncKernelManager):
     transport: Any = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
 
 
+def install_kernel(prefix: str | None = None) -> str:
+    """(Re)install the ``routelab`` kernelspec into ``prefix`` (default: this environment),
+    pointing at this interpreter; what ``make setup`` runs."""
+    from ipykernel.kernelspec import install
+
+    return install(kernel_name=KERNEL_NAME, display_name=DISPLAY_NAME, prefix=prefix or sys.prefix)
+
+
 if __name__ == "__main__":
-    print(f"kernelspec {KERNEL_NAME!r}: {ensure_kernel()}")
+    print(f"kernelspec {KERNEL_NAME!r}: {install_kernel()}")
