@@ -179,3 +179,17 @@ def test_phase_split_and_throughput_rows():
     assert fc.throughput_row(frame)["verdict"].verdict == "holds"  # 1M events/s
     slow = frame.assign(ms_per_100=[500.0, 500.0])  # 200 events/s
     assert fc.throughput_row(slow)["verdict"].verdict == "fails"
+
+
+def test_timing_lock_is_exclusive():
+    import fcntl
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.gettempdir()) / "routelab-timing.lock"
+    with fx.timing_lock(), path.open("a") as other:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with path.open("a") as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
+        fcntl.flock(other, fcntl.LOCK_UN)
