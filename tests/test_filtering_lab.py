@@ -187,9 +187,8 @@ def test_timing_lock_is_exclusive():
     from pathlib import Path
 
     path = Path(tempfile.gettempdir()) / "routelab-timing.lock"
-    with fx.timing_lock(), path.open("a") as other:
-        with pytest.raises(BlockingIOError):
-            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with fx.timing_lock(), path.open("a") as other, pytest.raises(BlockingIOError):
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with path.open("a") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
         fcntl.flock(other, fcntl.LOCK_UN)
