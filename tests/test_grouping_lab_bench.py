@@ -19,4 +19,5 @@ def test_bench_table_shape_and_ratios():
     )
     assert table.loc[0, "goal_msgs_per_s"] == GOALS["kg"]
     assert table.loc[1, "meets_goal"] is None  # PoTC has no goal
-    assert table.loc[2, "meets_goal"] in (True, False)
+    # the verdict is the comparison with the goal (not just any boolean)
+    assert table.loc[2, "meets_goal"] == (table.loc[2, "kernel_msgs_per_s"] >= GOALS["dchoices"])
