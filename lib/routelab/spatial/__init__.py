@@ -1,0 +1,41 @@
+"""PS2Stream (Chen, Cong, Zhang, Fu, Chen, "Distributed Publish/Subscribe Query Processing on
+the Spatio-Textual Data Stream", ICDE 2017): routing a stream of spatio-textual objects and
+STS query updates to workers.
+
+Files and the paper's sections:
+
+=================  ========================================================================
+``model.py``       objects, STS queries (AND/OR expressions in DNF), registering keys,
+                   the stream of OBJ/INS/DEL tuples (Sect. III-A, IV-C)
+``grid.py``        the base grid all indexes share; query squares in km (Sects. IV-C/D)
+``oracle.py``      brute-force matching over the stream (the tests' reference)
+``cost.py``        Definitions 1 and 3 on a build sample: ``SampleStats.load`` (unit_load)
+                   with the three readings of the match count; unit-cost calibration
+``kdt.py``         the kdt-tree (Fig. 3): space / text / leaf nodes, a partition's output
+``baselines.py``   the six baselines of Sect. VI-B: grid, kd-tree, R-tree (STR);
+                   frequency, hypergraph (Mt-KaHyPar), metric (S3-TM's SALB)
+``hybrid.py``      hybrid partitioning: Algorithm 1, ComputeNumberPartitions,
+                   PartitionNode, MergeNodesIntoPartitions (Sect. IV-B)
+``gridt.py``       the dispatchers' gridt index and routing (Sect. IV-C, Fig. 4)
+``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D)
+``engine.py``      partition -> dispatch -> worker replay -> merger on one machine (Fig. 1)
+``replay.py``      the same run with dispatchers and workers as Spark tasks
+``workload.py``    the workload's shape: objects : updates, query lifetimes (Sect. VI-A)
+=================  ========================================================================
+
+The notebook's code (semi-synthetic tweets, Q1/Q2/Q3, experiments, figures, claims of
+notebook 11) is in ``lab/``. Dynamic load adjustment (Sect. V) is not implemented.
+"""
+
+from routelab.spatial.engine import PARTITIONERS, build_partition, prepare, run_pipeline
+from routelab.spatial.model import parse_expression
+from routelab.spatial.oracle import oracle_pairs
+
+__all__ = [
+    "PARTITIONERS",
+    "build_partition",
+    "oracle_pairs",
+    "parse_expression",
+    "prepare",
+    "run_pipeline",
+]

@@ -1,0 +1,362 @@
+"""The cost model of PS2Stream (Defs. 1 and 3, Sect. IV-A / V-A) on a build sample.
+
+Definition 1 lists the sets a worker ``w_i`` receives in a period -- objects ``O_i``,
+query insertions ``Q_i^ins`` and deletions ``Q_i^del`` -- and four unit costs: ``c_m``
+(checking one object against one query), ``c_o`` (handling one object), ``c_ins``,
+``c_del``. The formula itself was lost in the text; ``L = c_m * M + c_o |O| + c_ins |Q^ins|
++ c_del |Q^del|`` with three readings of the match count ``M`` (spec A1), chosen by
+``CostParams.model``:
+
+* ``gi2_checks`` (default): ``M = sum over (cell c, term t) owned of n_o(c,t) * n_q(c,t)``,
+  the candidate checks a GI2 worker really performs (``n_o``: sample objects in ``c``
+  containing ``t``; ``n_q``: queries covering ``c`` registered under ``t``);
+* ``pairs_unit``: ``M = sum over units |O_u| * |Q_u|`` (Definition 3's ``|O_g| * |Q_g|``);
+* ``pairs_literal``: ``M = |O_i| * |Q_i|`` for the whole worker.
+
+A **unit** is a rectangle of base cells with a term set (``None`` = all terms). It receives
+the sample objects in its rectangle that contain a term of the set with a live query
+registered in their cell (the dispatcher's ``H_q`` filter, Sect. IV-C), and the queries
+overlapping the rectangle with a registering key in the set. A set of units on one worker
+counts an object or query that reaches several of them once. :meth:`SampleStats.load` is
+the one load function every partitioner (and the notebook's balance numbers) uses.
+
+Unit costs are ratios; :func:`calibrate_costs` measures them on the GI2 kernel.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from routelab.spatial.grid import BaseGrid
+from routelab.spatial.model import Objects, Queries
+
+COST_MODELS = ("gi2_checks", "pairs_unit", "pairs_literal")
+
+
+@dataclass(frozen=True)
+class CostParams:
+    """Definition 1's unit costs (ratios) and the reading of the match count."""
+
+    model: str = "gi2_checks"
+    c_m: float = 1.0
+    c_o: float = 10.0
+    c_ins: float = 10.0
+    c_del: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.model not in COST_MODELS:
+            raise ValueError(f"cost model must be one of {COST_MODELS}, got {self.model!r}")
+
+    @property
+    def c_q(self) -> float:
+        """A stored query costs one insertion and one deletion in the period."""
+        return self.c_ins + self.c_del
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Base cells ``[x0, x1) x [y0, y1)`` with a term mask (``None`` = every term)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    terms: np.ndarray | None = field(default=None, compare=False, hash=False)
+    tag: int = 0  # distinguishes text pieces of one rectangle in caches
+
+
+@dataclass
+class UnitSets:
+    checks: float
+    objects: np.ndarray  # sample object indices reaching the unit
+    queries: np.ndarray  # sample query indices stored for the unit
+
+
+def _prefix2d(values: np.ndarray, g: int) -> np.ndarray:
+    p = np.zeros((g + 1, g + 1), dtype=np.float64)
+    p[1:, 1:] = values.reshape(g, g).cumsum(0).cumsum(1)
+    return p
+
+
+def _rect_sum(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float:
+    return float(p[y1, x1] - p[y0, x1] - p[y1, x0] + p[y0, x0])
+
+
+class SampleStats:
+    """The build sample's statistics (spec Sect. 1, "Sample statistics")."""
+
+    def __init__(
+        self,
+        grid: BaseGrid,
+        objects: Objects,
+        queries: Queries,
+        n_terms: int,
+        costs: CostParams | None = None,
+    ) -> None:
+        if queries.keys is None:
+            raise ValueError("queries need registering keys (assign_keys) before the stats")
+        self.grid, self.objects, self.queries = grid, objects, queries
+        self.n_terms = int(n_terms)
+        self.costs = costs or CostParams()
+        g = grid.g
+        self.ocx = grid.cx(objects.lon)
+        self.ocy = grid.cy(objects.lat)
+        self.ocell = self.ocy * g + self.ocx
+        self.qr = grid.cell_ranges(queries.rect)  # inclusive x0, y0, x1, y1
+        # object entries
+        self.e_obj = objects.entry_owner()
+        self.e_term = objects.terms.astype(np.int64)
+        e_cell = self.ocell[self.e_obj]
+        ones = np.ones(len(self.e_obj))
+        self.n_o = sp.csr_matrix((ones, (e_cell, self.e_term)), shape=(g * g, self.n_terms))
+        # query key entries expanded over the covered cells
+        k_q = queries.key_owner()
+        k_t = queries.keys.astype(np.int64)
+        qc, qk = self._expand(k_q, k_t)
+        self.n_q = sp.csr_matrix((np.ones(len(qc)), (qc, qk)), shape=(g * g, self.n_terms))
+        self.n_q.sum_duplicates()
+        self.n_o.sum_duplicates()
+        self.k_q, self.k_t = k_q, k_t
+        # an entry is live if a query is registered under its term in its cell
+        live_keys = np.unique(qc * self.n_terms + qk)
+        self.e_live = np.isin(e_cell * self.n_terms + self.e_term, live_keys, assume_unique=False)
+        self.o_matchable = np.zeros(len(objects), dtype=bool)
+        self.o_matchable[self.e_obj[self.e_live]] = True
+        self.K = self.n_o.multiply(self.n_q).tocsr()
+        self._p_checks = _prefix2d(np.asarray(self.K.sum(axis=1)).ravel(), g)
+        cell_obj = np.bincount(self.ocell[self.o_matchable], minlength=g * g).astype(np.float64)
+        self._p_objects = _prefix2d(cell_obj, g)
+        self._p_all_objects = _prefix2d(np.bincount(self.ocell, minlength=g * g).astype(float), g)
+        self.q_terms_q, self.q_terms_t = queries.all_terms()
+        self._cache: dict[tuple, UnitSets] = {}
+
+    # ------------------------------------------------------------------ helpers
+    def _expand(self, q_idx: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(cell, payload) for every cell covered by query ``q_idx`` (per entry)."""
+        g = self.grid.g
+        r = self.qr[q_idx]
+        w = r[:, 2] - r[:, 0] + 1
+        h = r[:, 3] - r[:, 1] + 1
+        n = w * h
+        rep = np.repeat(np.arange(len(q_idx)), n)
+        offs = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        cx = r[rep, 0] + offs % w[rep]
+        cy = r[rep, 1] + offs // w[rep]
+        return cy * g + cx, payload[rep]
+
+    def queries_overlapping(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        r = self.qr
+        return (r[:, 0] < x1) & (r[:, 2] >= x0) & (r[:, 1] < y1) & (r[:, 3] >= y0)
+
+    def objects_in(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        return (self.ocx >= x0) & (self.ocx < x1) & (self.ocy >= y0) & (self.ocy < y1)
+
+    def n_objects(self, x0: int, y0: int, x1: int, y1: int) -> float:
+        return _rect_sum(self._p_all_objects, x0, y0, x1, y1)
+
+    def cell_rows(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        g = self.grid.g
+        ys = np.arange(y0, y1)
+        return (ys[:, None] * g + np.arange(x0, x1)[None, :]).ravel()
+
+    # ------------------------------------------------------------------ units
+    def unit_sets(self, u: Unit) -> UnitSets:
+        """The sample objects and queries a unit receives and its candidate checks."""
+        key = (u.x0, u.y0, u.x1, u.y1, u.tag, None if u.terms is None else id(u.terms))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        rect = (u.x0, u.y0, u.x1, u.y1)
+        qmask = self.queries_overlapping(*rect)
+        if u.terms is None:
+            checks = _rect_sum(self._p_checks, *rect)
+            objs = np.flatnonzero(self.objects_in(*rect) & self.o_matchable)
+        else:
+            tm = u.terms
+            rows = self.cell_rows(*rect)
+            checks = float((self.K[rows] @ tm.astype(np.float64)).sum()) if len(rows) else 0.0
+            inrect = self.objects_in(*rect)
+            e = self.e_live & tm[self.e_term] & inrect[self.e_obj]
+            objs = np.unique(self.e_obj[e])
+            has_key = np.zeros(len(self.queries), dtype=bool)
+            has_key[self.k_q[tm[self.k_t]]] = True
+            qmask &= has_key
+        out = UnitSets(float(checks), objs, np.flatnonzero(qmask))
+        self._cache[key] = out
+        return out
+
+    def load_of_sets(self, sets: list[UnitSets]) -> float:
+        """Definition 1 on a worker holding these units (shared objects/queries once)."""
+        c = self.costs
+        if not sets:
+            return 0.0
+        if len(sets) == 1:
+            n_o, n_q = len(sets[0].objects), len(sets[0].queries)
+        else:
+            n_o = len(np.unique(np.concatenate([s.objects for s in sets])))
+            n_q = len(np.unique(np.concatenate([s.queries for s in sets])))
+        if c.model == "gi2_checks":
+            m = sum(s.checks for s in sets)
+        elif c.model == "pairs_unit":
+            m = float(sum(len(s.objects) * len(s.queries) for s in sets))
+        else:
+            m = float(n_o) * n_q
+        return c.c_m * m + c.c_o * n_o + c.c_q * n_q
+
+    def load(self, units: list[Unit]) -> float:
+        """``L(P)``: the load of a worker holding ``units`` (the one ``unit_load``)."""
+        return self.load_of_sets([self.unit_sets(u) for u in units])
+
+    def cell_loads(
+        self, x0: int, y0: int, x1: int, y1: int, terms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Approximate per-cell load of a region ``(y1-y0, x1-x0)`` for load-median cuts:
+        checks + matchable objects + queries covering each cell (queries counted per cell)."""
+        c = self.costs
+        rows = self.cell_rows(x0, y0, x1, y1)
+        if terms is None:
+            chk = np.asarray(self.K[rows].sum(axis=1)).ravel()
+            nq = np.asarray(self.n_q[rows].sum(axis=1)).ravel()
+            e = self.e_live
+        else:
+            tf = terms.astype(np.float64)
+            chk = self.K[rows] @ tf
+            nq = self.n_q[rows] @ tf
+            e = self.e_live & terms[self.e_term]
+        g = self.grid.g
+        o = np.zeros(g * g)
+        objs = np.unique(self.e_obj[e])
+        np.add.at(o, self.ocell[objs], 1.0)
+        m = chk if c.model == "gi2_checks" else o[rows] * nq
+        load = c.c_m * m + c.c_o * o[rows] + c.c_q * nq
+        return load.reshape(y1 - y0, x1 - x0)
+
+    def term_loads(
+        self, x0: int, y0: int, x1: int, y1: int, terms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """``l_n(t)`` over the vocabulary for a region (text partitioning's term weight):
+        ``c_m * checks(t) + c_o * n_o(t) + c_q * n_q(t)`` (spec 2.1, RECONSTRUCTED)."""
+        c = self.costs
+        rows = self.cell_rows(x0, y0, x1, y1)
+        chk = np.asarray(self.K[rows].sum(axis=0)).ravel()
+        no = np.asarray(self.n_o[rows].sum(axis=0)).ravel()
+        qm = self.queries_overlapping(x0, y0, x1, y1)
+        sel = qm[self.k_q]
+        nq = np.bincount(self.k_t[sel], minlength=self.n_terms).astype(np.float64)
+        m = chk if c.model == "gi2_checks" else no * nq
+        load = c.c_m * m + c.c_o * no + c.c_q * nq
+        if terms is not None:
+            load = np.where(terms, load, 0.0)
+        return load
+
+    def similarity(self, x0: int, y0: int, x1: int, y1: int, query_terms: str = "all") -> float:
+        """Cosine of the region's object term counts and query keyword counts (Alg. 1 l. 5)."""
+        rows = self.cell_rows(x0, y0, x1, y1)
+        vo = np.asarray(self.n_o[rows].sum(axis=0)).ravel()
+        qm = self.queries_overlapping(x0, y0, x1, y1)
+        if query_terms == "registering":
+            vq = np.bincount(self.k_t[qm[self.k_q]], minlength=self.n_terms).astype(float)
+        else:
+            vq = np.bincount(self.q_terms_t[qm[self.q_terms_q]], minlength=self.n_terms).astype(
+                float
+            )
+        no, nq = np.linalg.norm(vo), np.linalg.norm(vq)
+        if no == 0 or nq == 0:
+            return 0.0
+        return float(vo @ vq / (no * nq))
+
+
+def calibrate_costs(
+    n_queries: int = 20_000, n_objects: int = 20_000, seed: int = 0, model: str = "gi2_checks"
+) -> CostParams:
+    """Unit costs measured on the GI2 kernel with a synthetic workload (ratios, c_m = 1).
+
+    Times inserting queries, deleting them (lazy + purge) and matching objects, and
+    solves for ``c_o`` (per object, beyond its checks) and ``c_ins``/``c_del`` per query
+    in units of one candidate check.
+    """
+    from routelab.spatial.gi2 import GI2Kernel, WorkerTuples
+    from routelab.spatial.model import DEL, INS, OBJ
+
+    rng = np.random.default_rng(seed)
+    n_terms = 500
+    ptr = np.arange(0, 4 * n_objects + 1, 4, dtype=np.int64)
+    terms = np.sort(rng.integers(0, n_terms, (n_objects, 4)), axis=1).astype(np.int32).ravel()
+    objects = Objects(
+        np.arange(n_objects), rng.random(n_objects), rng.random(n_objects), ptr, terms
+    )
+    q_terms = rng.integers(0, n_terms, n_queries).astype(np.int32)
+    rect = np.stack(
+        [np.zeros(n_queries), np.zeros(n_queries), np.ones(n_queries), np.ones(n_queries)], 1
+    )
+    rng_ptr = np.arange(n_queries + 1, dtype=np.int64)
+    queries = Queries(np.arange(n_queries), rect, rng_ptr, rng_ptr, q_terms, rng_ptr, q_terms)
+    cells = rng.integers(0, 16, n_objects)
+
+    def run(kind: int, n: int, posts: bool) -> tuple[float, int]:
+        k = GI2Kernel(objects, queries, cells, n_terms)
+        ins = WorkerTuples(
+            np.full(n_queries, INS, np.int8),
+            np.arange(n_queries),
+            np.arange(n_queries + 1),
+            rng.integers(0, 16, n_queries),
+            q_terms,
+        )
+        t0 = time.perf_counter()
+        k.replay(ins)
+        t_ins = time.perf_counter() - t0
+        if kind == INS:
+            return t_ins, n_queries
+        if kind == DEL:
+            d = WorkerTuples(
+                np.full(n_queries, DEL, np.int8),
+                np.arange(n_queries),
+                np.zeros(n_queries + 1, np.int64),
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int32),
+            )
+            t0 = time.perf_counter()
+            r = k.replay(d)
+            return time.perf_counter() - t0, int(r.checks.sum())
+        o = WorkerTuples(
+            np.full(n, OBJ, np.int8),
+            np.arange(n),
+            np.zeros(n + 1, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int32),
+        )
+        t0 = time.perf_counter()
+        r = k.replay(o)
+        return time.perf_counter() - t0, int(r.checks.sum())
+
+    run(OBJ, 100, True)  # compile
+    t_ins, _ = run(INS, 0, True)
+    t_del, del_checks = run(DEL, 0, True)
+    t_obj, checks = run(OBJ, n_objects, True)
+    # t_obj = n_objects * c_o + checks * c_m (one unknown per measurement; split by a
+    # second run with ~0 checks: objects in empty cells)
+    cells_empty = cells + 1000
+    k = GI2Kernel(objects, queries, cells_empty, n_terms)
+    o = WorkerTuples(
+        np.full(n_objects, OBJ, np.int8),
+        np.arange(n_objects),
+        np.zeros(n_objects + 1, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int32),
+    )
+    t0 = time.perf_counter()
+    k.replay(o)
+    t_obj0 = time.perf_counter() - t0
+    per_obj = t_obj0 / n_objects
+    per_check = max(t_obj - t_obj0, 1e-12) / max(checks, 1)
+    return CostParams(
+        model=model,
+        c_m=1.0,
+        c_o=round(per_obj / per_check, 3),
+        c_ins=round(t_ins / n_queries / per_check, 3),
+        c_del=round(t_del / n_queries / per_check, 3),
+    )

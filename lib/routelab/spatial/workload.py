@@ -1,0 +1,104 @@
+"""PS2Stream's workload shape (Sect. VI-A, "Workload"): objects interleaved with query
+insertions and deletions.
+
+"The ratio of processing a spatio-textual tweet to inserting or deleting an STS query is
+approximately 5. The arrival speeds of requests for inserting an STS query and deleting an
+STS query are equivalent": objects : (INS + DEL) = ``obj_update_ratio`` (A16: 5, i.e.
+10 : 1 : 1). A query lives for a number of subsequent query insertions drawn from a
+Gaussian(``mu``, ``mu_sd``), so about ``mu`` queries are alive (A15: ``mu_sd`` = 0.1 mu).
+The first ``mu`` queries are registered before the first object so the stream starts in
+that steady state (a reading: the paper does not say how its runs started).
+
+:func:`random_workload` is a small uniform workload for the tests (the notebook's
+semi-synthetic tweets are in ``lab/workload.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from routelab.spatial.model import (
+    DEL,
+    INS,
+    OBJ,
+    Objects,
+    Queries,
+    Stream,
+    Vocabulary,
+    make_objects,
+    make_queries,
+)
+
+
+def interleave(
+    n_objects: int,
+    n_queries: int,
+    mu: float,
+    *,
+    obj_update_ratio: float = 5.0,
+    mu_sd: float | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stream order (kind, ref) of ``n_objects`` objects (in their order) and ``n_queries``
+    query lifetimes. Queries whose lifetime ends after the last insertion stay alive."""
+    rng = np.random.default_rng(seed)
+    mu = max(1.0, float(mu))
+    sd = 0.1 * mu if mu_sd is None else mu_sd
+    life = np.maximum(1.0, rng.normal(mu, sd, n_queries))
+    ins_t = np.arange(n_queries, dtype=np.float64)
+    del_t = ins_t + life + 0.5
+    keep = del_t < n_queries  # deletions inside the insertion horizon
+    u_kind = np.concatenate([np.full(n_queries, INS), np.full(int(keep.sum()), DEL)])
+    u_ref = np.concatenate([np.arange(n_queries), np.flatnonzero(keep)])
+    u_t = np.concatenate([ins_t, del_t[keep]])
+    order = np.argsort(u_t, kind="stable")
+    u_kind, u_ref, u_t = u_kind[order], u_ref[order], u_t[order]
+    warm = int(min(n_queries, mu))
+    n_upd = len(u_kind)
+    steady = max(1, n_upd - warm)
+    # objects spread over the steady part: object k after update warm + k * steady / n_obj
+    o_key = warm - 0.5 + (np.arange(n_objects) + 0.5) * steady / max(n_objects, 1)
+    keys = np.concatenate([np.arange(n_upd, dtype=np.float64), o_key])
+    kinds = np.concatenate([u_kind, np.full(n_objects, OBJ)]).astype(np.int8)
+    refs = np.concatenate([u_ref, np.arange(n_objects)]).astype(np.int64)
+    order = np.argsort(keys, kind="stable")
+    return kinds[order], refs[order]
+
+
+def queries_for_ratio(n_objects: int, obj_update_ratio: float = 5.0) -> int:
+    """Query insertions giving objects : (INS + DEL) = ratio (INS = DEL)."""
+    return max(1, round(n_objects / obj_update_ratio / 2))
+
+
+def random_workload(
+    seed: int = 0,
+    n_objects: int = 300,
+    n_queries: int = 60,
+    n_terms: int = 25,
+    mu: float = 20,
+    box: float = 10.0,
+    max_side: float = 4.0,
+) -> Stream:
+    """A small uniform workload: Zipf-like terms, 1-3 keyword AND/OR queries, random boxes
+    (some touching the box edge, some degenerate to a point), objects on cell edges too."""
+    rng = np.random.default_rng(seed)
+    vocab = Vocabulary()
+    names = [f"t{i}" for i in range(n_terms)]
+    p = 1.0 / np.arange(1, n_terms + 1)
+    p /= p.sum()
+    words = [list(rng.choice(names, size=rng.integers(1, 5), p=p)) for _ in range(n_objects)]
+    lon = rng.uniform(0, box, n_objects)
+    lat = rng.uniform(0, box, n_objects)
+    lon[::17] = np.round(lon[::17])  # points exactly on grid lines
+    objects: Objects = make_objects(np.arange(n_objects) + 1000, lon, lat, words, vocab)
+    dnfs = []
+    rects = []
+    for i in range(n_queries):
+        kw = list(dict.fromkeys(rng.choice(names, size=rng.integers(1, 4), p=p)))
+        dnfs.append([kw] if rng.random() < 0.5 else [[k] for k in kw])
+        cx, cy = rng.uniform(0, box, 2)
+        side = 0.0 if i % 11 == 0 else rng.uniform(0.2, max_side)
+        rects.append([cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2])
+    queries: Queries = make_queries(np.arange(n_queries) + 1, rects, dnfs, vocab)
+    kind, ref = interleave(n_objects, n_queries, mu, seed=seed + 1)
+    return Stream(objects, queries, kind, ref, vocab, {"kind": "random", "seed": seed})

@@ -1,0 +1,343 @@
+"""PS2Stream core: model, oracle, GI2 (reference vs kernel), gridt, partitioners, merger."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from routelab.errors import BadInputError
+from routelab.spatial.cost import CostParams
+from routelab.spatial.engine import PARTITIONERS, build_partition, merge, prepare, run_pipeline
+from routelab.spatial.gi2 import GI2Kernel, GI2Reference, WorkerTuples
+from routelab.spatial.grid import BaseGrid
+from routelab.spatial.gridt import DispatcherState, dispatch, dispatch_reference
+from routelab.spatial.hybrid import HybridParams, compute_number_partitions
+from routelab.spatial.model import (
+    DEL,
+    INS,
+    OBJ,
+    Stream,
+    Vocabulary,
+    assign_keys,
+    make_objects,
+    make_queries,
+    parse_expression,
+    satisfies,
+    term_frequencies,
+    validate_stream,
+)
+from routelab.spatial.oracle import oracle_pairs
+from routelab.spatial.workload import interleave, queries_for_ratio, random_workload
+
+GRID = BaseGrid(-0.5, -0.5, 10.5, 10.5, 32)
+
+
+def _setup(seed: int, **kw):
+    st = random_workload(seed, **kw)
+    n_o, n_q = len(st.objects), len(st.queries)
+    return prepare(st, GRID, np.arange(n_o // 2), np.arange(n_q // 2), seed=seed)
+
+
+# --------------------------------------------------------------------------- model
+
+
+def test_parse_expression_dnf() -> None:
+    assert parse_expression("a AND b") == [["a", "b"]]
+    assert parse_expression("a OR b") == [["a"], ["b"]]
+    assert parse_expression("a b or C") == [["a", "b"], ["c"]]
+    assert parse_expression("(a OR b) AND c") == [["a", "c"], ["b", "c"]]
+    assert parse_expression("a AND a OR a") == [["a"]]
+    for bad in ("", "a AND", "(a OR b", "OR a", "a )"):
+        with pytest.raises(BadInputError):
+            parse_expression(bad)
+
+
+def test_registering_keys_least_frequent_per_conjunct() -> None:
+    """Hand example: f(a)=3, f(b)=1, f(c)=2, f(d)=2."""
+    v = Vocabulary()
+    objs = make_objects(
+        [1, 2, 3], [0, 0, 0], [0, 0, 0], [["a", "b", "c"], ["a", "c", "d"], ["a", "d", "e"]], v
+    )
+    v.add("d")
+    qs = make_queries(
+        [1, 2, 3, 4],
+        [[0, 0, 1, 1]] * 4,
+        [[["a", "b"]], [["a"], ["c"]], [["c", "d"]], [["a", "c"], ["a", "b"]]],
+        v,
+    )
+    f = term_frequencies(objs, len(v))
+    assign_keys(qs, f)
+    keys = [sorted(v.terms[t] for t in qs.keys_of(i)) for i in range(4)]
+    # c and d tie at 2 -> smaller term id (c was added first)
+    assert keys == [["b"], ["a", "c"], ["c"], ["b", "c"]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_registering_keys_are_complete(seed: int) -> None:
+    """Every object matching a query contains one of its keys (routing by RK is complete)."""
+    st = random_workload(seed)
+    assign_keys(st.queries, term_frequencies(st.objects, len(st.vocab)))
+    q, o = st.queries, st.objects
+    for i in range(len(q)):
+        keys = set(q.keys_of(i).tolist())
+        for j in range(len(o)):
+            terms = set(o.terms_of(j).tolist())
+            if satisfies(q.dnf(i), terms):
+                assert keys & terms
+
+
+def test_stream_validation() -> None:
+    st = random_workload(0)
+    validate_stream(st)
+    bad = Stream(st.objects, st.queries, np.array([DEL, INS], np.int8), np.array([0, 0]), st.vocab)
+    with pytest.raises(BadInputError, match="deleted at tuple 0 before"):
+        validate_stream(bad)
+
+
+def test_interleave_ratio_and_lifetimes() -> None:
+    n_q = queries_for_ratio(10_000)
+    assert n_q == 1_000  # 10 objects per insertion -> 5 per insertion or deletion
+    kind, ref = interleave(10_000, n_q, mu=100, seed=3)
+    assert (kind == OBJ).sum() == 10_000 and (kind == INS).sum() == 1_000
+    ratio = (kind == OBJ).sum() / (kind != OBJ).sum()
+    assert 5.0 <= ratio <= 5.0 * 1_000 / 900  # deletions after the last insertion are dropped
+    live = np.cumsum(np.where(kind == INS, 1, np.where(kind == DEL, -1, 0)))
+    first_obj = int(np.argmax(kind == OBJ))
+    assert 80 <= live[first_obj] <= 100  # registered before the first object
+    assert abs(np.median(live[first_obj:]) - 100) <= 10  # about mu alive (Sect. VI-A)
+    # objects keep their order
+    assert np.array_equal(ref[kind == OBJ], np.arange(10_000))
+
+
+# --------------------------------------------------------------------------- GI2
+
+
+def test_gi2_hand_example() -> None:
+    """Two queries in cell 0: q0 'flu AND shot' on [0,1]^2, q1 'flu OR cold' on [0,2]^2.
+    o0 'flu shot' at (0.5, 0.5) matches both; o1 'cold' at (1.5, 1.5) matches q1 (q0's
+    list is not scanned: 'cold' is not q0's key); after DEL q1, o2 'cold' matches nothing
+    and q1's posting under 'cold' is dropped by the scan (lazy deletion)."""
+    v = Vocabulary()
+    objs = make_objects(
+        [10, 11, 12], [0.5, 1.5, 1.5], [0.5, 1.5, 1.5], [["flu", "shot"], ["cold"], ["cold"]], v
+    )
+    qs = make_queries(
+        [1, 2], [[0, 0, 1, 1], [0, 0, 2, 2]], [[["flu", "shot"]], [["flu"], ["cold"]]], v
+    )
+    assign_keys(qs, np.array([10, 1, 5]))  # f(flu)=10, f(shot)=1, f(cold)=5
+    assert [v.terms[t] for t in qs.keys_of(0)] == ["shot"]
+    assert sorted(v.terms[t] for t in qs.keys_of(1)) == ["cold", "flu"]
+    cells = np.zeros(3, dtype=np.int64)
+    flu, shot, cold = (v.index[w] for w in ("flu", "shot", "cold"))
+    tuples = WorkerTuples(
+        np.array([INS, INS, OBJ, OBJ, DEL, OBJ], np.int8),
+        np.array([0, 1, 0, 1, 1, 2]),
+        np.array([0, 1, 3, 3, 3, 3, 3]),
+        np.array([0, 0, 0]),
+        np.array([shot, flu, cold], np.int32),
+    )
+    for index in (
+        GI2Reference(objs, qs, cells, purge_fraction=10.0),
+        GI2Kernel(objs, qs, cells, len(v), purge_fraction=10.0),
+    ):
+        r = index.replay(tuples)
+        got = sorted(zip(r.match_query.tolist(), r.match_object.tolist(), strict=True))
+        assert got == [(0, 0), (1, 0), (1, 1)]
+        # o0 scans 'flu' (q1) and 'shot' (q0); o1 scans 'cold' (q1); o2 meets deleted q1
+        assert r.checks.tolist() == [1, 2, 2, 1, 0, 1]
+        assert r.live_postings == 2  # q0's 'shot' + q1's 'flu' (waits for a scan or a purge)
+        assert r.pending_deletions == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gi2_kernel_equals_reference(seed: int) -> None:
+    setup = _setup(seed, n_objects=500, n_queries=120)
+    p, _ = build_partition(setup, "kd-tree", 3)
+    for purge in (0.05, 10.0):
+        runs = []
+        for impl in ("reference", "kernel"):
+            r = run_pipeline(setup, p, impl)
+            runs.append(r)
+        a, b = runs
+        assert a.pairs == b.pairs
+        for wa, wb in zip(a.workers, b.workers, strict=True):
+            assert np.array_equal(wa.checks, wb.checks)
+            assert wa.peak_postings == wb.peak_postings
+        del purge
+
+
+def test_gi2_postings_return_to_zero_after_all_deletions() -> None:
+    st = random_workload(5, n_objects=200, n_queries=80, mu=10)
+    assign_keys(st.queries, term_frequencies(st.objects, len(st.vocab)))
+    q = st.queries
+    n = len(q)
+    cells = GRID.cell_ranges(q.rect)
+    posts_c, posts_k, ptr = [], [], [0]
+    for i in range(n):
+        x0, y0, x1, y1 = cells[i]
+        for cy, cx in itertools.product(range(y0, y1 + 1), range(x0, x1 + 1)):
+            for k in q.keys_of(i).tolist():
+                posts_c.append(cy * 32 + cx)
+                posts_k.append(k)
+        ptr.append(len(posts_c))
+    ptr_all = np.array(ptr + [ptr[-1]] * n)
+    tuples = WorkerTuples(
+        np.array([INS] * n + [DEL] * n, np.int8),
+        np.r_[np.arange(n), np.arange(n)],
+        ptr_all,
+        np.array(posts_c),
+        np.array(posts_k, np.int32),
+    )
+    obj_cell = GRID.cell(st.objects.lon, st.objects.lat)
+    for index in (
+        GI2Reference(st.objects, q, obj_cell),
+        GI2Kernel(st.objects, q, obj_cell, len(st.vocab)),
+    ):
+        r = index.replay(tuples)
+        assert r.peak_postings == len(posts_c)
+        assert r.live_postings == 0 and r.pending_deletions == 0
+
+
+# --------------------------------------------------------------------------- routing
+
+
+@pytest.mark.parametrize("algorithm", PARTITIONERS)
+@pytest.mark.parametrize("n_workers", [1, 2, 5])
+def test_every_partitioner_delivers_exactly_the_oracle(algorithm: str, n_workers: int) -> None:
+    for seed in (11, 12):
+        setup = _setup(seed)
+        truth = oracle_pairs(setup.stream)
+        assert truth  # the workload has matches
+        p, _ = build_partition(
+            setup, algorithm, n_workers, hybrid=HybridParams(min_objects=20), grid_gb=8
+        )
+        p.validate(GRID.g, len(setup.stream.vocab))
+        res = run_pipeline(setup, p, "kernel")
+        assert res.pairs == truth
+        unfiltered = run_pipeline(setup, p, "kernel", use_filter=False)
+        assert unfiltered.pairs == truth
+        assert len(unfiltered.routed) >= len(res.routed)
+
+
+@pytest.mark.parametrize("algorithm", ["hybrid", "grid", "metric"])
+def test_kdt_routing_equals_gridt_routing(algorithm: str) -> None:
+    setup = _setup(21)
+    p, _ = build_partition(setup, algorithm, 4, hybrid=HybridParams(min_objects=20), grid_gb=8)
+    from routelab.spatial.engine import make_gridt
+
+    gt = make_gridt(setup, p)
+    rng = np.random.default_rng(0)
+    for c, t in zip(
+        rng.integers(0, GRID.n_cells, 3000),
+        rng.integers(0, len(setup.stream.vocab), 3000),
+        strict=True,
+    ):
+        assert gt.owner(int(c), int(t)) == p.route_cell_term(
+            int(c) % GRID.g, int(c) // GRID.g, int(t)
+        )
+    st = setup.stream
+    ref = dispatch_reference(
+        p, GRID.g, st.kind, st.ref, setup.obj_cell, st.objects, st.queries, setup.q_range
+    )
+    ker = dispatch(
+        gt,
+        DispatcherState(),
+        st.kind,
+        st.ref,
+        setup.obj_cell,
+        st.objects,
+        st.queries,
+        setup.q_range,
+    )
+    for f in ("tup", "worker", "post_ptr", "post_cell", "post_key"):
+        assert np.array_equal(getattr(ref, f), getattr(ker, f)), f
+    assert (ref.discarded, ref.hq_peak, ref.hq_final) == (ker.discarded, ker.hq_peak, ker.hq_final)
+
+
+def test_hq_refcounts_return_to_zero() -> None:
+    st = random_workload(7, n_objects=100, n_queries=60, mu=5)
+    # delete every query that is still alive at the end
+    alive = np.setdiff1d(np.arange(len(st.queries)), st.ref[st.kind == DEL])
+    st = Stream(
+        st.objects,
+        st.queries,
+        np.r_[st.kind, np.full(len(alive), DEL, np.int8)],
+        np.r_[st.ref, alive],
+        st.vocab,
+    )
+    setup = prepare(st, GRID, np.arange(50), np.arange(30))
+    p, _ = build_partition(setup, "hybrid", 3, hybrid=HybridParams(min_objects=20))
+    from routelab.spatial.engine import make_gridt
+
+    state = DispatcherState()
+    r = dispatch(
+        make_gridt(setup, p),
+        state,
+        st.kind,
+        st.ref,
+        setup.obj_cell,
+        st.objects,
+        st.queries,
+        setup.q_range,
+    )
+    assert r.hq_peak > 0 and r.hq_final == 0 and len(state.ref) == 0 and len(state.mask) == 0
+
+
+def test_merger_removes_duplicates() -> None:
+    """An OR query 'a OR b' replicated on two workers delivers (q, o) up to 4 times."""
+    from routelab.spatial.engine import WorkerRun
+
+    runs = [
+        WorkerRun(
+            w, 0, 0, 0.0, np.zeros(0), np.zeros(0), np.array([1, 1, 2]), np.array([7, 7, 7]), 0, 0
+        )
+        for w in range(2)
+    ]
+    pairs, dups = merge(runs)
+    assert pairs == {(1, 7), (2, 7)} and dups == 4
+
+
+# --------------------------------------------------------------------------- hybrid
+
+
+def test_compute_number_partitions_equals_exhaustive() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        m = int(rng.integers(1, 5))
+        n = int(rng.integers(m, 8))
+        costs = rng.uniform(1, 10, (m, n - m + 1))
+        best, ks = compute_number_partitions(costs, n)
+        brute = min(
+            (sum(costs[i, k - 1] for i, k in enumerate(combo)), combo)
+            for combo in itertools.product(range(1, n - m + 2), repeat=m)
+            if sum(combo) == n
+        )
+        assert best == pytest.approx(brute[0])
+        assert sum(ks) == n and sum(costs[i, k - 1] for i, k in enumerate(ks)) == pytest.approx(
+            best
+        )
+
+
+def test_hybrid_balances_and_covers() -> None:
+    setup = _setup(31, n_objects=600, n_queries=100)
+    p, _ = build_partition(setup, "hybrid", 4, hybrid=HybridParams(min_objects=30, sigma=1.5))
+    p.validate(GRID.g, len(setup.stream.vocab))
+    loads = p.worker_loads(setup.stats)
+    assert loads.min() > 0
+    assert p.info["balance"] == pytest.approx(loads.max() / loads.min())
+
+
+def test_cost_models_give_different_loads() -> None:
+    st = random_workload(2)
+    loads = {}
+    for model in ("gi2_checks", "pairs_unit", "pairs_literal"):
+        s = prepare(st, GRID, np.arange(150), np.arange(30), CostParams(model=model))
+        p, _ = build_partition(s, "kd-tree", 2)
+        loads[model] = p.worker_loads(s.stats)
+    # literal >= per-unit pairs (one unit per worker here: equal); checks <= pairs
+    assert np.allclose(loads["pairs_unit"], loads["pairs_literal"])
+    assert np.all(loads["gi2_checks"] <= loads["pairs_unit"])
+    with pytest.raises(ValueError, match="cost model"):
+        CostParams(model="nope")
