@@ -127,3 +127,46 @@ def run_queues(
     execution = float(finish.max() - arr[0])
     throughput = n / execution if execution > 0 else float("inf")
     return QueueResult(finish, finish - arr, busy, execution, throughput)
+
+
+@numba.njit(cache=True)
+def _multicopy_kernel(copy_tuple, copy_worker, copy_service, arrivals, n_tuples, n_workers):
+    free_at = np.zeros(n_workers)
+    done = np.zeros(n_tuples)
+    for i in range(len(copy_tuple)):
+        t = copy_tuple[i]
+        w = copy_worker[i]
+        start = max(arrivals[t], free_at[w])
+        free_at[w] = start + copy_service[i]
+        if free_at[w] > done[t]:
+            done[t] = free_at[w]
+    return done
+
+
+def multicopy_latency(
+    copy_tuple: np.ndarray,
+    copy_worker: np.ndarray,
+    copy_service: np.ndarray,
+    arrivals: np.ndarray,
+    n_workers: int,
+    dispatch_service: float = 0.0,
+) -> np.ndarray:
+    """Per-tuple latency when a tuple is copied to several workers (PS2Stream Sect. VI-C).
+
+    Each worker is a FIFO server as above, but the service time is given per copy (a
+    worker's measured time for that tuple) and a tuple is done when its *last* copy is:
+    latency = max over copies of finish - arrival (+ ``dispatch_service``). Copies must be
+    in arrival order; a tuple with no copy (discarded by the dispatcher) costs only the
+    dispatcher's time.
+    """
+    n = len(arrivals)
+    done = _multicopy_kernel(
+        np.asarray(copy_tuple, np.int64),
+        np.asarray(copy_worker, np.int64),
+        np.asarray(copy_service, np.float64),
+        np.asarray(arrivals, np.float64),
+        n,
+        n_workers,
+    )
+    lat = np.where(done > 0, done - arrivals, 0.0)
+    return lat + dispatch_service

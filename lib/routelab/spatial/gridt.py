@@ -60,10 +60,12 @@ class Gridt:
         return o if o >= 0 else int(self.tables[-1 - o, term])
 
     def ho_entries(self) -> int:
-        """Entries of all cells' ``H_o`` maps (explicit terms in text cells, 1 otherwise)."""
+        """Entries of the ``H_o`` maps: one per space-only cell, one pointer per text cell
+        to its region's shared term map, and the explicit (sample) terms of every such map
+        (cells of one kdt-tree text region share one map -- a text-only partition is one
+        map for the whole space)."""
         own = self.cell_owner
-        text = own[own < 0]
-        return int((own >= 0).sum() + self.explicit_terms[-1 - text].sum())
+        return int(len(own) + self.explicit_terms.sum())
 
 
 def build_gridt(partition: Partition, g: int, n_terms: int, sample_terms: np.ndarray) -> Gridt:

