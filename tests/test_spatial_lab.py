@@ -1,0 +1,191 @@
+"""PS2Stream lab: Spark replay, multi-copy latency, workload recipe, claims rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.grouping.queueing import multicopy_latency
+from routelab.spatial.engine import build_partition, prepare, run_pipeline
+from routelab.spatial.grid import BaseGrid
+from routelab.spatial.lab import claims as sc
+from routelab.spatial.lab.workload import (
+    BOXES,
+    WorkloadParams,
+    helsinki_stream,
+    make_queries_frame,
+    place_tweets,
+)
+from routelab.spatial.oracle import oracle_pairs
+from routelab.spatial.workload import random_workload
+
+GRID = BaseGrid(-0.5, -0.5, 10.5, 10.5, 32)
+
+
+def test_multicopy_latency_hand_example() -> None:
+    """Tuple 0 copied to workers 0 and 1 (2 s and 1 s), tuple 1 to worker 1 (1 s), all
+    arriving at t = 0, 0.5: tuple 0 is done at 2 (its slower copy), tuple 1 waits for
+    worker 1 until 1 and is done at 2 -> latencies 2 and 1.5; a discarded tuple 2 costs
+    only the dispatcher's 0.1."""
+    lat = multicopy_latency(
+        [0, 0, 1], [0, 1, 1], [2.0, 1.0, 1.0], np.array([0.0, 0.5, 0.6]), 2, dispatch_service=0.1
+    )
+    assert lat.tolist() == pytest.approx([2.1, 1.6, 0.1])
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("algorithm", ["hybrid", "metric"])
+def test_spark_replay_equals_local_pipeline_and_oracle(spark, algorithm: str) -> None:
+    from routelab.spatial.replay import spark_run
+
+    st = random_workload(3, n_objects=300, n_queries=80)
+    setup = prepare(st, GRID, np.arange(150), np.arange(40))
+    part, _ = build_partition(setup, algorithm, 3)
+    local = run_pipeline(setup, part)
+    for d in (1, 3):
+        res = spark_run(setup, part, n_dispatchers=d, spark=spark)
+        assert res.pairs == local.pairs == oracle_pairs(st)
+        for f in ("tup", "worker", "post_ptr", "post_cell", "post_key"):
+            assert np.array_equal(getattr(res.routed, f), getattr(local.routed, f)), (d, f)
+        assert len(res.info["dispatcher_busy"]) == d
+
+
+def test_tweets_are_placed_in_the_country_with_regional_vocabulary() -> None:
+    p = WorkloadParams(country="GB", n_objects=3000, mu=50, seed=1)
+    t = place_tweets(p)
+    lo_x, lo_y, hi_x, hi_y = BOXES["GB"]
+    assert t.lon.between(lo_x, hi_x).all() and t.lat.between(lo_y, hi_y).all()
+    # p_home = 0.5: a London account's tweets cluster near London more than the others'
+    london = t[t.account == "bbchealth"]
+    other = t[t.account == "realDonaldTrump"]  # home Glasgow
+    assert (london.lon - -0.13).abs().median() < 1.0
+    assert (other.lat - 55.86).abs().median() < 1.0
+
+
+def test_query_sets_follow_the_paper() -> None:
+    objects = place_tweets(WorkloadParams(n_objects=3000, seed=2))
+    counts: dict[str, int] = {}
+    for ws in objects.words:
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    top = sorted(counts, key=lambda w: (-counts[w], w))[: int(np.ceil(0.01 * len(counts)))]
+    for qs, (lo, hi) in (("Q1", (1, 50)), ("Q2", (1, 100))):
+        q = make_queries_frame(objects, 400, WorkloadParams(query_set=qs, seed=2))
+        rect = np.stack(q.rect)
+        side_km = (rect[:, 3] - rect[:, 1]) * 111.32
+        assert side_km.min() >= lo - 1e-6 and side_km.max() <= hi + 1e-6
+        sizes = q.dnf.map(lambda d: len({w for c in d for w in c}))
+        assert set(sizes) <= {1, 2, 3}
+        rare = q.dnf.map(lambda d: any(w not in top for c in d for w in c))
+        if qs == "Q2":
+            assert rare.all()  # at least one keyword outside the top 1 %
+        else:
+            assert not rare.all()
+    q3 = make_queries_frame(objects, 400, WorkloadParams(query_set="Q3", seed=2))
+    assert set(q3["set"]) == {"Q1", "Q2"}
+
+
+def test_helsinki_demo_matches_oracle() -> None:
+    st = helsinki_stream(n_queries=60, mu=20)
+    assert len(st.objects) > 1000
+    from routelab.spatial.lab.workload import build_sample, grid_for
+
+    so, sq = build_sample(st, 0.5, 0)
+    setup = prepare(st, grid_for(st, 32), so, sq)
+    part, _ = build_partition(setup, "hybrid", 2)
+    assert run_pipeline(setup, part).pairs == oracle_pairs(st)
+
+
+# --------------------------------------------------------------------------- claims rules
+
+
+def _frame(values: dict[tuple[str, str, str], dict[str, float]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"country": c, "query_set": q, "algorithm": a, **m} for (c, q, a), m in values.items()]
+    )
+
+
+def _fig6(grid_q1: float, metric_q2: float) -> pd.DataFrame:
+    v = {}
+    for c in ("US", "GB"):
+        for q in ("Q1", "Q2"):
+            for a in ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric"):
+                v[(c, q, a)] = {"throughput": 100.0, "model_throughput": 1.0}
+    v[("US", "Q1", "grid")]["throughput"] = grid_q1
+    v[("US", "Q2", "metric")]["throughput"] = metric_q2
+    return _frame(v)
+
+
+def test_c1_c2_size_rules() -> None:
+    assert sc.c1_space_beats_text_on_q1(_fig6(209, 100))["verdict"].verdict == "holds"
+    assert sc.c1_space_beats_text_on_q1(_fig6(110, 100))["verdict"].verdict == "direction only"
+    assert sc.c1_space_beats_text_on_q1(_fig6(90, 100))["verdict"].verdict == "fails"
+    assert sc.c2_text_beats_space_on_q2(_fig6(100, 147))["verdict"].verdict == "holds"
+    assert sc.c2_text_beats_space_on_q2(_fig6(100, 60))["verdict"].verdict == "fails"
+
+
+def test_c3_best_baselines_rule() -> None:
+    f = _fig6(100, 100)
+    f.loc[f.algorithm == "metric", "throughput"] = 200.0
+    f.loc[f.algorithm == "kd-tree", "throughput"] = 200.0
+    assert sc.c3_best_baselines(f)["verdict"].verdict == "holds"
+    f.loc[f.algorithm == "metric", "throughput"] = 50.0
+    assert sc.c3_best_baselines(f)["verdict"].verdict == "partly"
+
+
+def _fig7(h: float, m: float, k: float, **extra: float) -> pd.DataFrame:
+    v = {}
+    for c in ("US", "GB"):
+        for q in ("Q1", "Q2", "Q3"):
+            for a, t in (("hybrid", h), ("metric", m), ("kd-tree", k)):
+                v[(c, q, a)] = {
+                    "throughput": t,
+                    "latency_ms": 100.0 / t,
+                    "dispatcher_mb": 1.0,
+                    "worker_mb": 1.0,
+                    **extra,
+                }
+    return _frame(v)
+
+
+def test_hybrid_rules_hold_and_fail() -> None:
+    good = _fig7(130, 100, 100)
+    bad = _fig7(80, 100, 120)
+    assert sc.c4_hybrid_best(good)["verdict"].verdict == "holds"
+    assert sc.c4_hybrid_best(bad)["verdict"].verdict == "fails"
+    assert sc.c5_hybrid_q3(good)["verdict"].verdict == "holds"
+    assert sc.c5_hybrid_q3(bad)["verdict"].verdict == "fails"
+    assert sc.c6_q1_order(_fig7(130, 50, 100))["verdict"].verdict == "holds"
+    assert sc.c6_q1_order(bad)["verdict"].verdict != "holds"
+    assert sc.c7_q2_order(_fig7(130, 120, 100))["verdict"].verdict == "holds"
+    assert sc.c7_q2_order(bad)["verdict"].verdict != "holds"
+
+
+def test_latency_and_memory_rules() -> None:
+    f = _fig7(100, 100, 60)  # kd-tree latency 100/60 = 1.67x hybrid's
+    assert sc.c8_kd_latency_q2(f)["verdict"].verdict == "holds"
+    assert sc.c8_kd_latency_q2(_fig7(100, 100, 100))["verdict"].verdict == "fails"
+    assert sc.c9_metric_latency(f)["verdict"].verdict == "holds"
+    assert sc.c9_metric_latency(_fig7(100, 50, 100))["verdict"].verdict == "fails"
+    mem = _fig7(100, 100, 100)
+    mem.loc[mem.algorithm != "kd-tree", "dispatcher_mb"] = 2.0
+    mem.loc[(mem.algorithm == "hybrid") & (mem.query_set == "Q2"), "dispatcher_mb"] = 3.0
+    assert sc.c10_dispatcher_memory(mem)["verdict"].verdict == "holds"
+    mem.loc[:, "dispatcher_mb"] = 2000.0
+    assert sc.c10_dispatcher_memory(mem)["verdict"].verdict != "holds"
+    wm = _fig7(100, 100, 100)
+    wm.loc[wm.algorithm == "hybrid", "worker_mb"] = 0.5
+    assert sc.c11_worker_memory(wm)["verdict"].verdict == "holds"
+    wm.loc[wm.algorithm == "hybrid", "worker_mb"] = 5.0
+    assert sc.c11_worker_memory(wm)["verdict"].verdict == "fails"
+
+
+def test_scalability_rule() -> None:
+    rows = [
+        {"country": "US", "query_set": "Q3", "algorithm": "hybrid", "n_workers": n, "throughput": t}
+        for n, t in ((2, 100.0), (8, 300.0))
+    ]
+    assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "holds"
+    rows[1]["throughput"] = 50.0
+    assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "fails"
