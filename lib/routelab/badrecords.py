@@ -44,6 +44,14 @@ REASONS: dict[str, str] = {
     "bad_coordinates": "lat/lon invalid or out of range",
     "bad_id": "id present but not an integer",
     "blank_line": "empty line",
+    "coordinates_out_of_range": "lat outside [-90, 90] or lon outside [-180, 180]",
+    "no_words": "no word left after cleaning (stop words only, or empty)",
+    "duplicate_id": "an id seen earlier in the file",
+    "bad_time": "time not a number",
+    "bad_rectangle": "a query bound missing, not a number, or min > max",
+    "bad_expression": "keyword expression not parseable (AND/OR, parentheses)",
+    "stopword_keyword": "a conjunct of the expression has only stop words",
+    "delete_before_insert": "a query's delete time is before its insert time",
 }
 
 MAX_EXAMPLES = 5

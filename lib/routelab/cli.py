@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "routelab.commands.claims",
     "routelab.commands.filtering",
     "routelab.commands.group",
+    "routelab.commands.spatial",
     "routelab.commands.bench",
 )
 
