@@ -189,3 +189,19 @@ def test_scalability_rule() -> None:
     assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "holds"
     rows[1]["throughput"] = 50.0
     assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "fails"
+
+
+def test_bench_quick_rows_agree_with_the_baseline() -> None:
+    from routelab.spatial.lab.bench import DISPATCHER_GOAL, WORKER_GOAL, bench_rows
+
+    rows = bench_rows(quick=True)
+
+    def row(prefix: str) -> dict:
+        return next(r for r in rows if r["what"].startswith(prefix))
+
+    gi2 = row("GI2 kernel: match")
+    assert gi2["note"].endswith("True")  # the kernel found the STRtree matcher's matches
+    assert gi2["ratio"] == pytest.approx(gi2["value"] / gi2["baseline"])
+    assert gi2["meets_goal"] == (gi2["value"] >= WORKER_GOAL and gi2["ratio"] >= 20)
+    disp = row("gridt dispatcher: route objects")
+    assert disp["meets_goal"] == (disp["value"] >= DISPATCHER_GOAL and disp["ratio"] >= 20)

@@ -200,14 +200,16 @@ def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams)
     lo1, hi1 = p.q1_side_km
     lo2, hi2 = p.q2_side_km
     side = np.where(is_q2, rng.uniform(lo2, hi2, n_queries), rng.uniform(lo1, hi1, n_queries))
+    k = rng.integers(1, 4, n_queries)
+    drawn = rng.choice(terms, size=(n_queries, 3), p=prob)
+    if len(rare_terms):
+        rare_first = rng.choice(rare_terms, size=n_queries, p=rare_prob)
+        drawn[:, 0] = np.where(is_q2, rare_first, drawn[:, 0])
+    use_and = rng.random(n_queries) < 0.5
     dnfs = []
     for i in range(n_queries):
-        k = int(rng.integers(1, 4))
-        kw = list(rng.choice(terms, size=k, p=prob))
-        if is_q2[i]:
-            kw[0] = str(rng.choice(rare_terms, p=rare_prob))
-        kw = list(dict.fromkeys(str(w) for w in kw))
-        dnfs.append([kw] if rng.random() < 0.5 else [[w] for w in kw])
+        kw = list(dict.fromkeys(drawn[i, : k[i]].tolist()))
+        dnfs.append([kw] if use_and[i] else [[w] for w in kw])
     return pd.DataFrame(
         {
             "id": np.arange(n_queries, dtype=np.int64),

@@ -1,0 +1,178 @@
+"""``routelab bench spatial``: the worker's GI2 kernel and the dispatcher's gridt, each
+beside a shapely STRtree + keyword-check matcher measured in the same run; hybrid build
+time on 400k objects.
+
+* GI2: one worker holds every live Q1 query (1M; quick: 20k) of TWEETS-US'; rate =
+  objects matched per second on one core (the insertions are timed separately).
+* gridt: a hybrid partition for 8 workers; the dispatcher's ``H_q`` holds the same queries;
+  rate = objects routed per second on one core.
+* Baseline: ``shapely.STRtree`` over the query rectangles, ``query(points, "intersects")``
+  in one vectorized call, then the keyword expression checked per candidate in Python --
+  the obvious library-built matcher, on a slice of the objects.
+* Hybrid build: ``prepare`` + Algorithm 1 for 8 workers with the build sample = all
+  400k objects (quick: 20k).
+
+Goals (issue 10): worker >= 100k tuples/s per core, dispatcher >= 500k tuples/s per core,
+each >= 20x the STRtree matcher.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+WORKER_GOAL = 100_000.0
+DISPATCHER_GOAL = 500_000.0
+RATIO_GOAL = 20.0
+
+
+def _strtree_rate(stream, objects_idx: np.ndarray) -> tuple[float, int]:
+    import shapely
+
+    q = stream.queries
+    boxes = shapely.box(q.rect[:, 0], q.rect[:, 1], q.rect[:, 2], q.rect[:, 3])
+    tree = shapely.STRtree(boxes)
+    o = stream.objects
+    dnfs = [[set(c.tolist()) for c in q.dnf(i)] for i in range(len(q))]
+    t0 = time.perf_counter()
+    pts = shapely.points(o.lon[objects_idx], o.lat[objects_idx])
+    obj_i, q_i = tree.query(pts, predicate="intersects")
+    hits = 0
+    terms = [set(o.terms_of(int(j)).tolist()) for j in objects_idx]
+    for a, b in zip(obj_i.tolist(), q_i.tolist(), strict=True):
+        if any(c <= terms[a] for c in dnfs[b]):
+            hits += 1
+    return len(objects_idx) / (time.perf_counter() - t0), hits
+
+
+def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
+    from routelab.spatial.engine import build_partition, make_gridt, prepare
+    from routelab.spatial.gi2 import GI2Kernel, WorkerTuples
+    from routelab.spatial.gridt import DispatcherState, dispatch
+    from routelab.spatial.lab.workload import (
+        WorkloadParams,
+        build_stream,
+        grid_for,
+        make_queries_frame,
+        place_tweets,
+    )
+    from routelab.spatial.model import INS, OBJ
+
+    n_q = 20_000 if quick else 1_000_000
+    n_o = 20_000 if quick else 200_000
+    n_build = 20_000 if quick else 400_000
+    wp = WorkloadParams(country="US", n_objects=n_o, query_set="Q1", seed=0)
+    objects = place_tweets(wp)
+    queries = make_queries_frame(objects, n_q, wp)
+    stream = build_stream(objects, queries, n_q)
+    # every query inserted first, then the objects
+    kind = np.r_[np.full(n_q, INS, np.int8), np.full(n_o, OBJ, np.int8)]
+    ref = np.r_[np.arange(n_q), np.arange(n_o)]
+    stream.kind, stream.ref = kind, ref
+    setup = prepare(stream, grid_for(stream, 256), np.arange(n_o), np.arange(n_q))
+    rows: list[dict[str, Any]] = []
+    # --- dispatcher
+    part, _ = build_partition(setup, "hybrid", 8)
+    gt = make_gridt(setup, part)
+    st = setup.stream
+    args = (setup.obj_cell, st.objects, st.queries, setup.q_range)
+    dispatch(gt, DispatcherState(), kind[:0], ref[:0], *args)
+    state = DispatcherState()
+    t0 = time.perf_counter()
+    routed_q = dispatch(gt, state, kind[:n_q], ref[:n_q], *args)
+    ins_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    dispatch(gt, state, kind[n_q:], ref[n_q:], *args)
+    disp_rate = n_o / (time.perf_counter() - t0)
+    # --- worker: one GI2 holding every query (postings from the dispatcher's INS messages)
+    post_ptr = np.zeros(n_q + 1, dtype=np.int64)
+    lengths = np.zeros(n_q, dtype=np.int64)
+    np.add.at(lengths, routed_q.tup, np.diff(routed_q.post_ptr))
+    np.cumsum(lengths, out=post_ptr[1:])
+    order = np.argsort(routed_q.tup, kind="stable")
+    starts = routed_q.post_ptr[:-1][order]
+    lens = np.diff(routed_q.post_ptr)[order]
+    gather = np.repeat(starts, lens) + (
+        np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+    )
+    ins = WorkerTuples(
+        kind[:n_q], ref[:n_q], post_ptr, routed_q.post_cell[gather], routed_q.post_key[gather]
+    )
+    GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab)).replay(
+        WorkerTuples(
+            kind[:0], ref[:0], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
+        )
+    )
+    k = GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab))
+    t0 = time.perf_counter()
+    k.replay(ins)
+    gi2_ins_rate = n_q / (time.perf_counter() - t0)
+    objs = WorkerTuples(
+        kind[n_q:],
+        ref[n_q:],
+        np.zeros(n_o + 1, np.int64),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int32),
+    )
+    t0 = time.perf_counter()
+    r = k.replay(objs)
+    gi2_rate = n_o / (time.perf_counter() - t0)
+    # --- baseline
+    n_base = min(n_o, 2_000 if quick else 20_000)
+    base_rate, base_hits = _strtree_rate(st, np.arange(n_base))
+    kernel_hits = int((r.match_object < n_base).sum())
+    rows += [
+        {
+            "what": f"GI2 kernel: match, {n_q:,} live Q1 queries (objects/s, 1 core)",
+            "value": gi2_rate,
+            "unit": "tuples/s",
+            "baseline": base_rate,
+            "ratio": gi2_rate / base_rate,
+            "goal": WORKER_GOAL,
+            "meets_goal": bool(gi2_rate >= WORKER_GOAL and gi2_rate / base_rate >= RATIO_GOAL),
+            "note": f"same matches as the baseline on its {n_base:,} objects: {kernel_hits == base_hits}",
+        },
+        {"what": "GI2 kernel: insert (queries/s)", "value": gi2_ins_rate, "unit": "tuples/s"},
+        {
+            "what": "gridt dispatcher: route objects (objects/s, 1 core)",
+            "value": disp_rate,
+            "unit": "tuples/s",
+            "baseline": base_rate,
+            "ratio": disp_rate / base_rate,
+            "goal": DISPATCHER_GOAL,
+            "meets_goal": bool(
+                disp_rate >= DISPATCHER_GOAL and disp_rate / base_rate >= RATIO_GOAL
+            ),
+        },
+        {
+            "what": "gridt dispatcher: route insertions (queries/s)",
+            "value": n_q / ins_s,
+            "unit": "tuples/s",
+        },
+        {
+            "what": "shapely STRtree + keyword check (objects/s)",
+            "value": base_rate,
+            "unit": "tuples/s",
+        },
+    ]
+    # --- hybrid build
+    wb = WorkloadParams(country="US", n_objects=n_build, mu=n_build // 10, query_set="Q3", seed=0)
+    from routelab.spatial.lab.workload import build_sample, tweet_stream
+
+    sb = tweet_stream(wb)
+    so, sq = build_sample(sb, 1.0, n_build)
+    t0 = time.perf_counter()
+    sset = prepare(sb, grid_for(sb, 256), so, sq)
+    prep_s = time.perf_counter() - t0
+    _, build_s = build_partition(sset, "hybrid", 8)
+    rows.append(
+        {
+            "what": f"hybrid build, {n_build:,} sample objects, N = 8 (s)",
+            "value": prep_s + build_s,
+            "unit": "s",
+            "note": f"sample statistics {prep_s:.1f} s + Algorithm 1 {build_s:.1f} s",
+        }
+    )
+    return rows
