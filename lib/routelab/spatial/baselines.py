@@ -79,6 +79,31 @@ def load_cut(loads_1d: np.ndarray, lo: int, share: float) -> int:
     return lo + max(1, min(n - 1, i))
 
 
+def exact_cut(stats: SampleStats, n: Node, dim: int, share: float) -> int:
+    """The grid line where the lower side's load (Definition 1, exact on the sample) is
+    closest to ``share`` of the two sides' sum: a binary search, the lower side's load
+    growing with the cut (the load-weighted median of the kd-tree baselines)."""
+    lo, hi = (n.x0, n.x1) if dim == 0 else (n.y0, n.y1)
+    if hi - lo < 2:
+        raise ValueError("cannot cut a region one cell wide")
+
+    def frac(c: int) -> float:
+        a, b = space_children(n, dim, c)
+        la, lb = stats.load([a.unit]), stats.load([b.unit])
+        return la / (la + lb) if la + lb > 0 else (c - lo) / (hi - lo)
+
+    left, right = lo + 1, hi - 1
+    while left < right:
+        mid = (left + right) // 2
+        if frac(mid) < share:
+            left = mid + 1
+        else:
+            right = mid
+    if left > lo + 1 and abs(frac(left - 1) - share) < abs(frac(left) - share):
+        return left - 1
+    return left
+
+
 def space_split(stats: SampleStats, n: Node, k: int, dim_rule: str = "longer") -> list[Node]:
     """Split leaf ``n`` into ``k`` space leaves by recursive load-median cuts
     (``floor(k/2) : ceil(k/2)`` with proportional load). Returns the new leaves; ``n``
@@ -93,10 +118,8 @@ def space_split(stats: SampleStats, n: Node, k: int, dim_rule: str = "longer") -
         dim = 0 if (w >= h and w >= 2) or h < 2 else 1
     else:
         raise ValueError(f"unknown dim_rule {dim_rule!r}")
-    cl = stats.cell_loads(*n.rect, n.terms)
-    marginal = cl.sum(axis=0) if dim == 0 else cl.sum(axis=1)
     k_lo = k // 2
-    cut = load_cut(marginal, n.x0 if dim == 0 else n.y0, k_lo / k)
+    cut = exact_cut(stats, n, dim, k_lo / k)
     make_space(n, dim, cut)
     a, b = n.children
     return space_split(stats, a, k_lo, dim_rule) + space_split(stats, b, k - k_lo, dim_rule)

@@ -161,7 +161,7 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
         best = None
         for gb in gbs:
             part, build_s = build_partition(setup, alg, n_w, hybrid=hp, grid_gb=gb or 32)
-            res = run_pipeline(setup, part)
+            res = run_pipeline(setup, part, repeats=int(params.get("repeats", 3)))
             m = measure(setup, res, n_d, costs)
             if best is None or m["throughput"] > best[1]["throughput"]:
                 best = (part, m, build_s, res, gb)
