@@ -55,13 +55,16 @@ def _stream(p: WorkloadParams):
 def make_setup(
     p: WorkloadParams,
     g: int = 256,
-    cost_model: str = "gi2_checks",
+    cost_model: str | CostParams = "gi2_checks",
     sample_fraction: float = 0.1,
     sample_min: int = 50_000,
 ) -> Setup:
+    """The stream of ``p`` prepared on a ``g x g`` grid with its build sample. ``cost_model``
+    is a reading name (default unit costs) or a full :class:`CostParams`."""
     st = _stream(p)
     so, sq = build_sample(st, sample_fraction, sample_min)
-    return prepare(st, grid_for(st, g), so, sq, CostParams(model=cost_model), seed=p.seed)
+    costs = cost_model if isinstance(cost_model, CostParams) else CostParams(model=cost_model)
+    return prepare(st, grid_for(st, g), so, sq, costs, seed=p.seed)
 
 
 def worker_costs(setup: Setup, res: PipelineResult, costs: CostParams) -> np.ndarray:
@@ -148,9 +151,9 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
         query_set=params["query_set"],
         seed=int(params.get("seed", 0)),
     )
-    costs = CostParams(model=params.get("cost_model", "gi2_checks"))
+    costs = CostParams(**params.get("costs", {"model": params.get("cost_model", "gi2_checks")}))
     setup = make_setup(
-        wp, int(params.get("g", 256)), costs.model, sample_min=int(params.get("sample_min", 50_000))
+        wp, int(params.get("g", 256)), costs, sample_min=int(params.get("sample_min", 50_000))
     )
     hp = HybridParams(**params.get("hybrid", {}))
     n_w = int(params["n_workers"])
