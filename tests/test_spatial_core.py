@@ -341,3 +341,52 @@ def test_cost_models_give_different_loads() -> None:
     assert np.all(loads["gi2_checks"] <= loads["pairs_unit"])
     with pytest.raises(ValueError, match="cost model"):
         CostParams(model="nope")
+
+
+def test_kd_cut_is_the_exact_load_median() -> None:
+    from routelab.spatial.baselines import exact_cut
+    from routelab.spatial.kdt import Node, space_children
+
+    setup = _setup(41, n_objects=800, n_queries=150)
+    s = setup.stats
+    root = Node(0, 0, GRID.g, GRID.g)
+    for dim in (0, 1):
+        cut = exact_cut(s, root, dim, 0.5)
+
+        def frac(c: int, dim: int = dim) -> float:
+            a, b = space_children(root, dim, c)
+            la, lb = s.load([a.unit]), s.load([b.unit])
+            return la / (la + lb)
+
+        best = min(range(1, GRID.g), key=lambda c: abs(frac(c) - 0.5))
+        assert abs(frac(cut) - 0.5) == pytest.approx(abs(frac(best) - 0.5))
+
+
+def test_merge_rules() -> None:
+    """'max' never lets a part exceed the largest single leaf plus LPT's slack; sigma_avg
+    fills parts up to sigma * avg."""
+    from routelab.spatial.baselines import space_split
+    from routelab.spatial.hybrid import merge_nodes
+    from routelab.spatial.kdt import Node
+
+    setup = _setup(42, n_objects=800, n_queries=150)
+    s = setup.stats
+    root = Node(0, 0, GRID.g, GRID.g)
+    leaves = space_split(s, root, 24)
+    loads = np.array([s.load([n.unit]) for n in leaves])
+    for rule in ("max", "sigma_avg"):
+        parts = merge_nodes(s, leaves, 4, 1.2, rule)
+        assert sorted(id(n) for p in parts for n in p.nodes) == sorted(id(n) for n in leaves)
+        got = np.array([p.load for p in parts])
+        assert np.allclose(got, [s.load([n.unit for n in p.nodes]) for p in parts])
+        if rule == "max":
+            assert got.max() <= loads.sum() / 4 + loads.max() + 1e-9
+    with pytest.raises(ValueError, match="merge rule"):
+        merge_nodes(s, leaves, 4, 1.2, "nope")
+
+
+def test_calibrated_costs_are_positive_ratios() -> None:
+    from routelab.spatial.cost import calibrate_costs
+
+    c = calibrate_costs(n_queries=2000, n_objects=2000)
+    assert c.c_m == 1.0 and c.c_o > 0 and c.c_ins > 0 and c.c_del > 0
