@@ -141,7 +141,7 @@ def _fig7(h: float, m: float, k: float, **extra: float) -> pd.DataFrame:
             for a, t in (("hybrid", h), ("metric", m), ("kd-tree", k)):
                 v[(c, q, a)] = {
                     "throughput": t,
-                    "latency_ms": 100.0 / t,
+                    "latency_us": 100.0 / t,
                     "dispatcher_mb": 1.0,
                     "worker_mb": 1.0,
                     **extra,

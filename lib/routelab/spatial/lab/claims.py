@@ -171,8 +171,8 @@ def c7_q2_order(fig7: pd.DataFrame) -> dict:
 
 
 def c8_kd_latency_q2(fig7: pd.DataFrame) -> dict:
-    r = _val(fig7, "US", "Q2", "kd-tree", "latency_ms") / _val(
-        fig7, "US", "Q2", "hybrid", "latency_ms"
+    r = _val(fig7, "US", "Q2", "kd-tree", "latency_us") / _val(
+        fig7, "US", "Q2", "hybrid", "latency_us"
     )
     return {
         "claim": "kd-tree's latency is noticeably larger on Q2",
@@ -188,7 +188,7 @@ def c9_metric_latency(fig7: pd.DataFrame) -> dict:
     ok = 0
     got = []
     for s in sets:
-        r = _val(fig7, *s, "metric", "latency_ms") / _val(fig7, *s, "hybrid", "latency_ms")
+        r = _val(fig7, *s, "metric", "latency_us") / _val(fig7, *s, "hybrid", "latency_us")
         got.append(f"{_name(*s)} {r:.2f}x")
         ok += 1 / C9_TOL <= r <= C9_TOL
     return {
