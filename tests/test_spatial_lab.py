@@ -205,3 +205,24 @@ def test_bench_quick_rows_agree_with_the_baseline() -> None:
     assert gi2["meets_goal"] == (gi2["value"] >= WORKER_GOAL and gi2["ratio"] >= 20)
     disp = row("gridt dispatcher: route objects")
     assert disp["meets_goal"] == (disp["value"] >= DISPATCHER_GOAL and disp["ratio"] >= 20)
+
+
+def test_every_claim_row_explains_itself() -> None:
+    f6, f7 = _fig6(209, 100), _fig7(130, 100, 100)
+    for df in (f6, f7):
+        df["copies"], df["total_cost"], df["load_imbalance"], df["text_cells"] = (
+            10.0,
+            100.0,
+            1.1,
+            3.0,
+        )
+    rows = [
+        {"country": "US", "query_set": "Q3", "algorithm": "hybrid", "n_workers": n, "throughput": t}
+        for n, t in ((2, 1.0), (4, 2.0))
+    ]
+    out = sc.all_rows(f6, f7, pd.DataFrame(rows))
+    assert len(out) == 12
+    for row in out:
+        assert row["note"], row["claim"]
+        assert row["verdict"].rule
+    assert "copies" in out[0]["note"]
