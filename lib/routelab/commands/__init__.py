@@ -5,7 +5,7 @@ sets), ``stats.py`` (S3-TM Table 1), ``subscriptions.py`` (tweet/topic subscript
 ``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the notebooks),
 ``claims.py`` (every notebook's claims table), ``filtering.py`` (Fabret et al.'s matchers on
 neutral CSV files), ``group.py`` (grouping schemes over a user's key stream),
-``bench.py`` (benchmarks). :mod:`routelab.cli` lists the modules it loads.
+``spatial.py`` (PS2Stream on a user's objects and queries), ``bench.py`` (benchmarks). :mod:`routelab.cli` lists the modules it loads.
 """
 
 from __future__ import annotations
