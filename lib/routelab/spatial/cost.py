@@ -285,7 +285,12 @@ def calibrate_costs(
     rng = np.random.default_rng(seed)
     n_terms = 500
     ptr = np.arange(0, 4 * n_objects + 1, 4, dtype=np.int64)
-    terms = np.sort(rng.integers(0, n_terms, (n_objects, 4)), axis=1).astype(np.int32).ravel()
+    # four distinct terms per object (an object's terms are a set)
+    terms = (
+        np.sort(np.argpartition(rng.random((n_objects, n_terms)), 4, axis=1)[:, :4], axis=1)
+        .astype(np.int32)
+        .ravel()
+    )
     objects = Objects(
         np.arange(n_objects), rng.random(n_objects), rng.random(n_objects), ptr, terms
     )

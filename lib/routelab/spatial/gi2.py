@@ -182,57 +182,96 @@ class GI2Reference:
 
 _DICT_TYPES = dict(key_type=types.int64, value_type=types.int64)
 
+#: posting modes: how a candidate is decided without touching the query's own arrays
+MODE_AND, MODE_OR, MODE_GENERAL = 0, 1, 2
+
 
 @numba.njit(cache=True)
-def _purge(heads, p_query, p_next, free, n_free, deleted, live_post):
-    visited = 0
-    empty = []
-    for key, h in heads.items():
-        prev = -1
-        p = h
-        new_head = h
-        while p >= 0:
-            visited += 1
-            nxt = p_next[p]
-            q = p_query[p]
-            if deleted[q]:
-                live_post[q] -= 1
-                if prev < 0:
-                    new_head = nxt
-                else:
-                    p_next[prev] = nxt
-                free[n_free[0]] = p
-                n_free[0] += 1
-            else:
-                prev = p
-            p = nxt
-        if new_head < 0:
-            empty.append(key)
-        else:
-            heads[key] = new_head
-    for key in empty:
-        del heads[key]
+def _posting_mode(q, key, q_conj_ptr, q_cterm_ptr, q_conj_terms):
+    """(mode, e1, e2): an AND query (one conjunct of <= 3 terms) needs its other terms e1, e2
+    in the object; a pure OR query (single-term conjuncts, <= 3) matches on its key alone and
+    keeps its other keys for de-duplication; anything else is evaluated in full."""
+    c0 = q_conj_ptr[q]
+    c1 = q_conj_ptr[q + 1]
+    e = np.full(3, -1, dtype=np.int64)
+    n = 0
+    if c1 - c0 == 1:
+        for tj in range(q_cterm_ptr[c0], q_cterm_ptr[c0 + 1]):
+            t = q_conj_terms[tj]
+            if t != key:
+                if n == 2:
+                    return MODE_GENERAL, -1, -1
+                e[n] = t
+                n += 1
+        return MODE_AND, e[0], e[1]
+    for cj in range(c0, c1):
+        if q_cterm_ptr[cj + 1] - q_cterm_ptr[cj] != 1:
+            return MODE_GENERAL, -1, -1
+        t = q_conj_terms[q_cterm_ptr[cj]]
+        if t != key:
+            if n == 2:
+                return MODE_GENERAL, -1, -1
+            e[n] = t
+            n += 1
+    return MODE_OR, e[0], e[1]
+
+
+@numba.njit(cache=True)
+def _remove_deleted(
+    s, s_start, s_len, p_q, p_rect, p_e1, p_e2, p_mode, deleted, live_post, counters
+):
+    """Compact slot ``s`` without its deleted postings; returns the postings visited."""
+    a = s_start[s]
+    w = a
+    for j in range(a, a + s_len[s]):
+        q = p_q[j]
+        if deleted[q]:
+            live_post[q] -= 1
+            counters[2] -= 1
+            if live_post[q] == 0:
+                deleted[q] = False
+                counters[1] -= 1
+            continue
+        if w != j:
+            p_q[w] = q
+            p_rect[w, 0] = p_rect[j, 0]
+            p_rect[w, 1] = p_rect[j, 1]
+            p_rect[w, 2] = p_rect[j, 2]
+            p_rect[w, 3] = p_rect[j, 3]
+            p_e1[w] = p_e1[j]
+            p_e2[w] = p_e2[j]
+            p_mode[w] = p_mode[j]
+        w += 1
+    visited = s_len[s]
+    s_len[s] = w - a
     return visited
 
 
 @numba.njit(cache=True)
 def _replay(
-    heads,
-    p_query,
-    p_next,
-    free,
-    n_free,
-    n_used,
+    slots,
+    s_start,
+    s_len,
+    s_cap,
+    n_slots,
+    p_q,
+    p_rect,
+    p_e1,
+    p_e2,
+    p_mode,
+    pool_used,
     deleted,
     live_post,
     counters,
     qstamp,
     term_mark,
+    checks,
     kind,
     ref,
     post_ptr,
     post_cell,
     post_key,
+    lo,
     obj_cell,
     obj_lon,
     obj_lat,
@@ -248,31 +287,66 @@ def _replay(
 ):
     # counters: 0 live queries, 1 pending deletions, 2 live postings, 3 peak postings
     n = len(kind)
-    checks = np.zeros(n, dtype=np.int64)
     cap = 1024
     out_q = np.empty(cap, dtype=np.int64)
     out_o = np.empty(cap, dtype=np.int64)
     n_out = 0
-    for i in range(n):
+    pool_cap = len(p_q)
+    for i in range(lo, n):
         k = kind[i]
         r = ref[i]
-        if k == 1:  # INS
+        if k == 1:  # INS: make room first (an insertion is applied whole or not at all)
             a = post_ptr[i]
             b = post_ptr[i + 1]
+            need = 0
             for j in range(a, b):
-                if n_free[0] > 0:
-                    n_free[0] -= 1
-                    p = free[n_free[0]]
-                else:
-                    p = n_used[0]
-                    n_used[0] += 1
                 key = post_cell[j] * n_terms + post_key[j]
-                p_query[p] = r
-                if key in heads:
-                    p_next[p] = heads[key]
+                if key in slots:
+                    sl = slots[key]
+                    if s_len[sl] == s_cap[sl]:
+                        need += 2 * s_cap[sl]
                 else:
-                    p_next[p] = -1
-                heads[key] = p
+                    need += 2
+            if pool_used[0] + need > pool_cap or n_slots[0] + (b - a) > len(s_start):
+                return out_q[:n_out], out_o[:n_out], i
+            for j in range(a, b):
+                key = post_cell[j] * n_terms + post_key[j]
+                if key in slots:
+                    sl = slots[key]
+                else:
+                    sl = n_slots[0]
+                    n_slots[0] += 1
+                    slots[key] = sl
+                    s_start[sl] = pool_used[0]
+                    s_len[sl] = 0
+                    s_cap[sl] = 2
+                    pool_used[0] += 2
+                if s_len[sl] == s_cap[sl]:  # relocate to the end of the pool, doubled
+                    new = pool_used[0]
+                    old = s_start[sl]
+                    for x in range(s_len[sl]):
+                        p_q[new + x] = p_q[old + x]
+                        p_rect[new + x, 0] = p_rect[old + x, 0]
+                        p_rect[new + x, 1] = p_rect[old + x, 1]
+                        p_rect[new + x, 2] = p_rect[old + x, 2]
+                        p_rect[new + x, 3] = p_rect[old + x, 3]
+                        p_e1[new + x] = p_e1[old + x]
+                        p_e2[new + x] = p_e2[old + x]
+                        p_mode[new + x] = p_mode[old + x]
+                    s_start[sl] = new
+                    pool_used[0] += 2 * s_cap[sl]
+                    s_cap[sl] *= 2
+                pos = s_start[sl] + s_len[sl]
+                s_len[sl] += 1
+                mode, e1, e2 = _posting_mode(r, post_key[j], q_conj_ptr, q_cterm_ptr, q_conj_terms)
+                p_q[pos] = r
+                p_rect[pos, 0] = q_rect[r, 0]
+                p_rect[pos, 1] = q_rect[r, 1]
+                p_rect[pos, 2] = q_rect[r, 2]
+                p_rect[pos, 3] = q_rect[r, 3]
+                p_e1[pos] = e1
+                p_e2[pos] = e2
+                p_mode[pos] = mode
             live_post[r] += b - a
             if b > a:
                 counters[0] += 1
@@ -286,16 +360,22 @@ def _replay(
                 counters[1] += 1
                 counters[0] -= 1
             if counters[1] > purge_fraction * max(1, counters[0]):
-                before = 0
-                for q in range(len(deleted)):
-                    if deleted[q]:
-                        before += live_post[q]
-                checks[i] = _purge(heads, p_query, p_next, free, n_free, deleted, live_post)
-                counters[2] -= before
-                for q in range(len(deleted)):
-                    if deleted[q] and live_post[q] == 0:
-                        deleted[q] = False
-                counters[1] = 0
+                visited = 0
+                for sl in range(n_slots[0]):
+                    visited += _remove_deleted(
+                        sl,
+                        s_start,
+                        s_len,
+                        p_q,
+                        p_rect,
+                        p_e1,
+                        p_e2,
+                        p_mode,
+                        deleted,
+                        live_post,
+                        counters,
+                    )
+                checks[i] = visited
         else:  # OBJ
             stamp = stamp0 + i
             cell = obj_cell[r]
@@ -307,73 +387,96 @@ def _replay(
                 term_mark[obj_terms[j]] = stamp
             c = 0
             for j in range(ta, tb):
-                key = cell * n_terms + obj_terms[j]
-                if key not in heads:
+                t = obj_terms[j]
+                key = cell * n_terms + t
+                if key not in slots:
                     continue
-                h = heads[key]
-                prev = -1
-                p = h
-                new_head = h
-                while p >= 0:
-                    c += 1
-                    nxt = p_next[p]
-                    q = p_query[p]
+                sl = slots[key]
+                a = s_start[sl]
+                ln = s_len[sl]
+                c += ln
+                has_deleted = False
+                for x in range(a, a + ln):
+                    q = p_q[x]
                     if deleted[q]:
-                        live_post[q] -= 1
-                        counters[2] -= 1
-                        if live_post[q] == 0:
-                            deleted[q] = False
-                            counters[1] -= 1
-                        if prev < 0:
-                            new_head = nxt
-                        else:
-                            p_next[prev] = nxt
-                        free[n_free[0]] = p
-                        n_free[0] += 1
-                        p = nxt
+                        has_deleted = True
                         continue
-                    prev = p
-                    p = nxt
-                    if qstamp[q] == stamp:
-                        continue
-                    qstamp[q] = stamp
                     if not (
-                        q_rect[q, 0] <= lon <= q_rect[q, 2] and q_rect[q, 1] <= lat <= q_rect[q, 3]
+                        p_rect[x, 0] <= lon <= p_rect[x, 2] and p_rect[x, 1] <= lat <= p_rect[x, 3]
                     ):
                         continue
-                    ok = False
-                    for cj in range(q_conj_ptr[q], q_conj_ptr[q + 1]):
-                        allin = True
-                        for tj in range(q_cterm_ptr[cj], q_cterm_ptr[cj + 1]):
-                            if term_mark[q_conj_terms[tj]] != stamp:
-                                allin = False
+                    mode = p_mode[x]
+                    if mode == 0:
+                        e1 = p_e1[x]
+                        e2 = p_e2[x]
+                        if (e1 >= 0 and term_mark[e1] != stamp) or (
+                            e2 >= 0 and term_mark[e2] != stamp
+                        ):
+                            continue
+                    elif mode == 1:
+                        e1 = p_e1[x]
+                        e2 = p_e2[x]
+                        if (e1 >= 0 and e1 < t and term_mark[e1] == stamp) or (
+                            e2 >= 0 and e2 < t and term_mark[e2] == stamp
+                        ):
+                            continue  # found under an earlier key of the object
+                    else:
+                        if qstamp[q] == stamp:
+                            continue
+                        qstamp[q] = stamp
+                        ok = False
+                        for cj in range(q_conj_ptr[q], q_conj_ptr[q + 1]):
+                            allin = True
+                            for tj in range(q_cterm_ptr[cj], q_cterm_ptr[cj + 1]):
+                                if term_mark[q_conj_terms[tj]] != stamp:
+                                    allin = False
+                                    break
+                            if allin:
+                                ok = True
                                 break
-                        if allin:
-                            ok = True
-                            break
-                    if ok:
-                        if n_out == cap:
-                            cap *= 2
-                            nq = np.empty(cap, dtype=np.int64)
-                            no = np.empty(cap, dtype=np.int64)
-                            nq[:n_out] = out_q[:n_out]
-                            no[:n_out] = out_o[:n_out]
-                            out_q = nq
-                            out_o = no
-                        out_q[n_out] = q
-                        out_o[n_out] = r
-                        n_out += 1
-                if new_head < 0:
-                    del heads[key]
-                elif new_head != h:
-                    heads[key] = new_head
+                        if not ok:
+                            continue
+                    if n_out == cap:
+                        cap *= 2
+                        nq = np.empty(cap, dtype=np.int64)
+                        no = np.empty(cap, dtype=np.int64)
+                        nq[:n_out] = out_q[:n_out]
+                        no[:n_out] = out_o[:n_out]
+                        out_q = nq
+                        out_o = no
+                    out_q[n_out] = q
+                    out_o[n_out] = r
+                    n_out += 1
+                if has_deleted:  # lazy deletion: the scan drops them
+                    _remove_deleted(
+                        sl,
+                        s_start,
+                        s_len,
+                        p_q,
+                        p_rect,
+                        p_e1,
+                        p_e2,
+                        p_mode,
+                        deleted,
+                        live_post,
+                        counters,
+                    )
             checks[i] = c
-    return out_q[:n_out], out_o[:n_out], checks
+    return out_q[:n_out], out_o[:n_out], n
 
 
 class GI2Kernel:
-    """GI2 in numba: the same behaviour as :class:`GI2Reference`, incremental
-    (:meth:`replay` may be called repeatedly on consecutive pieces of a sub-stream)."""
+    """GI2 in numba: the same matches and candidate checks as :class:`GI2Reference`.
+
+    Each ``(cell, term)`` list is a contiguous run of a posting pool (query, its rectangle,
+    and what else the object must contain), doubled and moved to the pool's end when full,
+    so a scan reads memory in order instead of chasing pointers. A candidate is decided from
+    the posting alone for AND queries (the conjunct's other terms) and pure OR queries (a
+    key suffices; a query reached under two keys of one object is kept at the smaller key,
+    so a worker delivers each pair once); other expressions are evaluated in full. Deleted
+    ids are skipped and dropped from the list the scan is in (lazy deletion). Incremental:
+    :meth:`replay` may be called on consecutive pieces of a sub-stream.
+    """
 
     def __init__(
         self,
@@ -389,12 +492,17 @@ class GI2Kernel:
         self.n_terms = int(n_terms)
         self.purge_fraction = float(purge_fraction)
         nq = len(queries)
-        self.heads = numba.typed.Dict.empty(**_DICT_TYPES)
-        self.p_query = np.zeros(0, dtype=np.int64)
-        self.p_next = np.zeros(0, dtype=np.int64)
-        self.free = np.zeros(0, dtype=np.int64)
-        self.n_free = np.zeros(1, dtype=np.int64)
-        self.n_used = np.zeros(1, dtype=np.int64)
+        self.slots = numba.typed.Dict.empty(**_DICT_TYPES)
+        self.s_start = np.zeros(0, dtype=np.int64)
+        self.s_len = np.zeros(0, dtype=np.int64)
+        self.s_cap = np.zeros(0, dtype=np.int64)
+        self.n_slots = np.zeros(1, dtype=np.int64)
+        self.p_q = np.zeros(0, dtype=np.int64)
+        self.p_rect = np.zeros((0, 4), dtype=np.float64)
+        self.p_e1 = np.zeros(0, dtype=np.int64)
+        self.p_e2 = np.zeros(0, dtype=np.int64)
+        self.p_mode = np.zeros(0, dtype=np.int8)
+        self.pool_used = np.zeros(1, dtype=np.int64)
         self.deleted = np.zeros(nq, dtype=np.bool_)
         self.live_post = np.zeros(nq, dtype=np.int64)
         self.counters = np.zeros(4, dtype=np.int64)
@@ -405,49 +513,102 @@ class GI2Kernel:
         self._q = (np.ascontiguousarray(q.rect), q.conj_ptr, q.cterm_ptr, q.conj_terms)
         self._o = (self.obj_cell, objects.lon, objects.lat, objects.term_ptr, objects.terms)
 
-    def _reserve(self, extra: int) -> None:
-        need = int(self.n_used[0]) + extra
-        if need <= len(self.p_query):
-            return
-        cap = max(need, 2 * len(self.p_query), 1024)
-        for name in ("p_query", "p_next", "free"):
-            old = getattr(self, name)
-            new = np.zeros(cap, dtype=np.int64)
-            new[: len(old)] = old
-            setattr(self, name, new)
+    def _grow(self, extra_postings: int) -> None:
+        """Repack the pool (each list at twice its length) with room for ``extra``."""
+        n = int(self.n_slots[0])
+        lens = self.s_len[:n]
+        caps = np.maximum(2 * lens, 2)
+        starts = np.zeros(n, dtype=np.int64)
+        if n:
+            starts[1:] = np.cumsum(caps)[:-1]
+        used = int(caps.sum())
+        size = max(1024, 2 * (used + 4 * extra_postings))
+        src = np.repeat(self.s_start[:n], lens) + (
+            np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        )
+        dst = np.repeat(starts, lens) + (
+            np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens)
+        )
+        p_q = np.zeros(size, dtype=np.int64)
+        p_rect = np.zeros((size, 4), dtype=np.float64)
+        p_e1 = np.full(size, -1, dtype=np.int64)
+        p_e2 = np.full(size, -1, dtype=np.int64)
+        p_mode = np.zeros(size, dtype=np.int8)
+        p_q[dst], p_rect[dst], p_e1[dst], p_e2[dst], p_mode[dst] = (
+            self.p_q[src],
+            self.p_rect[src],
+            self.p_e1[src],
+            self.p_e2[src],
+            self.p_mode[src],
+        )
+        self.p_q, self.p_rect, self.p_e1, self.p_e2, self.p_mode = p_q, p_rect, p_e1, p_e2, p_mode
+        self.pool_used[0] = used
+        slot_size = max(1024, 2 * (n + extra_postings))
+        for name, fill in (("s_start", starts), ("s_len", lens.copy()), ("s_cap", caps)):
+            arr = np.zeros(slot_size, dtype=np.int64)
+            arr[:n] = fill
+            setattr(self, name, arr)
 
     @property
     def live_postings(self) -> int:
         return int(self.counters[2])
 
     def replay(self, tuples: WorkerTuples) -> ReplayResult:
-        self._reserve(len(tuples.post_cell))
-        mq, mo, checks = _replay(
-            self.heads,
-            self.p_query,
-            self.p_next,
-            self.free,
-            self.n_free,
-            self.n_used,
-            self.deleted,
-            self.live_post,
-            self.counters,
-            self.qstamp,
-            self.term_mark,
-            tuples.kind.astype(np.int8),
-            tuples.ref.astype(np.int64),
-            tuples.post_ptr.astype(np.int64),
-            tuples.post_cell.astype(np.int64),
-            tuples.post_key.astype(np.int32),
-            *self._o,
-            *self._q,
-            self.n_terms,
-            self.purge_fraction,
-            self.stamp0,
-        )
+        kind = tuples.kind.astype(np.int8)
+        ref = tuples.ref.astype(np.int64)
+        post_ptr = tuples.post_ptr.astype(np.int64)
+        post_cell = tuples.post_cell.astype(np.int64)
+        post_key = tuples.post_key.astype(np.int32)
+        checks = np.zeros(len(kind), dtype=np.int64)
+        outs_q, outs_o = [], []
+        lo = 0
+        if len(self.p_q) == 0:
+            self._grow(len(post_cell))
+        while True:
+            mq, mo, stop = _replay(
+                self.slots,
+                self.s_start,
+                self.s_len,
+                self.s_cap,
+                self.n_slots,
+                self.p_q,
+                self.p_rect,
+                self.p_e1,
+                self.p_e2,
+                self.p_mode,
+                self.pool_used,
+                self.deleted,
+                self.live_post,
+                self.counters,
+                self.qstamp,
+                self.term_mark,
+                checks,
+                kind,
+                ref,
+                post_ptr,
+                post_cell,
+                post_key,
+                lo,
+                *self._o,
+                *self._q,
+                self.n_terms,
+                self.purge_fraction,
+                self.stamp0,
+            )
+            outs_q.append(mq)
+            outs_o.append(mo)
+            if stop >= len(kind):
+                break
+            self._grow(int(post_ptr[-1] - post_ptr[stop]))
+            lo = stop
         self.stamp0 += len(tuples)
         return ReplayResult(
-            mq, mo, checks, int(self.counters[2]), int(self.counters[3]), int(self.counters[1])
+            np.concatenate(outs_q),
+            np.concatenate(outs_o),
+            checks,
+            int(self.counters[2]),
+            int(self.counters[3]),
+            int(self.counters[1]),
         )
 
 
