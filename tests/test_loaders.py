@@ -340,6 +340,44 @@ def test_key_streams(spark, tmp_path: Path) -> None:
 
 
 @pytest.mark.spark
+def test_loader_options_tsv_glob_and_time_format(spark, tmp_path: Path) -> None:
+    """Options a user sets: a .tsv file (tab-separated, commas inside fields), a glob over
+    several files (each row keeps its own file and line), and an explicit time_format that
+    reads day-first dates the automatic parser would reject."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a.tsv").write_text("text\tat\nflu, cold\t04/06/2019 23:12\nsecond\t05/06/2019 00:00\n")
+    (d / "b.tsv").write_text("text\tat\nthird\t31/12/2019 08:00\nbad\t2019-06-04\n")
+    (d / "skip.csv").write_text("text,at\nnot matched by the glob,x\n")
+    res = load_table(spark, str(d / "*.tsv"), time_col="at", time_format="%d/%m/%Y %H:%M")
+    got = res.df.orderBy("source", "line").toPandas()
+    assert got["text"].tolist() == ["flu, cold", "second", "third"]
+    assert got["source"].str.endswith(("a.tsv", "a.tsv", "b.tsv")).all()
+    assert got["line"].tolist() == [2, 3, 2]
+    assert got["ts"].tolist() == [
+        pd.Timestamp("2019-06-04 23:12"),
+        pd.Timestamp("2019-06-05"),
+        pd.Timestamp("2019-12-31 08:00"),
+    ]
+    # the ISO date does not match the explicit format: counted, not guessed
+    assert res.report.counts == {"bad_timestamp": 1}
+    assert res.report.examples["bad_timestamp"][0].line == 3
+    res.unpersist()
+    keys = tmp_path / "keys.tsv"
+    keys.write_text("origin\tms\nJFK\t1539202764000\nLAX\t1539202765000\n")
+    res = load_key_stream(spark, keys, key_col="origin", time_col="ms", time_format="epoch_ms")
+    got = res.df.orderBy("line").toPandas()
+    assert got["key_name"].tolist() == ["JFK", "LAX"]
+    assert got["ts"].tolist() == [
+        pd.Timestamp("2018-10-10 20:19:24"),
+        pd.Timestamp("2018-10-10 20:19:25"),
+    ]
+    res.unpersist()
+    with pytest.raises(BadInputError, match="neither one of"):
+        load_table(spark, str(d / "*.tsv"), time_col="at", time_format="dd/mm/yyyy")
+
+
+@pytest.mark.spark
 def test_unreadable_inputs_raise_clear_errors(spark, tmp_path: Path) -> None:
     with pytest.raises(BadInputError, match="no such file or directory"):
         load_twitter_json(spark, tmp_path / "missing.jsonl")
