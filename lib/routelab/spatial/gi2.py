@@ -396,9 +396,10 @@ def _replay(
                 ln = s_len[sl]
                 c += ln
                 has_deleted = False
+                pending = counters[1] > 0
                 for x in range(a, a + ln):
                     q = p_q[x]
-                    if deleted[q]:
+                    if pending and deleted[q]:
                         has_deleted = True
                         continue
                     if not (
