@@ -226,3 +226,15 @@ def test_every_claim_row_explains_itself() -> None:
         assert row["note"], row["claim"]
         assert row["verdict"].rule
     assert "copies" in out[0]["note"]
+
+
+def test_sized_ratio_bands_exclude_no_effect() -> None:
+    """A band around a sized effect that contains 1 could not tell the effect from none."""
+    for paper, tol in (
+        (sc.C1_PAPER, sc.RATIO_TOL),
+        (sc.C2_PAPER, sc.C2_TOL),
+        (sc.C8_PAPER, sc.C8_TOL),
+        (sc.C5_PAPER, sc.C5_TOL),
+    ):
+        assert paper / tol > 1.0
+    assert sc.c2_text_beats_space_on_q2(_fig6(100, 101))["verdict"].verdict == "direction only"

@@ -18,7 +18,9 @@ C1_PAPER = 160_659 / 76_921  # US-Q1: grid vs frequency, 2.09x
 C2_PAPER = 267_415 / 181_542  # US-Q2: metric vs R-tree, 1.47x
 C5_PAPER = 1.30  # Q3: hybrid +30 % over metric and kd-tree
 C8_PAPER = 25 / 15  # Q2: kd-tree latency 25 ms vs 15 ms
-RATIO_TOL = 1.5  # a sized ratio holds within 1.5x either way
+RATIO_TOL = 1.5  # C1's 2.09x holds within 1.5x either way (1.39x .. 3.1x)
+C2_TOL = 1.2  # C2's 1.47x: within 1.2x (1.23x .. 1.76x; a wider band would include "no effect")
+C8_TOL = 1.3  # C8's 1.67x: within 1.3x (1.28x .. 2.17x)
 C5_TOL = 1.15  # +30 %: measured ratio within 1.30 / 1.15 .. 1.30 * 1.15
 C9_TOL = 1.25  # "similar latency": metric / hybrid within 1.25x
 MEMORY_LIMIT_MB = 1000.0  # C10
@@ -79,7 +81,7 @@ def c2_text_beats_space_on_q2(fig6: pd.DataFrame) -> dict:
         "paper": "Sect. VI-B, Fig. 6",
         "paper_value": f"{C2_PAPER:.2f}x (267,415 vs 181,542 tuples/s)",
         "measured": f"{r:.2f}x (model {m:.2f}x)",
-        "verdict": within_factor(r, C2_PAPER, RATIO_TOL),
+        "verdict": within_factor(r, C2_PAPER, C2_TOL),
         "note": _costs(fig6, "US", "Q2", ("metric", "r-tree"))
         + ". On our data Q2's ranges (up to 100 km) rarely cross the few regions of 8 workers, "
         "so space partitioning duplicates few queries, while text partitioning still copies "
@@ -123,19 +125,25 @@ def c3_best_baselines(fig6: pd.DataFrame) -> dict:
     }
 
 
+def _hybrid_wins(
+    fig7: pd.DataFrame, sets: list[tuple[str, str]], metric: str
+) -> list[tuple[str, str]]:
+    if metric not in fig7.columns:
+        return []
+    algs = ("hybrid", "metric", "kd-tree")
+    return [s for s in sets if max(algs, key=lambda a, s=s: _val(fig7, *s, a, metric)) == "hybrid"]
+
+
 def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
     sets = _sets(fig7)
-    wins = [
-        s
-        for s in sets
-        if max(("hybrid", "metric", "kd-tree"), key=lambda a, s=s: _val(fig7, *s, a, "throughput"))
-        == "hybrid"
-    ]
+    wins = _hybrid_wins(fig7, sets, "throughput")
+    model_wins = _hybrid_wins(fig7, sets, "model_throughput")
     return {
         "claim": "hybrid partitioning is best regardless of the distribution",
         "paper": "Sect. VI-C, Fig. 7",
         "paper_value": "best on every dataset-query set",
-        "measured": f"best on {len(wins)}/{len(sets)}: {', '.join(_name(*s) for s in wins) or 'none'}",
+        "measured": f"best on {len(wins)}/{len(sets)}: {', '.join(_name(*s) for s in wins) or 'none'}"
+        f" (modelled throughput: best on {len(model_wins)}/{len(sets)})",
         "verdict": share(
             len(wins),
             len(sets),
@@ -159,11 +167,21 @@ def c5_hybrid_q3(fig7: pd.DataFrame) -> dict:
     ]
     r = float(np.exp(np.mean(np.log(ratios)))) if ratios else float("nan")
     v = within_factor(r, C5_PAPER, C5_TOL) if ratios else not_comparable("no Q3 runs")
+    model = (
+        [
+            _val(fig7, c, "Q3", "hybrid", "model_throughput")
+            / max(_val(fig7, c, "Q3", a, "model_throughput") for a in ("metric", "kd-tree"))
+            for c in sorted(set(fig7.country))
+        ]
+        if "model_throughput" in fig7.columns
+        else []
+    )
+    m = float(np.exp(np.mean(np.log(model)))) if model else float("nan")
     return {
         "claim": "Q3: hybrid outperforms metric and kd-tree by 30 %",
         "paper": "Sect. VI-C, Fig. 7c",
         "paper_value": "1.30x",
-        "measured": f"{r:.2f}x (hybrid / better of the two, geo-mean over datasets)",
+        "measured": f"{r:.2f}x (hybrid / better of the two, geo-mean over datasets; model {m:.2f}x)",
         "verdict": v,
         "note": _costs(fig7, "GB", "Q3", ("hybrid", "metric", "kd-tree")),
     }
@@ -218,7 +236,7 @@ def c8_kd_latency_q2(fig7: pd.DataFrame) -> dict:
         "paper": "Sect. VI-C, Fig. 8b",
         "paper_value": f"{C8_PAPER:.2f}x (25 ms vs 15 ms)",
         "measured": f"{r:.2f}x (US-Q2, kd-tree / hybrid)",
-        "verdict": within_factor(r, C8_PAPER, RATIO_TOL),
+        "verdict": within_factor(r, C8_PAPER, C8_TOL),
         "note": "latency of a replay in microseconds (no network, no serialization), FIFO "
         "queues fed at 0.6 x hybrid's measured capacity, steady state only",
     }
