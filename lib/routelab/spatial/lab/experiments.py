@@ -114,6 +114,7 @@ def measure(
         "worker_busy_sum_s": float(busy.sum()),
         "dispatch_s": float(res.dispatch_s),
         "load_imbalance": float(loads.max() / max(loads.mean(), 1e-9)),
+        "busy_imbalance": float(busy.max() / max(busy.mean(), 1e-12)),
         "total_cost": float(loads.sum()),
         "copies": int(res.info["copies"]),
         "discarded": int(res.info["discarded"]),
