@@ -9,7 +9,7 @@ from routelab.grouping import kernels, reference
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.metrics import choice_coverage
 from routelab.grouping.schemes import SCHEMES, get_scheme
-from routelab.hashing import bucket
+from routelab.hashing import bucket, choice_seed
 
 D1_SCHEMES = [name for name in SCHEMES if name != "fish"]
 
@@ -64,7 +64,28 @@ def test_empty_stream_routes_nothing():
 
 def test_kg_is_the_first_hash_choice():
     keys, _, _ = skewed_stream(1)
-    np.testing.assert_array_equal(kernels.kg_route(keys, None, 13, seed=5), bucket(keys, 13, 5))
+    np.testing.assert_array_equal(
+        kernels.kg_route(keys, None, 13, seed=5), bucket(keys, 13, choice_seed(5, 0))
+    )
+
+
+def test_choice_seeds_are_independent_across_run_seeds():
+    """Issue 12 item 1: with ``seed + i`` choice 1 of seed s was choice 0 of seed s + 1, so
+    every key kept one of its two PKG workers from one seed to the next. Now the share of
+    keys whose seed-(s+1) choices repeat a seed-s choice is what independent hashes give,
+    1 - (1 - 2/W)^2, within three binomial standard deviations."""
+    from routelab.grouping.reference import hash_choice
+
+    keys = np.arange(1, 20_001)
+    for w in (10, 50):
+        for s in (0, 1, 7):
+            a = {(k, hash_choice(k, i, w, s)) for k in keys.tolist() for i in (0, 1)}
+            b = {(k, hash_choice(k, i, w, s + 1)) for k in keys.tolist() for i in (0, 1)}
+            shared = len({k for k, _ in a & b}) / len(keys)
+            p = 1 - (1 - 2 / w) ** 2
+            sd = (p * (1 - p) / len(keys)) ** 0.5
+            assert abs(shared - p) < 3 * sd + 2 / w**2, (w, s, shared, p)
+    assert len({choice_seed(s, i) for s in range(50) for i in range(4)}) == 200
 
 
 def test_sg_is_round_robin_per_source():
@@ -80,7 +101,9 @@ def test_sg_is_round_robin_per_source():
 
 def first_key_with_distinct_choices(n_workers: int, seed: int) -> int:
     return next(
-        k for k in range(1000) if bucket(k, n_workers, seed) != bucket(k, n_workers, seed + 1)
+        k
+        for k in range(1000)
+        if bucket(k, n_workers, choice_seed(seed, 0)) != bucket(k, n_workers, choice_seed(seed, 1))
     )
 
 
@@ -88,7 +111,7 @@ def first_key_with_distinct_choices(n_workers: int, seed: int) -> int:
 def test_pkg_one_key_alternates_between_its_two_choices(name):
     n, seed = 10, 4
     key = first_key_with_distinct_choices(n, seed)
-    c1, c2 = int(bucket(key, n, seed)), int(bucket(key, n, seed + 1))
+    c1, c2 = int(bucket(key, n, choice_seed(seed, 0))), int(bucket(key, n, choice_seed(seed, 1)))
     sources = np.arange(12) % 3
     out = get_scheme(name).kernel(np.full(12, key), sources, n, seed=seed)
     if name == "pkg_global":  # one shared load vector: the stream alternates
@@ -103,8 +126,8 @@ def test_pkg_key_never_uses_more_than_its_two_choices():
     keys, sources, times = skewed_stream(3, n=6000)
     for name in ("pkg_global", "pkg_local", "pkg_probe"):
         out = get_scheme(name).kernel(keys, sources, 17, seed=8, times=times)
-        allowed = {(int(k), int(bucket(k, 17, 8))) for k in keys} | {
-            (int(k), int(bucket(k, 17, 9))) for k in keys
+        allowed = {(int(k), int(bucket(k, 17, choice_seed(8, 0)))) for k in keys} | {
+            (int(k), int(bucket(k, 17, choice_seed(8, 1)))) for k in keys
         }
         assert {(int(k), int(w)) for k, w in zip(keys, out, strict=True)} <= allowed
 
@@ -162,7 +185,10 @@ def test_potc_binds_each_key_to_one_of_its_choices():
     for k in np.unique(keys):
         workers = set(out[keys == k].tolist())
         assert len(workers) == 1
-        assert workers <= {int(bucket(k, 12, 1)), int(bucket(k, 12, 2))}
+        assert workers <= {
+            int(bucket(k, 12, choice_seed(1, 0))),
+            int(bucket(k, 12, choice_seed(1, 1))),
+        }
 
 
 def test_probing_resets_local_estimates_to_true_load_share():
@@ -172,7 +198,7 @@ def test_probing_resets_local_estimates_to_true_load_share():
     # has (0, 0) at source 1 and sends it to c1 (tie to the first choice).
     n, seed = 10, 4
     key = first_key_with_distinct_choices(n, seed)
-    c1, c2 = int(bucket(key, n, seed)), int(bucket(key, n, seed + 1))
+    c1, c2 = int(bucket(key, n, choice_seed(seed, 0))), int(bucket(key, n, choice_seed(seed, 1)))
     keys = np.full(4, key)
     sources = np.array([0, 0, 0, 1])
     times = np.array([0.0, 1.0, 2.0, 10.0])

@@ -42,6 +42,18 @@ def seed_constant(seed: int) -> np.uint64:
     return np.uint64(_seed_constant(seed) if seed else 0)
 
 
+#: salt of the per-choice seeds (so choice seeds never coincide with plain run seeds)
+CHOICE_SALT = 0x5EEDC401CE5A17
+
+
+def choice_seed(seed: int, i: int) -> int:
+    """The seed of hash choice ``i`` in a run seeded ``seed``: ``(seed, i)`` mixed by the
+    stable hash (63 bits). Runs seeded ``s`` and ``s + 1`` share no hash function, as
+    independent runs would (with ``seed + i`` choice ``i + 1`` of seed ``s`` was choice ``i``
+    of seed ``s + 1``, so multi-seed statistics were correlated)."""
+    return py_mix64(int(i), (int(seed) ^ CHOICE_SALT) & _MASK) >> 1
+
+
 @numba.njit(cache=True, inline="always")
 def nb_mix64(x: np.uint64, seed_const: np.uint64) -> np.uint64:
     """numba scalar version of :func:`py_mix64`; ``seed_const`` from :func:`seed_constant`."""

@@ -15,7 +15,7 @@ from routelab.hashing import bucket
 
 SOURCE_SEED_OFFSET = 7919
 """Added to the seed when messages are key grouped onto sources, so the source hash is
-unrelated to the workers' hash choices (which use ``seed + i`` for small ``i``)."""
+unrelated to the workers' hash choices (seeded by ``choice_seed(seed, i)``)."""
 
 
 @dataclass(frozen=True)

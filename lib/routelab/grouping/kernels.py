@@ -37,7 +37,7 @@ from routelab.grouping.spacesaving import (
     ss_offer,
     ss_sift_down,
 )
-from routelab.hashing import nb_mix64, seed_constant
+from routelab.hashing import choice_seed, nb_mix64, seed_constant
 
 ArrayLike = np.ndarray | Sequence[int]
 
@@ -49,8 +49,9 @@ def _inputs(name, keys, sources, n_workers, times, capacities, events) -> RouteI
 
 
 def seed_constants(seed: int, d: int) -> np.ndarray:
-    """The ``nb_mix64`` constants of hash choices ``0..d-1`` (seeds ``seed .. seed+d-1``)."""
-    return np.array([seed_constant(seed + i) for i in range(d)], dtype=np.uint64)
+    """The ``nb_mix64`` constants of hash choices ``0..d-1`` (seeds
+    ``choice_seed(seed, i)``, see :func:`routelab.hashing.choice_seed`)."""
+    return np.array([seed_constant(choice_seed(seed, i)) for i in range(d)], dtype=np.uint64)
 
 
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,7 +89,7 @@ def kg_route(
 ) -> np.ndarray:
     """Key grouping (PKG Sect. III); kernel of :func:`~.reference.kg_reference`."""
     inp = _inputs("kg", keys, sources, n_workers, times, capacities, events)
-    return _kg_kernel(inp.keys.view(np.uint64), inp.n_workers, seed_constant(seed))
+    return _kg_kernel(inp.keys.view(np.uint64), inp.n_workers, seed_constant(choice_seed(seed, 0)))
 
 
 @numba.njit(cache=True)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.grouping.events import WorkerEvent, active_workers_at, worker_universe
-from routelab.hashing import bucket
+from routelab.hashing import bucket, choice_seed
 
 
 def checkpoint_counts(n_messages: int, n_checkpoints: int) -> np.ndarray:
@@ -150,5 +150,5 @@ def choice_coverage(keys: np.ndarray, n_workers: int, d: int = 2, seed: int = 0)
     distinct = pd.unique(np.asarray(keys, dtype=np.int64))
     used = np.zeros(n_workers, dtype=bool)
     for i in range(d):
-        used[bucket(distinct, n_workers, seed + i)] = True
+        used[bucket(distinct, n_workers, choice_seed(seed, i))] = True
     return float(used.mean())

@@ -9,8 +9,9 @@ same signature and identical output. Signature (see :mod:`routelab.grouping`):
 
 Conventions shared with the kernels:
 
-- the ``i``-th hash choice of key ``k`` is ``py_mix64(k, seed + i) % n_workers`` (so key
-  grouping is choice 0 and PKG's two choices are choices 0 and 1);
+- the ``i``-th hash choice of key ``k`` is ``py_mix64(k, choice_seed(seed, i)) % n_workers``
+  (so key grouping is choice 0 and PKG's two choices are choices 0 and 1; every choice of
+  every run seed has its own, independent seed);
 - "least loaded" ties go to the earliest candidate (the first hash choice, or the lowest
   worker id when candidates are all workers), as the Storm implementation of PKG does;
 - routing uses only what the router knows: its own counts (local estimation) or the
@@ -30,14 +31,14 @@ from routelab.grouping.dchoices_rule import choose_d
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.inputs import RouteInputs, route_inputs
 from routelab.grouping.spacesaving import SpaceSaving
-from routelab.hashing import py_mix64
+from routelab.hashing import choice_seed, py_mix64
 
 ArrayLike = np.ndarray | Sequence[int]
 
 
 def hash_choice(key: int, i: int, n_workers: int, seed: int) -> int:
-    """The ``i``-th hash choice of ``key`` among ``n_workers`` (seed ``seed + i``)."""
-    return py_mix64(int(key), seed + i) % n_workers
+    """The ``i``-th hash choice of ``key`` among ``n_workers`` (seed ``choice_seed(seed, i)``)."""
+    return py_mix64(int(key), choice_seed(seed, i)) % n_workers
 
 
 def least_loaded(candidates: Sequence[int], load: Sequence[int]) -> int:
