@@ -271,3 +271,36 @@ def test_probing_without_times_counts_one_message_per_time_unit():
         keys, sources, 6, probe_interval=50, times=np.arange(keys.size, dtype=float)
     )
     np.testing.assert_array_equal(fast, explicit)
+
+
+def test_distinct_choices_hand_example():
+    """Issue 12 item 2: colliding hash choices move to the next worker id."""
+    from routelab.grouping.reference import distinct_choices, hash_choice
+
+    n, seed = 5, 3
+    for key in range(200):
+        raw = [hash_choice(key, j, n, seed) for j in range(4)]
+        got = distinct_choices(key, 4, n, seed)
+        assert len(set(got)) == 4 and got[0] == raw[0]
+        if len(set(raw)) == 4:
+            assert got == raw
+    key = next(k for k in range(1000) if hash_choice(k, 1, n, seed) == hash_choice(k, 0, n, seed))
+    c = hash_choice(key, 0, n, seed)
+    assert distinct_choices(key, 2, n, seed)[:2] == [c, (c + 1) % n]
+    assert sorted(distinct_choices(key, 9, n, seed)) == list(range(n))
+
+
+@pytest.mark.parametrize("distinct", [True, False])
+def test_dchoices_kernel_equals_reference_with_and_without_distinct_choices(distinct):
+    keys, sources, times = skewed_stream(5, n=4000)
+    ref = get_scheme("dchoices").reference(keys, sources, 7, seed=2, distinct=distinct, d_refresh=1)
+    ker = get_scheme("dchoices").kernel(keys, sources, 7, seed=2, distinct=distinct, d_refresh=1)
+    np.testing.assert_array_equal(ref, ker)
+
+
+def test_distinct_choices_change_dchoices_routing():
+    keys, sources, _ = skewed_stream(5, n=4000)
+    spec = get_scheme("dchoices")
+    a = spec.kernel(keys, sources, 7, seed=0, distinct=True, d_refresh=1)
+    b = spec.kernel(keys, sources, 7, seed=0, distinct=False, d_refresh=1)
+    assert (a != b).sum() > 100  # the hot keys' colliding choices were resolved

@@ -351,8 +351,10 @@ def _hot_kernel(
     threshold,
     epsilon,
     d_refresh,
+    distinct,
 ):
     out = np.empty(keys.size, dtype=np.int32)
+    chosen = np.empty(max(2, n_workers), dtype=np.int64)
     local = np.zeros((n_sources, n_workers), dtype=np.int64)
     seen = np.zeros(n_sources, dtype=np.int64)
     cached_d = np.zeros(n_sources, dtype=np.int64)
@@ -377,6 +379,7 @@ def _hot_kernel(
         m = seen[s]
         n_choices = 2
         use_all = False
+        hot_d = False
         if estimate > threshold * m:
             if all_workers:
                 use_all = True
@@ -388,10 +391,26 @@ def _hot_kernel(
                     computed_at[s] = m
                 n_choices = cached_d[s]
                 use_all = n_choices >= n_workers
+                hot_d = True
         if use_all:
             best = 0
             for c in range(1, n_workers):
                 if local[s, c] < local[s, best]:
+                    best = c
+        elif distinct and hot_d:
+            best = -1
+            for j in range(n_choices):
+                c = _choice(uk, seed_consts[j], n)
+                clash = True
+                while clash:  # move to the next worker while c repeats an earlier choice
+                    clash = False
+                    for x in range(j):
+                        if chosen[x] == c:
+                            clash = True
+                            c = (c + 1) % n_workers
+                            break
+                chosen[j] = c
+                if best < 0 or local[s, c] < local[s, best]:
                     best = c
         else:
             best = _choice(uk, seed_consts[0], n)
@@ -404,7 +423,7 @@ def _hot_kernel(
     return out
 
 
-def _hot(inp, seed, all_workers, capacity, theta, epsilon, d_refresh) -> np.ndarray:
+def _hot(inp, seed, all_workers, capacity, theta, epsilon, d_refresh, distinct=True) -> np.ndarray:
     threshold = hot_threshold(theta, inp.n_workers)
     check_hot_params(capacity, epsilon, d_refresh)
     heap, table, size = new_summaries(inp.n_sources, int(capacity))
@@ -422,6 +441,7 @@ def _hot(inp, seed, all_workers, capacity, theta, epsilon, d_refresh) -> np.ndar
         threshold,
         float(epsilon),
         int(d_refresh),
+        bool(distinct),
     )
 
 
@@ -438,10 +458,11 @@ def dchoices_route(
     theta: float | None = None,
     epsilon: float = 1e-3,
     d_refresh: int = 1000,
+    distinct: bool = True,
 ) -> np.ndarray:
     """D-Choices; kernel of :func:`~.reference.dchoices_reference`."""
     inp = _inputs("dchoices", keys, sources, n_workers, times, capacities, events)
-    return _hot(inp, seed, False, capacity, theta, epsilon, d_refresh)
+    return _hot(inp, seed, False, capacity, theta, epsilon, d_refresh, distinct)
 
 
 def wchoices_route(

@@ -303,6 +303,19 @@ def check_hot_params(capacity: int, epsilon: float, d_refresh: int) -> None:
         raise ValueError(f"d_refresh must be a positive integer, got {d_refresh!r}")
 
 
+def distinct_choices(key: int, d: int, n_workers: int, seed: int) -> list[int]:
+    """``d`` distinct workers for a hot key: hash choice ``j`` for ``j = 0..d-1``, moved to
+    the next worker id (mod ``n``) while it repeats an earlier one (so the key gets the ``d``
+    workers the d-rule asked for; ``d`` hash functions alone can collide)."""
+    out: list[int] = []
+    for j in range(min(d, n_workers)):
+        c = hash_choice(key, j, n_workers, seed)
+        while c in out:
+            c = (c + 1) % n_workers
+        out.append(c)
+    return out
+
+
 def _hot_keys(
     inp: RouteInputs,
     seed: int,
@@ -311,6 +324,7 @@ def _hot_keys(
     theta: float | None,
     epsilon: float,
     d_refresh: int,
+    distinct: bool = True,
 ) -> np.ndarray:
     """D-Choices / W-Choices (Nasir et al., ICDE'16; FISH Sect. 2.2), per source:
 
@@ -363,7 +377,12 @@ def _hot_keys(
                     cached_d[s] = choose_d(p1, head_total / m, n_head, n, epsilon, 2)
                     computed_at[s] = m
                 d = cached_d[s]
-                candidates = range(n) if d >= n else [hash_choice(k, j, n, seed) for j in range(d)]
+                if d >= n:
+                    candidates = range(n)
+                elif distinct:
+                    candidates = distinct_choices(k, d, n, seed)
+                else:
+                    candidates = [hash_choice(k, j, n, seed) for j in range(d)]
         else:
             candidates = [hash_choice(k, j, n, seed) for j in range(2)]
         w = least_loaded(candidates, local[s])
@@ -385,13 +404,17 @@ def dchoices_reference(
     theta: float | None = None,
     epsilon: float = 1e-3,
     d_refresh: int = 1000,
+    distinct: bool = True,
 ) -> np.ndarray:
     """D-Choices (FISH Sect. 2.2 baseline; Nasir et al. ICDE'16): hot keys get ``d``
     choices from the d-rule, others two. Parameters: SpaceSaving ``capacity``, hot
     threshold ``theta`` (default ``1/(5n)``), d-rule slack ``epsilon``, ``d_refresh``
-    (messages of a source between two evaluations of the d-rule; see :func:`_hot_keys`)."""
+    (messages of a source between two evaluations of the d-rule; see :func:`_hot_keys`),
+    ``distinct``: a hot key's ``d`` choices are ``d`` distinct workers
+    (:func:`distinct_choices`, default) or ``d`` hash functions that may collide (the
+    public simulator's reading; a collision gives the key fewer workers than asked)."""
     inp = _inputs("dchoices", keys, sources, n_workers, times, capacities, events)
-    return _hot_keys(inp, seed, False, capacity, theta, epsilon, d_refresh)
+    return _hot_keys(inp, seed, False, capacity, theta, epsilon, d_refresh, distinct)
 
 
 def wchoices_reference(
