@@ -192,22 +192,49 @@ def test_potc_binds_each_key_to_one_of_its_choices():
 
 
 def test_probing_resets_local_estimates_to_true_load_share():
-    # one key with choices (c1, c2). Source 0 sends 3 messages at t = 0, 1, 2 -> c1, c2, c1;
-    # true loads (c1: 2, c2: 1). Before source 1's message at t = 10 a probe (interval 5)
-    # sets every estimate to true // S = (1, 0), so it goes to c2; pure local estimation
-    # has (0, 0) at source 1 and sends it to c1 (tie to the first choice).
+    # one key with choices (c1, c2), S = 2. Source 0 sends 3 messages at t = 0, 1, 2 -> c1,
+    # c2, c1; true loads (c1: 2, c2: 1). Before source 1's message at t = 10 a probe
+    # (interval 5) sets every estimate to the actual loads (2, 1) (the paper) so it goes to
+    # c2; with the "share" variant to true // S = (1, 0): also c2; pure local estimation has
+    # (0, 0) at source 1 and sends it to c1 (tie to the first choice).
     n, seed = 10, 4
     key = first_key_with_distinct_choices(n, seed)
     c1, c2 = int(bucket(key, n, choice_seed(seed, 0))), int(bucket(key, n, choice_seed(seed, 1)))
     keys = np.full(4, key)
     sources = np.array([0, 0, 0, 1])
     times = np.array([0.0, 1.0, 2.0, 10.0])
-    probe = kernels.pkg_probe_route(keys, sources, n, seed=seed, times=times, probe_interval=5)
+    for reset in ("actual", "share"):
+        probe = kernels.pkg_probe_route(
+            keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
+        )
+        assert probe.tolist() == [c1, c2, c1, c2]
+        ref = reference.pkg_probe_reference(
+            keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
+        )
+        assert ref.tolist() == probe.tolist()
     local = kernels.pkg_local_route(keys, sources, n, seed=seed, times=times)
-    assert probe.tolist() == [c1, c2, c1, c2]
     assert local.tolist() == [c1, c2, c1, c1]
-    ref = reference.pkg_probe_reference(keys, sources, n, seed=seed, times=times, probe_interval=5)
-    assert ref.tolist() == probe.tolist()
+
+
+def test_probe_reset_readings_differ():
+    """Issue 12 item 3. S = 3: sources 0, 2, 0 send c1, c1, c2 (true loads 2, 1). The probe
+    at t = 10 sets source 1's estimate to (2, 1) ("actual", the paper: its two messages go
+    to c2 then c1) or to (2 // 3, 1 // 3) = (0, 0) ("share": c1 then c2)."""
+    n, seed = 10, 4
+    key = first_key_with_distinct_choices(n, seed)
+    c1, c2 = int(bucket(key, n, choice_seed(seed, 0))), int(bucket(key, n, choice_seed(seed, 1)))
+    keys = np.full(5, key)
+    sources = np.array([0, 2, 0, 1, 1])
+    times = np.array([0.0, 0.5, 1.0, 10.0, 11.0])
+    expected = {"actual": [c1, c1, c2, c2, c1], "share": [c1, c1, c2, c1, c2]}
+    for reset, want in expected.items():
+        for impl in (reference.pkg_probe_reference, kernels.pkg_probe_route):
+            out = impl(
+                keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
+            )
+            assert out.tolist() == want, (impl.__name__, reset)
+    with pytest.raises(ValueError, match="probe_reset"):
+        kernels.pkg_probe_route(keys, sources, n, times=times, probe_reset="half")
 
 
 def test_wchoices_spreads_a_hot_key_over_all_workers_and_dchoices_over_fewer():
@@ -250,8 +277,8 @@ def test_registry():
         "pkg_probe", "dchoices", "wchoices", "fish",
     }  # fmt: skip
     spec = get_scheme("pkg_probe")
-    assert spec.defaults == {"d": 2, "probe_interval": 60.0}
-    assert spec.check_params({"d": 3}) == {"d": 3, "probe_interval": 60.0}
+    assert spec.defaults == {"d": 2, "probe_interval": 60.0, "probe_reset": "actual"}
+    assert spec.check_params({"d": 3}) == {"d": 3, "probe_interval": 60.0, "probe_reset": "actual"}
     with pytest.raises(ValueError, match="its parameters: d, probe_interval"):
         spec.check_params({"theta": 0.1})
     with pytest.raises(ValueError, match="valid: kg, sg"):

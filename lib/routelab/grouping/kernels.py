@@ -23,6 +23,7 @@ from routelab.grouping.reference import (
     check_d,
     check_hot_params,
     hot_threshold,
+    probe_divisor,
     shuffle_offsets,
 )
 from routelab.grouping.spacesaving import (
@@ -231,9 +232,11 @@ def off_greedy_route(
 
 
 @numba.njit(cache=True)
-def _pkg_kernel(ukeys, sources, n_views, n_workers, seed_consts, local, probe, times, interval):
+def _pkg_kernel(
+    ukeys, sources, n_views, n_workers, seed_consts, local, probe, times, interval, divisor
+):
     """Greedy-d with key splitting; ``local`` selects per-source estimates, ``probe`` resets
-    them to ``true_load // n_views`` when ``t > last_probe + interval``."""
+    them to ``true_load // divisor`` when ``t > last_probe + interval``."""
     out = np.empty(ukeys.size, dtype=np.int32)
     estimate = np.zeros((n_views, n_workers), dtype=np.int64)
     actual = np.zeros(n_workers, dtype=np.int64)
@@ -244,7 +247,7 @@ def _pkg_kernel(ukeys, sources, n_views, n_workers, seed_consts, local, probe, t
         if probe and times[i] > last_probe + interval:
             for v in range(n_views):
                 for w in range(n_workers):
-                    estimate[v, w] = actual[w] // n_views
+                    estimate[v, w] = actual[w] // divisor
             last_probe = times[i]
         v = sources[i] if local else 0
         k = ukeys[i]
@@ -261,8 +264,16 @@ def _pkg_kernel(ukeys, sources, n_views, n_workers, seed_consts, local, probe, t
     return out
 
 
-def _pkg(inp: RouteInputs, seed: int, d: int, mode: str, probe_interval: float) -> np.ndarray:
+def _pkg(
+    inp: RouteInputs,
+    seed: int,
+    d: int,
+    mode: str,
+    probe_interval: float,
+    probe_reset: str = "actual",
+) -> np.ndarray:
     check_d(d)
+    divisor = probe_divisor(probe_reset, inp.n_sources if mode != "global" else 1)
     local = mode != "global"
     probe = mode == "probe"
     if probe:
@@ -279,6 +290,7 @@ def _pkg(inp: RouteInputs, seed: int, d: int, mode: str, probe_interval: float) 
         probe,
         times,
         float(probe_interval),
+        divisor,
     )
 
 
@@ -325,12 +337,13 @@ def pkg_probe_route(
     events: Sequence[WorkerEvent] = (),
     d: int = 2,
     probe_interval: float = 60.0,
+    probe_reset: str = "actual",
 ) -> np.ndarray:
     """PKG, local estimation + probing (LP); kernel of :func:`~.reference.pkg_probe_reference`."""
     inp = _inputs("pkg_probe", keys, sources, n_workers, times, capacities, events)
     if not probe_interval > 0:
         raise ValueError(f"probe_interval must be > 0, got {probe_interval!r}")
-    return _pkg(inp, seed, d, "probe", probe_interval)
+    return _pkg(inp, seed, d, "probe", probe_interval, probe_reset)
 
 
 # ----------------------------------------------------------------------------- D-C and W-C

@@ -198,17 +198,40 @@ def _message_times(inp: RouteInputs) -> list[float]:
     return inp.times.tolist()
 
 
-def _pkg(inp: RouteInputs, seed: int, d: int, mode: str, probe_interval: float) -> np.ndarray:
+PROBE_RESETS = ("actual", "share")
+
+
+def probe_divisor(probe_reset: str, n_sources: int) -> int:
+    """What a probe divides the true loads by: 1 for ``"actual"`` (the paper, Sect. V-B:
+    "the local estimate vector is set to the actual load of the workers"), ``S`` for
+    ``"share"`` (each source's estimate kept on the scale of its own counts, a variant)."""
+    if probe_reset == "actual":
+        return 1
+    if probe_reset == "share":
+        return max(1, int(n_sources))
+    raise ValueError(f"probe_reset must be one of {PROBE_RESETS}, got {probe_reset!r}")
+
+
+def _pkg(
+    inp: RouteInputs,
+    seed: int,
+    d: int,
+    mode: str,
+    probe_interval: float,
+    probe_reset: str = "actual",
+) -> np.ndarray:
     """Greedy-d with key splitting (PKG Sects. III-IV), with the load view of ``mode``:
 
     - ``"global"``: every decision sees the true load of all workers (G);
     - ``"local"``: source ``s`` sees only the counts of the messages it sent itself (L);
     - ``"probe"``: local, plus every ``probe_interval`` of stream time each source's
-      estimate is reset from the true loads (LP). Like the public simulator we set it to
-      ``true_load // S`` so the estimate stays on the scale of one source's counts; a probe
-      happens before message ``i`` when ``t_i > t_last_probe + probe_interval``.
+      estimate is reset from the true loads (LP): to the actual loads, as the paper says
+      (``probe_reset="actual"``), or to ``true_load // S`` (``"share"``, a labelled
+      variant; the public PKG simulator has no probing). A probe happens before message
+      ``i`` when ``t_i > t_last_probe + probe_interval``.
     """
     check_d(d)
+    divisor = probe_divisor(probe_reset, inp.n_sources if mode != "global" else 1)
     n = inp.n_workers
     n_views = 1 if mode == "global" else inp.n_sources
     estimate = [[0] * n for _ in range(n_views)]
@@ -219,7 +242,7 @@ def _pkg(inp: RouteInputs, seed: int, d: int, mode: str, probe_interval: float) 
     for i, (k, s) in enumerate(zip(inp.keys.tolist(), inp.sources.tolist(), strict=True)):
         if times is not None and times[i] > last_probe + probe_interval:
             for view in estimate:
-                view[:] = [load // n_views for load in actual]
+                view[:] = [load // divisor for load in actual]
             last_probe = times[i]
         view = estimate[0 if mode == "global" else s]
         choices = [hash_choice(k, j, n, seed) for j in range(d)]
@@ -275,14 +298,16 @@ def pkg_probe_reference(
     events: Sequence[WorkerEvent] = (),
     d: int = 2,
     probe_interval: float = 60.0,
+    probe_reset: str = "actual",
 ) -> np.ndarray:
     """PKG with local estimation and periodic probing (LP, PKG Sect. V-B Q2): every
-    ``probe_interval`` seconds of stream time the local estimates are reset from the true
-    worker loads."""
+    ``probe_interval`` seconds of stream time the local estimates are set to the actual
+    worker loads (``probe_reset="actual"``, the paper) or to ``actual // S``
+    (``"share"``, a variant)."""
     inp = _inputs("pkg_probe", keys, sources, n_workers, times, capacities, events)
     if not probe_interval > 0:
         raise ValueError(f"probe_interval must be > 0, got {probe_interval!r}")
-    return _pkg(inp, seed, d, "probe", float(probe_interval))
+    return _pkg(inp, seed, d, "probe", float(probe_interval), probe_reset)
 
 
 def hot_threshold(theta: float | None, n_workers: int) -> float:
