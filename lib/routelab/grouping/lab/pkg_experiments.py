@@ -250,7 +250,9 @@ def timeline_points(
     n_checkpoints: int = 200,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Grid of Fig. 3: ``I(t)`` through time for H, G, L and L-P at ``n_sources`` sources."""
+    """Grid of Fig. 3: ``I(t)`` through time for H, G, L and L-P at ``n_sources`` sources;
+    L-P both as the paper says (a probe sets the estimates to the actual loads, ``L5P``) and
+    with the estimates set to actual // S (``L5P/S``, a variant)."""
     points = []
     for case in cases:
         for w in workers:
@@ -258,17 +260,19 @@ def timeline_points(
             points.append(_point(case, "kg", w, 1, seed, **common))
             points.append(_point(case, "pkg_global", w, 1, seed, **common))
             points.append(_point(case, "pkg_local", w, n_sources, seed, **common))
-            points.append(
-                _point(
-                    case,
-                    "pkg_probe",
-                    w,
-                    n_sources,
-                    seed,
-                    probe_interval=case.probe_interval(n_probes),
-                    **common,
+            for reset in ("actual", "share"):  # the paper's reading and the /S variant
+                points.append(
+                    _point(
+                        case,
+                        "pkg_probe",
+                        w,
+                        n_sources,
+                        seed,
+                        probe_interval=case.probe_interval(n_probes),
+                        probe_reset=reset,
+                        **common,
+                    )
                 )
-            )
     return points
 
 
@@ -352,8 +356,9 @@ def drift_summary(keys: np.ndarray, times: np.ndarray, period: float) -> dict[st
 # ----------------------------------------------------------------------------- reductions
 
 
-def variant(scheme: str, n_sources: int) -> str:
-    """The paper's name of a run: ``H``, ``G``, ``L5``, ``L5P``; Table II names otherwise."""
+def variant(scheme: str, n_sources: int, probe_reset: Any = None) -> str:
+    """The paper's name of a run: ``H``, ``G``, ``L5``, ``L5P`` (``L5P/S`` for the
+    ``probe_reset="share"`` variant); Table II names otherwise."""
     if scheme == "kg":
         return "H"
     if scheme == "pkg_global":
@@ -361,14 +366,17 @@ def variant(scheme: str, n_sources: int) -> str:
     if scheme == "pkg_local":
         return f"L{int(n_sources)}"
     if scheme == "pkg_probe":
-        return f"L{int(n_sources)}P"
+        return f"L{int(n_sources)}P" + ("/S" if probe_reset == "share" else "")
     return TABLE2_SCHEMES.get(scheme, scheme)
 
 
 def with_labels(rows: pd.DataFrame, cases: Sequence[StreamCase] = ()) -> pd.DataFrame:
     """``rows`` plus ``variant`` and ``stream_label`` columns."""
     out = rows.copy()
-    out["variant"] = [variant(s, n) for s, n in zip(out["scheme"], out["n_sources"], strict=True)]
+    resets = out["probe_reset"] if "probe_reset" in out.columns else [None] * len(out)
+    out["variant"] = [
+        variant(s, n, r) for s, n, r in zip(out["scheme"], out["n_sources"], resets, strict=True)
+    ]
     labels = {c.name: c.label for c in cases}
     out["stream_label"] = out["stream"].map(lambda n: labels.get(n, n))
     return out

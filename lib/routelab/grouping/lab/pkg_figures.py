@@ -34,7 +34,15 @@ SCHEME_COLORS = {"kg": PALETTE[1], "sg": PALETTE[2], "pkg_local": PALETTE[0]}
 SCHEME_NAMES = {"kg": "KG", "sg": "SG", "pkg_local": "PKG"}
 
 
+def _dash(name: str) -> str:
+    """L_S solid, L_S P (probing, the paper) dashed, L_S P/S (the /S variant) dotted."""
+    if name.endswith("/S"):
+        return "dot"
+    return "dash" if name.endswith("P") else "solid"
+
+
 def _color(name: str) -> str:
+    name = name.removesuffix("/S")
     base = name[:-1] if name.endswith("P") and name.startswith("L") else name
     if base in VARIANTS:
         return color_for(base, VARIANTS)
@@ -138,7 +146,7 @@ def local_global_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.F
                     name=name,
                     legendgroup=name,
                     showlegend=name not in seen,
-                    line={"color": _color(name), "dash": "dash" if name.endswith("P") else "solid"},
+                    line={"color": _color(name), "dash": _dash(name)},
                 ),
                 row=r,
                 col=c,
@@ -153,7 +161,7 @@ def timeline_figure(
     timelines: pd.DataFrame, cases: Sequence[StreamCase], n_workers: int
 ) -> go.Figure:
     """Fig. 3: imbalance fraction through time at ``n_workers`` workers, one panel per
-    stream (H, G, L_S solid, L_S P dashed)."""
+    stream (H, G, L_S solid, L_S P dashed, L_S P/S dotted)."""
     fig, cells = _grid([c.label for c in cases], 2 if len(cases) > 2 else len(cases), **_SPACING)
     seen: set[str] = set()
     at_w = timelines[timelines["n_workers"] == n_workers]
@@ -167,7 +175,7 @@ def timeline_figure(
                     name=name,
                     legendgroup=name,
                     showlegend=name not in seen,
-                    line={"color": _color(name), "dash": "dash" if name.endswith("P") else "solid"},
+                    line={"color": _color(name), "dash": _dash(name)},
                 ),
                 row=r,
                 col=c,
