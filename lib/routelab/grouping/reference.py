@@ -379,6 +379,11 @@ def _hot_keys(
 
     The hot test uses SpaceSaving's estimate (an upper bound of the true count); the public
     simulator adds the counter's error to it once more (``count + error``), which we do not.
+
+    So routelab's D-C is a *stronger* baseline than the public simulator's in three ways:
+    fewer keys pass the hot test (no second error term), ``d >= 2`` (:mod:`.dchoices_rule`)
+    and a hot key's ``d`` choices are ``d`` distinct workers (``distinct=True``). Claims
+    that compare FISH with D-C say so in their notes.
     """
     n = inp.n_workers
     threshold = hot_threshold(theta, n)
