@@ -155,7 +155,8 @@ def test_imbalance_points_cover_table2_and_fig2():
     assert all("probe_interval" not in p for p in pts if p["scheme"] != "pkg_probe")
     assert {p["n_sources"] for p in pts if p["scheme"] in xp.TABLE2_SCHEMES} == {1}
     timeline = xp.timeline_points([case()], [10], 5)
-    assert [xp.variant(p["scheme"], p["n_sources"]) for p in timeline] == ["H", "G", "L5", "L5P"]
+    names = [xp.variant(p["scheme"], p["n_sources"], p.get("probe_reset")) for p in timeline]
+    assert names == ["H", "G", "L5", "L5P", "L5P/S"]
     assert all(p["output"] == "timeline" for p in timeline)
 
 
@@ -167,6 +168,8 @@ def test_variant_names():
         "L5P",
     ]
     assert xp.variant("off_greedy", 1) == "Off-Greedy"
+    assert xp.variant("pkg_probe", 5, "share") == "L5P/S"
+    assert xp.variant("pkg_probe", 5, "actual") == "L5P"
 
 
 def summary_rows() -> pd.DataFrame:

@@ -15,7 +15,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.grouping.lab.pkg_experiments import TABLE2_SCHEMES, USED_BINS, StreamCase
+from routelab.grouping.lab.pkg_experiments import (
+    TABLE2_SCHEMES,
+    USED_BINS,
+    StreamCase,
+    imbalance_lower_bound,
+)
 from routelab.plots import PALETTE, color_for
 
 VARIANTS = ("G", "H", "L5", "L10", "L15", "L20")
@@ -104,7 +109,9 @@ def _imbalance_axes(
 
 def table2_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
     """Table II as lines: average imbalance fraction vs workers, one panel per stream, with
-    the stream's ``1/p1`` and ``2/p1`` marked (Sect. IV-A)."""
+    the stream's ``1/p1`` and ``2/p1`` marked and, beyond ``2/p1``, the lower bound
+    ``p1/2 - 1/W`` every two-choice scheme obeys (Sect. IV-A; drawn, not claimed: it holds
+    by construction)."""
     fig, cells = _grid([_title(c) for c in cases], 3, **_SPACING)
     workers = sorted(rows["n_workers"].unique())
     for i, (case, (r, c)) in enumerate(zip(cases, cells, strict=True)):
@@ -125,6 +132,21 @@ def table2_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
                 col=c,
             )
         _boundaries(fig, case, workers, r, c, i == 0)
+        beyond = [w for w in workers if w > 2 / case.p1]
+        if beyond:  # Sect. IV-A: any two-choice scheme has I(m)/m >= p1/2 - 1/W there
+            fig.add_trace(
+                go.Scatter(
+                    x=beyond,
+                    y=[imbalance_lower_bound(case.p1, w) for w in beyond],
+                    mode="lines",
+                    name="bound p1/2 - 1/W",
+                    legendgroup="bound",
+                    showlegend=i == 0,
+                    line={"color": "black", "dash": "dot", "width": 1},
+                ),
+                row=r,
+                col=c,
+            )
     title = "Table II: avg imbalance / messages vs workers (S=1, global load)"
     return _imbalance_axes(fig, workers, title, cells)
 
