@@ -275,13 +275,15 @@ def study_claims(
     from routelab.grouping.fish_params import FishParams
 
     defaults = FishParams()
-    same = defaults.decay == a and defaults.hot_threshold == h
+    same = all(getattr(defaults, k) == v for k, v in choices.items())
     rows.append(
         {
             "claim": "The library's FISH defaults are the settings this study chose",
             "paper": "Sect. 6.3 chooses alpha and theta by this study (values lost in the text)",
-            "measured": f"chosen decay {a}, hot_threshold {h}; FishParams defaults "
-            f"{defaults.decay}, {defaults.hot_threshold}",
+            "measured": "chosen "
+            + ", ".join(f"{k} {v}" for k, v in choices.items())
+            + "; FishParams defaults "
+            + ", ".join(f"{getattr(defaults, k)}" for k in choices),
             "holds": bool(same),
             "note": ""
             if same
