@@ -256,3 +256,18 @@ def test_figures_have_one_trace_per_line():
     assert len(time_fig.data) == 2 * 2  # two cases x (one worker count + the chosen mark)
     assert list(memory_fig.data[0].y) == [1.0, 1.2]  # memory of case c0 by setting
     assert "real" in ff.data_note(frame) and "ZF z=1" in ff.data_note(frame)
+
+
+def test_seed_spread_table_and_figure():
+    rows = [
+        {"case": "c", "n_workers": 4, "variant": v, "seed": s, "exec_x_sg": x}
+        for v, xs in (("D-C", [1.0, 1.2, 1.1]), ("PKG", [2.0, 2.0, 2.0]))
+        for s, x in enumerate(xs)
+    ]
+    frame = pd.DataFrame(rows)
+    t = ef.seed_spread(frame).set_index("variant")
+    assert t.loc["D-C", "mean"] == pytest.approx(1.1) and t.loc["D-C", "count"] == 3
+    assert t.loc["D-C", "cv"] == pytest.approx(0.1 / 1.1)
+    assert t.loc["PKG", "cv"] == 0.0 and t.loc["PKG", "max"] == 2.0
+    fig = ff.seed_spread_figure(frame, title="t", y_title="y")
+    assert [len(tr.y) for tr in fig.data] == [3, 3]

@@ -39,6 +39,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "repeats": 1,
         },
         "08_fish": {
+            "spread_seeds": [0, 1],
             "workers": [4, 8],
             "real_limit": 3000,
             "flights_limit": 5000,

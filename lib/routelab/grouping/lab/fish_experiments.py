@@ -304,6 +304,16 @@ def add_ratios(frame: pd.DataFrame, baseline: pd.DataFrame | None = None) -> pd.
     return out.assign(exec_x_sg=out["execution_time"] / ref)
 
 
+def seed_spread(frame: pd.DataFrame, value: str = "exec_x_sg") -> pd.DataFrame:
+    """Spread of ``value`` over run seeds per (case, workers, variant): mean, std, min,
+    max, runs and the coefficient of variation (issue 12: with independent choice seeds the
+    runs of different seeds are independent draws)."""
+    g = frame.groupby(["case", "n_workers", "variant"], sort=False)[value]
+    out = g.agg(["mean", "std", "min", "max", "count"]).reset_index()
+    out["cv"] = out["std"] / out["mean"]
+    return out
+
+
 # ----------------------------------------------------------------------------- RQ2 choice
 
 

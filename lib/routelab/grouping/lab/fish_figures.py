@@ -289,3 +289,36 @@ def load_explorer(
         scheme=widgets.Dropdown(options=list(by_variant), description="scheme"),
         n=widgets.Dropdown(options=list(workers), value=workers[-1], description="workers"),
     )
+
+
+def seed_spread_figure(
+    frame: pd.DataFrame, value: str = "exec_x_sg", *, title: str, y_title: str
+) -> go.Figure:
+    """One marker per run seed for each variant, a panel per (case, workers): how far apart
+    runs with different seeds land (issue 12, items 1-2)."""
+    panels = list(dict.fromkeys(zip(frame["case"], frame["n_workers"], strict=True)))
+    fig = make_subplots(
+        rows=1, cols=len(panels), subplot_titles=[f"{c}, {n} workers" for c, n in panels]
+    )
+    variants = list(dict.fromkeys(frame["variant"]))
+    for j, (c, n) in enumerate(panels, start=1):
+        sel = frame[(frame["case"] == c) & (frame["n_workers"] == n)]
+        for v in variants:
+            d = sel[sel["variant"] == v]
+            fig.add_trace(
+                go.Scatter(
+                    x=[v] * len(d),
+                    y=d[value],
+                    mode="markers",
+                    name=v,
+                    legendgroup=v,
+                    showlegend=j == 1,
+                    marker={"color": color_for(v, variants), "size": 8},
+                    text=[f"seed {s}" for s in d["seed"]],
+                ),
+                row=1,
+                col=j,
+            )
+    fig.update_yaxes(title_text=y_title, row=1, col=1)
+    fig.update_layout(title=title)
+    return fig
