@@ -142,6 +142,19 @@ class DispatcherState:
 
 
 @numba.njit(cache=True)
+def _grow_rows(o_tup, o_w, o_ptr, n_out):
+    """The output rows with twice the room (the first ``n_out`` kept)."""
+    cap = 2 * len(o_tup)
+    a = np.empty(cap, dtype=np.int64)
+    a[:n_out] = o_tup[:n_out]
+    b = np.empty(cap, dtype=np.int64)
+    b[:n_out] = o_w[:n_out]
+    pp = np.zeros(cap + 1, dtype=np.int64)
+    pp[: n_out + 1] = o_ptr[: n_out + 1]
+    return a, b, pp
+
+
+@numba.njit(cache=True)
 def _dispatch(
     ref_d,
     mask_d,
@@ -197,17 +210,8 @@ def _dispatch(
                 continue
             for w in range(n_workers):
                 if (m >> w) & 1:
-                    if n_out + 1 >= cap:
-                        cap *= 2
-                        a = np.empty(cap, dtype=np.int64)
-                        a[:n_out] = o_tup[:n_out]
-                        o_tup = a
-                        b = np.empty(cap, dtype=np.int64)
-                        b[:n_out] = o_w[:n_out]
-                        o_w = b
-                        pp = np.zeros(cap + 1, dtype=np.int64)
-                        pp[: n_out + 1] = o_ptr[: n_out + 1]
-                        o_ptr = pp
+                    if n_out + 1 >= len(o_tup):
+                        o_tup, o_w, o_ptr = _grow_rows(o_tup, o_w, o_ptr, n_out)
                     o_tup[n_out] = i
                     o_w[n_out] = w
                     n_out += 1
@@ -254,17 +258,8 @@ def _dispatch(
             for w in range(n_workers):
                 if w_posts[w] == 0:
                     continue
-                if n_out + 1 >= cap:
-                    cap *= 2
-                    a = np.empty(cap, dtype=np.int64)
-                    a[:n_out] = o_tup[:n_out]
-                    o_tup = a
-                    b = np.empty(cap, dtype=np.int64)
-                    b[:n_out] = o_w[:n_out]
-                    o_w = b
-                    pp = np.zeros(cap + 1, dtype=np.int64)
-                    pp[: n_out + 1] = o_ptr[: n_out + 1]
-                    o_ptr = pp
+                if n_out + 1 >= len(o_tup):
+                    o_tup, o_w, o_ptr = _grow_rows(o_tup, o_w, o_ptr, n_out)
                 if k == 1:
                     need = n_post + w_posts[w]
                     if need > pcap:
