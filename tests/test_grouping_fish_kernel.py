@@ -89,8 +89,11 @@ def test_messages_are_conserved(route) -> None:
     evs = [WorkerEvent(1000, "add", 8), WorkerEvent(2000, "remove", 3)]
     out = route(keys, sources, n, events=evs, capacity=32, epoch_size=100)
     assert out.shape == (m,)
-    assert np.bincount(out, minlength=9).sum() == m
     check_assignment(out, n, evs)
+    # the worker added at message 1000 takes messages after it, none before; the one removed
+    # at 2000 takes none after it
+    assert not (out[:1000] == 8).any() and (out[1000:] == 8).any()
+    assert (out[1000:2000] == 3).any() and not (out[2000:] == 3).any()
     assert np.all(out[2000:] != 3)
     assert np.any(out[1000:] == 8)  # the new worker takes load
 

@@ -52,7 +52,9 @@ def test_every_scheme_conserves_messages(name):
     out = get_scheme(name).kernel(keys, sources, 9, seed=3, times=times)
     assert out.shape == keys.shape
     assert out.min() >= 0 and out.max() < 9
-    assert np.bincount(out, minlength=9).sum() == keys.size
+    # every message is routed to a real worker, and no scheme leaves a worker idle on this
+    # 500-key stream (a scheme collapsing onto a few workers fails here)
+    assert (np.bincount(out, minlength=9) > 0).all()
 
 
 def test_empty_stream_routes_nothing():
