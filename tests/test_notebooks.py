@@ -24,6 +24,7 @@ GRADED = {
     "01_corpus",
     "02_subscriptions",
     "04_matching",
+    "05_drift",
     "09_fabret_matching",
     "11_ps2stream_partitioning",
 }

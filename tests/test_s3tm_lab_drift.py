@@ -112,32 +112,66 @@ def test_trend_tests_drop_then_flat_vs_decay():
     assert out.loc["SALB", "windows_tested"] == 7
 
 
-def test_drift_claims_verdicts():
-    good = pd.DataFrame(
+def _trend_rows(rel_slopes, rel_se, drops=(1.0, 1.5, 1.4, 1.3), decreasing=(False,) * 4):
+    """Rows of ``trend_tests`` for hash, gFCL, gNFCL, SALB (later mean 100, 7 windows)."""
+    return pd.DataFrame(
         {
             "dataset": "tweets",
             "learn_on": "all",
             "method": ["hash", "gFCL", "gNFCL", "SALB"],
-            "drop": [1.0, 1.5, 1.4, 1.3],
-            "relative_slope": [0.0, -0.01, 0.0, 0.01],
+            "drop": list(drops),
+            "later_mean": 100.0,
+            "slope": [100 * r for r in rel_slopes],
+            "slope_se": [100 * e for e in rel_se],
+            "relative_slope": list(rel_slopes),
             "p_decreasing": [0.5, 0.2, 0.5, 0.8],
-            "decreasing": [False] * 4,
+            "decreasing": list(decreasing),
+            "windows_tested": 7,
         }
     )
-    bad = good.assign(decreasing=[True, True, False, False], p_decreasing=[0.01, 0.01, 0.5, 0.8])
-    rows = drift_claims.drift_claims(good, good)
-    assert [r["holds"] for r in rows] == [True, True]
-    rows = drift_claims.drift_claims(bad, good)
-    assert rows[0]["holds"] is False and "gFCL" in rows[0]["note"] and "hash" in rows[0]["note"]
-    assert rows[1]["holds"] is True
+
+
+def test_drift_claims_verdicts():
+    """Issue 11: absence of a trend is shown by equivalence (CI inside +-2 %/window), not
+    by a t-test that fails to reject."""
+    v = lambda row: row["verdict"].verdict  # noqa: E731
+    flat = _trend_rows([0.0, -0.002, 0.0, 0.002], [0.001] * 4)
+    rows = drift_claims.drift_claims(flat, flat)
+    assert [v(r) for r in rows] == ["holds", "holds"]
+    assert "equivalence" in rows[0]["verdict"].rule
+    # a flat estimate with a wide CI (se 3 %/window): not significant, yet not shown absent
+    noisy = _trend_rows([0.0, 0.0, 0.0, 0.0], [0.03] * 4)
+    assert v(drift_claims.drift_claims(noisy, flat)[0]) != "holds"
+    # gFCL decays 5 %/window: fails for gFCL only -> partly; hash declines too (note)
+    decay = _trend_rows(
+        [-0.05, -0.05, 0.0, 0.0], [0.005] * 4, decreasing=(True, True, False, False)
+    )
+    row = drift_claims.drift_claims(decay, flat)[0]
+    assert v(row) == "partly" and "gFCL" in row["note"] and "hash" in row["note"]
+    # no drop after week 0 for any learned method: the drop part fails everywhere, the
+    # no-trend part holds -> partly (one half of the sentence); both failing -> fails
+    nodrop = _trend_rows([0.0] * 4, [0.001] * 4, drops=(1.0, 0.9, 0.8, 0.95))
+    assert v(drift_claims.drift_claims(nodrop, flat)[0]) == "partly"
+    worst = _trend_rows([-0.05] * 4, [0.005] * 4, drops=(1.0, 0.9, 0.8, 0.95))
+    assert v(drift_claims.drift_claims(worst, flat)[0]) == "fails"
+    assert (
+        drift_claims.no_trend_verdict(
+            pd.Series(
+                {"windows_tested": 2, "later_mean": 1.0, "slope_se": 0.1, "relative_slope": 0.0}
+            )
+        ).verdict
+        == "not comparable"
+    )
 
 
 def test_advantage_claim_names_the_windows_lost():
     frame = _trend_frame({"SALB": [5, 4, 3, 4], "hash": [3, 3, 3.5, 2]}).assign(dataset="tweets")
     row = drift_claims.advantage_claim(frame)
-    assert row["holds"] is False and "2 of 3" in row["measured"]
+    assert row["verdict"].verdict == "partly" and "2 of 3" in row["measured"]
     assert "window 2: hash" in row["note"]
-    assert drift_claims.advantage_claim(frame[frame["window"] != 2])["holds"] is True
+    assert drift_claims.advantage_claim(frame[frame["window"] != 2])["verdict"].verdict == "holds"
+    behind = _trend_frame({"SALB": [5, 2, 2, 2], "hash": [3, 3, 3.5, 3]}).assign(dataset="tweets")
+    assert drift_claims.advantage_claim(behind)["verdict"].verdict == "fails"
 
 
 # --------------------------------------------------------------------------- experiment
