@@ -132,28 +132,31 @@ def _trend_rows(rel_slopes, rel_se, drops=(1.0, 1.5, 1.4, 1.3), decreasing=(Fals
 
 
 def test_drift_claims_verdicts():
-    """Issue 11: absence of a trend is shown by equivalence (CI inside +-2 %/window), not
-    by a t-test that fails to reject."""
+    """Issue 11: the absence of a decrease is shown (a decrease beyond 2 %/window ruled out by
+    the slope's one-sided 95 % bound), not read from a t-test that fails to reject."""
     v = lambda row: row["verdict"].verdict  # noqa: E731
     flat = _trend_rows([0.0, -0.002, 0.0, 0.002], [0.001] * 4)
     rows = drift_claims.drift_claims(flat, flat)
     assert [v(r) for r in rows] == ["holds", "holds"]
-    assert "equivalence" in rows[0]["verdict"].rule
+    assert "ruled out" in rows[0]["verdict"].rule
     # a flat estimate with a wide CI (se 3 %/window): not significant, yet not shown absent
     noisy = _trend_rows([0.0, 0.0, 0.0, 0.0], [0.03] * 4)
-    assert v(drift_claims.drift_claims(noisy, flat)[0]) != "holds"
-    # gFCL decays 5 %/window: fails for gFCL only -> partly; hash declines too (note)
+    row = drift_claims.drift_claims(noisy, flat)[0]
+    assert v(row) == "fails" and "inconclusive" in row["verdict"].rule
+    # rising by 5 %/window is no decrease
+    rising = _trend_rows([0.05] * 4, [0.005] * 4)
+    assert v(drift_claims.drift_claims(rising, flat)[0]) == "holds"
+    # gFCL decays 5 %/window, the others are flat: partly; hash declines too (note)
     decay = _trend_rows(
         [-0.05, -0.05, 0.0, 0.0], [0.005] * 4, decreasing=(True, True, False, False)
     )
     row = drift_claims.drift_claims(decay, flat)[0]
     assert v(row) == "partly" and "gFCL" in row["note"] and "hash" in row["note"]
-    # no drop after week 0 for any learned method: the drop part fails everywhere, the
-    # no-trend part holds -> partly (one half of the sentence); both failing -> fails
+    # every learned method decays: fails
+    assert v(drift_claims.drift_claims(_trend_rows([-0.05] * 4, [0.005] * 4), flat)[0]) == "fails"
+    # no drop after week 0 but no decrease either: half of the sentence (partly)
     nodrop = _trend_rows([0.0] * 4, [0.001] * 4, drops=(1.0, 0.9, 0.8, 0.95))
     assert v(drift_claims.drift_claims(nodrop, flat)[0]) == "partly"
-    worst = _trend_rows([-0.05] * 4, [0.005] * 4, drops=(1.0, 0.9, 0.8, 0.95))
-    assert v(drift_claims.drift_claims(worst, flat)[0]) == "fails"
     assert (
         drift_claims.no_trend_verdict(
             pd.Series(
