@@ -390,3 +390,14 @@ def test_calibrated_costs_are_positive_ratios() -> None:
 
     c = calibrate_costs(n_queries=2000, n_objects=2000)
     assert c.c_m == 1.0 and c.c_o > 0 and c.c_ins > 0 and c.c_del > 0
+
+
+def test_queries_take_keeps_dnf_and_keys() -> None:
+    st = random_workload(8)
+    assign_keys(st.queries, term_frequencies(st.objects, len(st.vocab)))
+    idx = np.array([5, 0, 17, 5])
+    sub = st.queries.take(idx)
+    for j, i in enumerate(idx.tolist()):
+        assert sub.ids[j] == st.queries.ids[i] and np.array_equal(sub.rect[j], st.queries.rect[i])
+        assert [c.tolist() for c in sub.dnf(j)] == [c.tolist() for c in st.queries.dnf(i)]
+        assert np.array_equal(sub.keys_of(j), st.queries.keys_of(i))

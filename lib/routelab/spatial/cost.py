@@ -302,7 +302,7 @@ def calibrate_costs(
     queries = Queries(np.arange(n_queries), rect, rng_ptr, rng_ptr, q_terms, rng_ptr, q_terms)
     cells = rng.integers(0, 16, n_objects)
 
-    def run(kind: int, n: int, posts: bool) -> tuple[float, int]:
+    def run(kind: int, n: int) -> tuple[float, int]:
         k = GI2Kernel(objects, queries, cells, n_terms)
         ins = WorkerTuples(
             np.full(n_queries, INS, np.int8),
@@ -317,42 +317,24 @@ def calibrate_costs(
         if kind == INS:
             return t_ins, n_queries
         if kind == DEL:
-            d = WorkerTuples(
-                np.full(n_queries, DEL, np.int8),
-                np.arange(n_queries),
-                np.zeros(n_queries + 1, np.int64),
-                np.zeros(0, np.int64),
-                np.zeros(0, np.int32),
-            )
+            d = WorkerTuples.unposted(DEL, np.arange(n_queries))
             t0 = time.perf_counter()
             r = k.replay(d)
             return time.perf_counter() - t0, int(r.checks.sum())
-        o = WorkerTuples(
-            np.full(n, OBJ, np.int8),
-            np.arange(n),
-            np.zeros(n + 1, np.int64),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.int32),
-        )
+        o = WorkerTuples.unposted(OBJ, np.arange(n))
         t0 = time.perf_counter()
         r = k.replay(o)
         return time.perf_counter() - t0, int(r.checks.sum())
 
-    run(OBJ, 100, True)  # compile
-    t_ins, _ = run(INS, 0, True)
-    t_del, del_checks = run(DEL, 0, True)
-    t_obj, checks = run(OBJ, n_objects, True)
+    run(OBJ, 100)  # compile
+    t_ins, _ = run(INS, 0)
+    t_del, _ = run(DEL, 0)
+    t_obj, checks = run(OBJ, n_objects)
     # t_obj = n_objects * c_o + checks * c_m (one unknown per measurement; split by a
     # second run with ~0 checks: objects in empty cells)
     cells_empty = cells + 1000
     k = GI2Kernel(objects, queries, cells_empty, n_terms)
-    o = WorkerTuples(
-        np.full(n_objects, OBJ, np.int8),
-        np.arange(n_objects),
-        np.zeros(n_objects + 1, np.int64),
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int32),
-    )
+    o = WorkerTuples.unposted(OBJ, np.arange(n_objects))
     t0 = time.perf_counter()
     k.replay(o)
     t_obj0 = time.perf_counter() - t0

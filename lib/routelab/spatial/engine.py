@@ -77,9 +77,7 @@ def prepare(
     sample = stream.objects.take(sample_objects)
     assign_keys(stream.queries, term_frequencies(sample, n_terms))
     q = stream.queries
-    sq = np.asarray(sample_queries, dtype=np.int64)
-    sub = type(q)(q.ids[sq], q.rect[sq], *_sub_dnf(q, sq))
-    stats = SampleStats(grid, sample, sub, n_terms, costs)
+    stats = SampleStats(grid, sample, q.take(sample_queries), n_terms, costs)
     return Setup(
         stream,
         grid,
@@ -89,34 +87,6 @@ def prepare(
         stream.vocab.hashes(seed),
         seed,
     )
-
-
-def _sub_dnf(q, idx: np.ndarray):
-    """DNF and key CSR arrays of the queries at ``idx``."""
-    conj_ptr = [0]
-    cterm_ptr = [0]
-    terms: list[np.ndarray] = []
-    key_ptr = [0]
-    keys: list[np.ndarray] = []
-    for i in idx.tolist():
-        for conj in q.dnf(i):
-            terms.append(conj)
-            cterm_ptr.append(cterm_ptr[-1] + len(conj))
-        conj_ptr.append(len(cterm_ptr) - 1)
-        k = q.keys_of(i)
-        keys.append(k)
-        key_ptr.append(key_ptr[-1] + len(k))
-    return (
-        np.asarray(conj_ptr, np.int64),
-        np.asarray(cterm_ptr, np.int64),
-        _cat(terms),
-        np.asarray(key_ptr, np.int64),
-        _cat(keys),
-    )
-
-
-def _cat(xs: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(xs).astype(np.int32) if xs else np.zeros(0, np.int32)
 
 
 def build_partition(
@@ -196,13 +166,7 @@ def replay_worker(
     st = setup.stream
     if impl == "kernel":  # compile outside the timed region
         make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab)).replay(
-            WorkerTuples(
-                tuples.kind[:0],
-                tuples.ref[:0],
-                np.zeros(1, np.int64),
-                tuples.post_cell[:0],
-                tuples.post_key[:0],
-            )
+            WorkerTuples.unposted(tuples.kind[:0], tuples.ref[:0])
         )
     busy = float("inf")
     for _ in range(max(1, repeats)):
@@ -289,7 +253,12 @@ def run_pipeline(
         tup = routed.tup[routed.worker == w]
         runs.append(replay_worker(setup, worker_tuples(st, routed, w), tup, w, impl, repeats))
     pairs, dups = merge(runs)
-    info = {
+    return PipelineResult(pairs, dups, runs, routed, dispatch_s, gt, run_info(gt, routed, runs))
+
+
+def run_info(gt: Gridt, routed: Routed, runs: list[WorkerRun]) -> dict:
+    """Memory models and routing counts of a run (shared by the local and Spark runs)."""
+    return {
         "dispatcher_bytes": dispatcher_memory_bytes(gt, routed.hq_peak),
         "worker_bytes": [
             r.peak_postings * POSTING_BYTES + r.stored_queries * QUERY_BYTES for r in runs
@@ -298,4 +267,3 @@ def run_pipeline(
         "discarded": routed.discarded,
         "text_cells": gt.n_text_cells,
     }
-    return PipelineResult(pairs, dups, runs, routed, dispatch_s, gt, info)

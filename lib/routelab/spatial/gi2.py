@@ -46,6 +46,20 @@ class WorkerTuples:
     def __len__(self) -> int:
         return len(self.kind)
 
+    @classmethod
+    def unposted(cls, kind: np.ndarray | int, ref: np.ndarray) -> WorkerTuples:
+        """Tuples that create no postings (objects, deletions): ``kind`` per tuple or one
+        kind for all of ``ref``."""
+        ref = np.asarray(ref, dtype=np.int64)
+        kinds = np.broadcast_to(np.asarray(kind, dtype=np.int8), ref.shape).copy()
+        return cls(
+            kinds,
+            ref,
+            np.zeros(len(ref) + 1, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int32),
+        )
+
 
 @dataclass
 class ReplayResult:

@@ -141,6 +141,12 @@ class DispatcherState:
         self.counters = np.zeros(2, dtype=np.int64)  # live refcount entries, peak
 
 
+@numba.njit(cache=True, inline="always")
+def _owner(own, tables, t):
+    """``H_o[c](t)``: the cell's single worker, or its text table's entry for ``t``."""
+    return own if own >= 0 else np.int64(tables[-1 - own, t])
+
+
 @numba.njit(cache=True)
 def _grow_rows(o_tup, o_w, o_ptr, n_out):
     """The output rows with twice the room (the first ``n_out`` kept)."""
@@ -189,6 +195,10 @@ def _dispatch(
     n_post = 0
     discarded = 0
     w_posts = np.zeros(n_workers, dtype=np.int64)
+    scap = 1024  # one query's (cell, key, worker) placements, in enumeration order
+    s_cell = np.empty(scap, dtype=np.int64)
+    s_key = np.empty(scap, dtype=np.int64)
+    s_w = np.empty(scap, dtype=np.int64)
     for i in range(lo, hi):
         k = kind[i]
         r = ref[i]
@@ -203,8 +213,7 @@ def _dispatch(
                     if mk in mask_d:
                         m |= mask_d[mk]
                 else:
-                    w = own if own >= 0 else tables[-1 - own, t]
-                    m |= np.int64(1) << w
+                    m |= np.int64(1) << _owner(own, tables, t)
             if m == 0:
                 discarded += 1
                 continue
@@ -221,15 +230,26 @@ def _dispatch(
             y0 = q_range[r, 1]
             x1 = q_range[r, 2]
             y1 = q_range[r, 3]
-            # postings grouped per worker: two passes (count, then write)
+            # place every (cell, key) once, then emit the placements grouped per worker
             w_posts[:] = 0
+            need = (y1 - y0 + 1) * (x1 - x0 + 1) * (key_ptr[r + 1] - key_ptr[r])
+            if need > scap:
+                scap = 2 * need
+                s_cell = np.empty(scap, dtype=np.int64)
+                s_key = np.empty(scap, dtype=np.int64)
+                s_w = np.empty(scap, dtype=np.int64)
+            n_s = 0
             for cy in range(y0, y1 + 1):
                 for cx in range(x0, x1 + 1):
                     c = cy * g + cx
                     own = cell_owner[c]
                     for j in range(key_ptr[r], key_ptr[r + 1]):
                         t = keys[j]
-                        w = own if own >= 0 else tables[-1 - own, t]
+                        w = _owner(own, tables, t)
+                        s_cell[n_s] = c
+                        s_key[n_s] = t
+                        s_w[n_s] = w
+                        n_s += 1
                         w_posts[w] += 1
                         rk = (c * n_terms + t) * 64 + w
                         mk = c * n_terms + t
@@ -271,17 +291,11 @@ def _dispatch(
                         b2 = np.empty(pcap, dtype=np.int64)
                         b2[:n_post] = p_key[:n_post]
                         p_key = b2
-                    for cy in range(y0, y1 + 1):
-                        for cx in range(x0, x1 + 1):
-                            c = cy * g + cx
-                            own = cell_owner[c]
-                            for j in range(key_ptr[r], key_ptr[r + 1]):
-                                t = keys[j]
-                                ww = own if own >= 0 else tables[-1 - own, t]
-                                if ww == w:
-                                    p_cell[n_post] = c
-                                    p_key[n_post] = t
-                                    n_post += 1
+                    for x in range(n_s):
+                        if s_w[x] == w:
+                            p_cell[n_post] = s_cell[x]
+                            p_key[n_post] = s_key[x]
+                            n_post += 1
                 o_tup[n_out] = i
                 o_w[n_out] = w
                 n_out += 1

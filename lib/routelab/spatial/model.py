@@ -149,6 +149,16 @@ def format_expression(dnf: Sequence[Sequence[str]]) -> str:
 # --------------------------------------------------------------------------- data
 
 
+def csr_take(ptr: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``index`` of a CSR structure: the new offsets and the positions of their
+    entries in the old value array (``values[positions]`` are the new values)."""
+    lengths = np.diff(ptr)[index]
+    new_ptr = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_ptr[1:])
+    positions = np.repeat(ptr[index] - new_ptr[:-1], lengths) + np.arange(new_ptr[-1])
+    return new_ptr, positions
+
+
 @dataclass
 class Objects:
     """Spatio-textual objects, column-wise; terms of object ``i`` are
@@ -173,12 +183,8 @@ class Objects:
     def take(self, index: np.ndarray) -> Objects:
         """The objects at ``index`` (in that order)."""
         index = np.asarray(index, dtype=np.int64)
-        lengths = np.diff(self.term_ptr)[index]
-        ptr = np.zeros(len(index) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        starts = self.term_ptr[index]
-        gather = np.repeat(starts - ptr[:-1], lengths) + np.arange(ptr[-1])
-        return Objects(self.ids[index], self.lon[index], self.lat[index], ptr, self.terms[gather])
+        ptr, rows = csr_take(self.term_ptr, index)
+        return Objects(self.ids[index], self.lon[index], self.lat[index], ptr, self.terms[rows])
 
 
 @dataclass
@@ -226,6 +232,19 @@ class Queries:
         if self.key_ptr is None:
             raise ValueError("registering keys not assigned; call assign_keys() first")
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.key_ptr))
+
+    def take(self, index: np.ndarray) -> Queries:
+        """The queries at ``index`` (in that order), with their keys if assigned."""
+        index = np.asarray(index, dtype=np.int64)
+        conj_ptr, conj_rows = csr_take(self.conj_ptr, index)
+        cterm_ptr, term_rows = csr_take(self.cterm_ptr, conj_rows)
+        out = Queries(
+            self.ids[index], self.rect[index], conj_ptr, cterm_ptr, self.conj_terms[term_rows]
+        )
+        if self.key_ptr is not None and self.keys is not None:
+            out.key_ptr, key_rows = csr_take(self.key_ptr, index)
+            out.keys = self.keys[key_rows]
+        return out
 
 
 def make_objects(

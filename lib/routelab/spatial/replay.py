@@ -19,16 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from routelab.spatial.engine import (
-    POSTING_BYTES,
-    QUERY_BYTES,
     PipelineResult,
     Setup,
     make_gridt,
     merge,
     replay_worker,
+    run_info,
     worker_tuples,
 )
-from routelab.spatial.gridt import DispatcherState, Gridt, Routed, dispatch, dispatcher_memory_bytes
+from routelab.spatial.gridt import DispatcherState, Gridt, Routed, dispatch
 from routelab.spatial.kdt import Partition
 from routelab.spatial.model import OBJ, Stream
 
@@ -147,14 +146,8 @@ def spark_run(
     broute.unpersist()
     pairs, dups = merge(runs)
     info = {
+        **run_info(gt, routed, runs),
         "dispatcher_busy": [o[1] for o in outs],
-        "dispatcher_bytes": dispatcher_memory_bytes(gt, routed.hq_peak),
-        "worker_bytes": [
-            r.peak_postings * POSTING_BYTES + r.stored_queries * QUERY_BYTES for r in runs
-        ],
-        "copies": len(routed),
-        "discarded": routed.discarded,
-        "text_cells": gt.n_text_cells,
         "n_dispatchers": n_dispatchers,
     }
     return PipelineResult(pairs, dups, runs, routed, max(o[1] for o in outs), gt, info)

@@ -103,21 +103,13 @@ def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
         kind[:n_q], ref[:n_q], post_ptr, routed_q.post_cell[gather], routed_q.post_key[gather]
     )
     GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab)).replay(
-        WorkerTuples(
-            kind[:0], ref[:0], np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
-        )
-    )
+        WorkerTuples.unposted(OBJ, ref[:0])
+    )  # compile
     k = GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab))
     t0 = time.perf_counter()
     k.replay(ins)
     gi2_ins_rate = n_q / (time.perf_counter() - t0)
-    objs = WorkerTuples(
-        kind[n_q:],
-        ref[n_q:],
-        np.zeros(n_o + 1, np.int64),
-        np.zeros(0, np.int64),
-        np.zeros(0, np.int32),
-    )
+    objs = WorkerTuples.unposted(kind[n_q:], ref[n_q:])
     t0 = time.perf_counter()
     r = k.replay(objs)
     gi2_rate = n_o / (time.perf_counter() - t0)

@@ -214,8 +214,18 @@ def sweep(points: list[dict[str, Any]], *, local: bool = False, desc: str = "PS2
     return run_grid(run_algorithms, points, local=local, desc=desc)
 
 
-def points(countries, query_sets, workers, seeds, algorithms, **common) -> list[dict[str, Any]]:
-    """Grid points (country x query set x N x seed) with the common parameters."""
+def points(
+    countries: list[str],
+    query_sets: list[str],
+    workers: list[int],
+    seeds: list[int],
+    algorithms: tuple[str, ...],
+    *,
+    n_objects: dict[str, int],
+    mu: dict[str, int],
+    **common: Any,
+) -> list[dict[str, Any]]:
+    """Grid points (country x query set x N x seed); ``n_objects`` and ``mu`` per country."""
     return [
         {
             "country": c,
@@ -223,6 +233,8 @@ def points(countries, query_sets, workers, seeds, algorithms, **common) -> list[
             "n_workers": n,
             "seed": s,
             "algorithms": tuple(algorithms),
+            "n_objects": n_objects[c],
+            "mu": mu[c],
             **common,
         }
         for c in countries
