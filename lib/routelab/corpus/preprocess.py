@@ -518,13 +518,16 @@ def bench_preprocess(
     return results
 
 
-def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
+def bench_rows(
+    quick: bool = False, *, n_posts: int | None = None, include_bundled: bool = True
+) -> list[dict[str, Any]]:
     """Rows for :mod:`routelab.benchmarks` (``make bench``): posts/s vs the goal, with the
-    single-process :func:`routelab.corpus.text.clean_many` rate as baseline."""
+    single-process :func:`routelab.corpus.text.clean_many` rate as baseline. ``n_posts``
+    overrides the size (1M, ``quick``: 100k; the tests run it on a few hundred)."""
     from routelab.spark import get_spark
 
-    n = 100_000 if quick else 1_000_000
-    res = bench_preprocess(get_spark(app_name="routelab-bench"), n)
+    n = n_posts or (100_000 if quick else 1_000_000)
+    res = bench_preprocess(get_spark(app_name="routelab-bench"), n, include_bundled=include_bundled)
     baseline = res["baseline"]["posts_per_s"]
     rows = []
     for what, part in (("synthetic", res["synthetic"]), ("bundled", res["bundled"])):

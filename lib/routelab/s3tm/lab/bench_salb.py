@@ -120,7 +120,9 @@ def _report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
+def bench_rows(
+    quick: bool = False, *, n_posts: int | None = None, reference_posts: int | None = None
+) -> list[dict[str, Any]]:
     """Rows for :mod:`routelab.benchmarks` (``make bench``), N = 256.
 
     - the SALB kernel on 1M synthetic posts (``quick``: 100k), goal <= 10 s on 1M, beside
@@ -128,10 +130,12 @@ def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
     - the SALB kernel beside the readable reference SALB on a subset (300 posts; ``quick``:
       100), which must give the same mapping.
 
-    ``ratio`` is baseline seconds / measured seconds: the kernel's speed-up.
+    ``ratio`` is baseline seconds / measured seconds: the kernel's speed-up. ``n_posts`` and
+    ``reference_posts`` override the sizes (the tests run it on a few hundred posts).
     """
-    n_posts = 100_000 if quick else 1_000_000
-    r = bench_salb(n_posts, 256, reference_posts=100 if quick else 300, verbose=False)
+    n_posts = n_posts or (100_000 if quick else 1_000_000)
+    reference_posts = reference_posts or (100 if quick else 300)
+    r = bench_salb(n_posts, 256, reference_posts=reference_posts, verbose=False)
     full = n_posts >= 1_000_000
     return [
         {

@@ -1,0 +1,56 @@
+"""Every ``make bench`` function runs on tiny sizes (issue 14, item 11), so a bench that no
+longer runs, or whose kernel stops agreeing with its baseline, is caught by ``make test``
+rather than on the next benchmark day. Speeds are not asserted (benchmarks, not timed tests);
+the rows' shape and the agreement flags are."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+ROW_KEYS = {"what", "value", "unit", "baseline", "ratio", "goal", "meets_goal"}
+
+
+def _check_rows(rows: list[dict]) -> None:
+    assert rows
+    for row in rows:
+        assert set(row) >= ROW_KEYS, row
+        assert row["value"] > 0 and math.isfinite(row["value"]), row
+        if row["baseline"] is not None:
+            assert row["ratio"] == pytest.approx(
+                row["value"] / row["baseline"]
+                if row["unit"] not in ("s", "ms")  # a rate: faster is larger
+                else row["baseline"] / row["value"]
+            ), row
+        if row["goal"] is not None:
+            assert isinstance(row["meets_goal"], bool)
+
+
+@pytest.mark.spark
+def test_preprocess_bench_on_tiny_sizes(spark):
+    from routelab.corpus.preprocess import bench_rows
+
+    rows = bench_rows(n_posts=300, include_bundled=False)
+    _check_rows(rows)
+    assert "300 posts" in rows[0]["what"] and rows[0]["unit"] == "posts/s"
+
+
+def test_salb_bench_on_tiny_sizes():
+    from routelab.s3tm.lab.bench_salb import bench_rows
+
+    rows = bench_rows(n_posts=400, reference_posts=60)
+    _check_rows(rows)
+    # the kernel and the reference (Algorithm 1) give the same mapping on the subset
+    assert "same mapping: True" in rows[1]["what"]
+    assert rows[0]["goal"] is None  # the 10 s goal is about 1M posts, not judged on 400
+
+
+def test_matching_benches_on_tiny_sizes():
+    from routelab.s3tm.lab.bench_matching import bench_lasp, bench_matching
+
+    m = bench_matching(300, 200, oracle_pubs=30, reference_pubs=50)
+    assert m["kernel_agrees_with_oracle"] and m["n_subs"] == 300
+    assert min(m["kernel_pubs_per_s"], m["reference_pubs_per_s"], m["oracle_pubs_per_s"]) > 0
+    p = bench_lasp(300, 4, reference_subs=100)
+    assert p["reference_agrees"] and p["kernel_subs_per_s"] > 0
