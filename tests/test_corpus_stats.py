@@ -12,12 +12,14 @@ import pytest
 
 from routelab.cli import main
 from routelab.corpus.stats import (
+    add_zipf_fit,
     fit_zipf,
     format_table1,
     rank_frequency_figure,
     table1,
     table1_of,
     word_frequencies,
+    zipf_table,
 )
 
 SCHEMA = "post_id long, words array<string>"
@@ -83,6 +85,28 @@ def test_rank_frequency_figure() -> None:
     assert (np.diff(trace.y) <= 0).all()
     fig = rank_frequency_figure(freqs.head(10), "corpus B", fig=fig)
     assert [t.name for t in fig.data] == ["corpus A", "corpus B"]
+    # every decade labelled, no bare minor labels
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
+
+
+def test_zipf_fit_line_and_table() -> None:
+    ranks = np.arange(1, 1001)
+    freqs = pd.DataFrame({"word": ranks.astype(str), "freq": np.round(1e5 / ranks), "rank": ranks})
+    fit = fit_zipf(freqs, min_rank=10, max_rank=500)
+    fig = add_zipf_fit(rank_frequency_figure(freqs, "A"), fit)
+    line = fig.data[-1]
+    assert line.line.dash == "dash" and "s = 1.00" in line.name
+    # the line spans the fitted ranks only and follows 1e5 / rank
+    assert line.x[0] == pytest.approx(10) and line.x[-1] == pytest.approx(500)
+    assert line.y[0] == pytest.approx(1e4, rel=0.01) and line.y[-1] == pytest.approx(200, rel=0.01)
+    table = zipf_table(fit)
+    assert list(table.columns) == [
+        "Zipf exponent s",
+        "R² (log-log)",
+        "ranks fitted",
+        "words fitted",
+    ]
+    assert table.iloc[0]["ranks fitted"] == "10–500" and table.iloc[0]["words fitted"] == "491"
 
 
 def test_format_table1() -> None:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from routelab.plots import log_axis
 from routelab.s3tm.wordsets import Corpus
 
 
@@ -80,12 +81,10 @@ def popularity_figure(pop: pd.DataFrame) -> go.Figure:
         )
     fig.update_layout(
         title="Word popularity among subscriptions",
-        xaxis_type="log",
-        yaxis_type="log",
         xaxis_title="rank of subscribed word",
         yaxis_title="subscriptions containing the word",
     )
-    return fig
+    return log_axis(log_axis(fig, "x"), "y")
 
 
 def match_rates(posts: Corpus, subs: pd.DataFrame) -> np.ndarray:
@@ -120,12 +119,10 @@ def match_rate_figure(rates: Mapping[str, np.ndarray]) -> go.Figure:
         fig.add_trace(go.Scatter(x=positive, y=share, mode="lines", name=f"{kind}-based"))
     fig.update_layout(
         title="Subscription popularity: share of posts matched",
-        xaxis_type="log",
-        yaxis_type="log",
         xaxis_title="fraction of posts a subscription matches",
         yaxis_title="share of subscriptions matching at least that",
     )
-    return fig
+    return log_axis(log_axis(fig, "x"), "y")
 
 
 def summary(subs: Mapping[str, pd.DataFrame], rates: Mapping[str, np.ndarray]) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import color_for
+from routelab.plots import color_for, log_axis
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.kdt import Partition
 
@@ -101,7 +101,7 @@ def fig_bars(
         barmode="group", title=title, yaxis_title=y_title, xaxis_title="dataset-query set"
     )
     if log:
-        fig.update_yaxes(type="log")
+        log_axis(fig, "y")
     return fig
 
 
