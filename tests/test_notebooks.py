@@ -85,6 +85,8 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
         assert claim["claim"] and claim["measured"] and claim["rule"]
         if name in GRADED:
             assert claim["rule"] != LEGACY_RULE, f"ungraded row: {claim['claim']}"
+            if claim["kind"] == "claim":  # the paper's side of the row, beside ours
+                assert claim["paper"] and claim["paper_value"], f"no paper value: {claim}"
     assert results["figures"], "at least one figure"
     _check_outputs_render_offline(tmp_path / "runs" / "smoke" / f"{name}.ipynb", results)
     for fig in results["figures"]:
