@@ -148,6 +148,14 @@ def test_apply_profile_gives_profile_values_and_explicit_values_win(monkeypatch,
     ns = {"profile": "smoke", "size": 50, "seeds": [0, 1]}
     assert profiles.apply_profile("99_toy", ns, quiet=True) == {"seeds": [0]}
     assert ns["size"] == 50
+    # shown as a cell's last expression, the result adds nothing to the printed line
+    from IPython.core.interactiveshell import InteractiveShell
+
+    formatter = InteractiveShell.instance().display_formatter
+    ns = {"profile": "smoke", "size": 1000, "seeds": [0, 1]}
+    applied = profiles.apply_profile("99_toy", ns, quiet=True)
+    assert applied == {"size": 10, "seeds": [0]} and formatter.format(applied) == ({}, {})
+    assert formatter.format(dict(applied))[0]  # an ordinary dict would show
     # the default profile changes nothing
     ns = {"profile": "default", "size": 1000, "seeds": [0, 1]}
     assert profiles.apply_profile("99_toy", ns, quiet=True) == {}

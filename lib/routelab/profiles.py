@@ -205,7 +205,17 @@ def notebook_defaults(notebook: str) -> dict[str, Any]:
     return {k: v for k, v in namespace.items() if not k.startswith("_")}
 
 
-def apply_profile(notebook: str, namespace: dict[str, Any], *, quiet: bool = False) -> dict:
+class AppliedValues(dict):
+    """The values :func:`apply_profile` applied. As a cell's last expression it shows nothing
+    in a notebook: the printed line already says what was applied (no bare ``{}`` output)."""
+
+    def _ipython_display_(self) -> None:
+        return None
+
+
+def apply_profile(
+    notebook: str, namespace: dict[str, Any], *, quiet: bool = False
+) -> AppliedValues:
     """Apply ``namespace["profile"]`` to a notebook's parameters, in place.
 
     Call it in the cell right after the ``parameters`` cell as
@@ -216,7 +226,7 @@ def apply_profile(notebook: str, namespace: dict[str, Any], *, quiet: bool = Fal
     """
     profile = check_profile(str(namespace.get("profile", "default")))
     defaults = notebook_defaults(notebook)
-    applied: dict[str, Any] = {}
+    applied = AppliedValues()
     kept: dict[str, Any] = {}
     for key, value in OVERRIDES[profile].get(notebook, {}).items():
         if key not in defaults:
