@@ -1,4 +1,5 @@
-"""PKG experiments (notebook 07_pkg): hand-checked reductions, invariants, claim verdicts."""
+"""PKG experiments (notebook 07_pkg): hand-checked reductions, invariants, figures and the
+worked example (the claims rules: tests/test_grouping_lab_pkg_claims.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 
 from routelab.grouping.kernels import kg_route, pkg_global_route
-from routelab.grouping.lab import pkg_claims as pc
 from routelab.grouping.lab import pkg_experiments as xp
+from routelab.grouping.lab import pkg_figures as fp
 from routelab.grouping.lab.bench import GOALS, bench_rows
 from routelab.grouping.lab.tasks import simulate_task
 from routelab.sweep import run_grid
@@ -56,7 +57,9 @@ def test_used_bins_task_invariants():
         assert r["expected"] == pytest.approx(1 - 0.9**20)
         assert r["loaded_fraction"] <= r["used_fraction"]  # PKG only uses hash choices
         assert r["scaled_imbalance"] >= r["scaled_bound"] - 1e-12
-        assert r["scaled_bound"] == pytest.approx(1 / r["used_fraction"] - 1)
+    # one worker: every key's two choices are worker 0; no imbalance, a zero bound
+    (one,) = xp.used_bins_task({"n_workers": 1, "n_seeds": 1, "messages_per_key": 5})
+    assert (one["used_fraction"], one["scaled_bound"], one["scaled_imbalance"]) == (1.0, 0.0, 0.0)
 
 
 def test_routing_overlap_by_hand():
@@ -135,6 +138,8 @@ def test_stream_cases_reuse_known_cases():
 def test_data_kinds_groups_streams_by_kind():
     cases = [case("a"), xp.StreamCase("b", {}, 1, 1, 1.0, 0.0, "real", "x"), case("c")]
     assert xp.data_kinds(cases) == "synthetic: a, c; real: b"
+    named = [xp.StreamCase("tweet_words", {}, 1, 1, 1.0, 0.0, "real", "x"), case("ln1")]
+    assert xp.data_kinds(named, short=True) == "real: TW; synthetic: LN1 stand-ins"
 
 
 def test_drift_summary_by_hand():
@@ -229,72 +234,16 @@ def test_table2_gain_and_local_ratios_by_hand():
     ratios = xp.local_global_frame(rows)
     assert ratios["L_over_G"].tolist() == pytest.approx([4.0, 4.0])
     assert ratios["LP_over_L"].tolist() == pytest.approx([0.5, 0.5])
-    assert [c["holds"] for c in pc.table2_claims(gain, [c])] == [True, True, True]
-    local = pc.local_claims(ratios, {"agreement": 0.6, "jaccard": 0.43}, True, "here")
-    assert [c["holds"] for c in local] == [True, False, True, True]  # LP halves L: "helps"
-
-
-def test_claim_verdicts_follow_the_data():
-    shares = pd.DataFrame({"n_sources": [5], "max_source_share": [0.3], "uniform_share": [0.2]})
-    skew = pd.DataFrame(
-        {
-            "split": ["skewed", "uniform"],
-            "n_sources": [5, 5],
-            "n_workers": [10, 10],
-            "avg_imbalance_fraction": [3e-4, 1e-4],
-        }
+    summary = xp.gain_summary(gain)
+    assert summary.loc["tweet_words", ["W < 1/p1", "W > 2/p1"]].tolist() == [1, 1]
+    assert summary.loc["tweet_words", "median gain"] == pytest.approx(100.0)
+    assert summary.loc["tweet_words", "PKG above bound"] == pytest.approx(
+        gain.loc[("tweet_words", 50), "pkg_final"] - 0.005
     )
-    assert pc.skew_claims(skew, shares)[0]["holds"] is False  # 3x apart
-    skew.loc[0, "avg_imbalance_fraction"] = 1.5e-4
-    assert pc.skew_claims(skew, shares)[0]["holds"] is True
-    tp = pd.DataFrame(
-        {
-            "delay_ms": [0.1, 1.0] * 3,
-            "scheme": ["kg"] * 2 + ["sg"] * 2 + ["pkg_local"] * 2,
-            "throughput": [100, 40, 100, 70, 100, 69],
-            "latency_mean": [1, 9, 1, 3, 1, 3],
-            "memory_normalized": [1.0, 1.0, 2.5, 2.5, 1.3, 1.3],
-        }
-    )
-    claims = pc.throughput_claims(tp, 100.0)
-    assert [c["holds"] for c in claims] == [True, True, True]
-    tp.loc[tp["scheme"] == "pkg_local", "throughput"] = [100, 30]
-    assert [c["holds"] for c in pc.throughput_claims(tp, 100.0)] == [False, False, True]
-    agg = pd.DataFrame(
-        {
-            "scheme": ["kg", "pkg_local", "pkg_local", "sg", "sg"],
-            "period": [np.nan, 1.0, 60.0, 1.0, 60.0],
-            "memory": [50.0, 10.0, 20.0, 20.0, 40.0],
-            "throughput": [5.5, 5.0, 6.0, 4.0, 5.0],
-        }
-    )
-    assert [c["holds"] for c in pc.memory_claims(tp, agg)] == [True, True, True]
-    agg.loc[2, "throughput"] = 5.2  # PKG never beats KG, still beats SG
-    assert [c["holds"] for c in pc.memory_claims(tp, agg)] == [True, True, False]
-
-
-def test_drift_claim_compares_local_with_hashing():
-    c = xp.StreamCase("f", {}, 1000, 10, 0.05, 1.0, "real", "CT")
-    frame = pd.DataFrame(
-        {
-            "stream": "f",
-            "n_workers": 10,
-            "variant": ["H", "L5", "L5P"] * 2,
-            "imbalance_fraction": [0.1, 1e-3, 1e-3, 0.1, 2e-3, 1e-3],
-        }
-    )
-    assert pc.drift_claims(frame, [c])[0]["holds"] is True
-    frame.loc[frame["variant"] == "L5", "imbalance_fraction"] = 0.05
-    assert pc.drift_claims(frame, [c])[0]["holds"] is False
-    assert pc.drift_claims(frame.assign(n_workers=50), [c])[0]["holds"] is None  # W > 1/p1
-
-
-def test_used_bins_claims():
-    rows = xp.used_bins_task({"n_workers": 2000, "n_seeds": 3, "messages_per_key": 20})
-    bins = pd.DataFrame(rows).assign(n_workers=2000)
-    claims = pc.used_bins_claims(bins)
-    assert claims[0]["holds"] is True  # 1 - 1/e^2 within a point at n = 2000
-    assert claims[1]["holds"] is True
+    local = xp.local_global_summary(ratios).loc["tweet_words"]
+    assert local[["points", "max L/G", "geo. mean LP/L"]].tolist() == pytest.approx([2, 4, 0.5])
+    assert xp.table2(rows, streams=["nothing"]).empty
+    assert xp.table2(rows, streams=["tweet_words"]).shape == xp.table2(rows).shape
 
 
 @pytest.mark.spark
@@ -319,3 +268,118 @@ def test_bench_rows_shape():
         assert set(r) == {"what", "value", "unit", "baseline", "ratio", "goal", "meets_goal"}
         assert r["ratio"] == pytest.approx(r["value"] / r["baseline"])
         assert r["unit"] == "msg/s" and r["value"] > 0
+
+
+def test_worked_example_loads_by_hand():
+    """The notebook's table: A's choices are workers 2 and 0, B's 0 and 1, C's 1 and 0, D's
+    1 and 1 (seed 0). Routing AABACABADA by hand (ties to H1): PKG sends A to 2, 0, 2, 0, 2,
+    2 and ends at loads 3/3/4; hashing sends every A to 2 and ends at 2/2/6."""
+    ex = xp.two_choice_example()
+    assert ex["key"].str.cat() == "AABACABADA"
+    firsts = ex.drop_duplicates("key").set_index("key")
+    assert firsts[["H1", "H2"]].to_dict("index") == {
+        "A": {"H1": 2, "H2": 0},
+        "B": {"H1": 0, "H2": 1},
+        "C": {"H1": 1, "H2": 0},
+        "D": {"H1": 1, "H2": 1},
+    }
+    assert ex["PKG sends to"].tolist() == [2, 0, 1, 2, 1, 0, 0, 2, 1, 2]
+    assert ex["PKG loads before"].iloc[-1] == "3/3/3"
+    assert (ex["hashing sends to"] == ex["H1"]).all()
+    loads = xp.example_loads(ex)
+    assert loads.loc["hashing", ["worker 0", "worker 1", "worker 2"]].tolist() == [2, 2, 6]
+    assert loads.loc["PKG", ["worker 0", "worker 1", "worker 2"]].tolist() == [3, 3, 4]
+    assert loads["imbalance"].tolist() == pytest.approx([6 - 10 / 3, 4 - 10 / 3], abs=0.01)
+    # the table routes exactly as the PKG kernel does
+    keys = np.array([ord(k) - ord("A") + 1 for k in "AABACABADA"])
+    assert pkg_global_route(keys, None, 3, seed=0).tolist() == ex["PKG sends to"].tolist()
+    assert kg_route(keys, None, 3, seed=0).tolist() == ex["hashing sends to"].tolist()
+
+
+def test_demo_stream_and_loads():
+    keys = xp.skewed_demo_stream(4000, 100, 1.0, seed=1)
+    assert keys.size == 4000 and keys.min() >= 0 and keys.max() < 100
+    assert np.array_equal(keys, xp.skewed_demo_stream(4000, 100, 1.0, seed=1))
+    assert xp.max_key_probability(keys) == pytest.approx(0.193, abs=0.02)  # 1 / H_100
+    loads = xp.demo_loads(keys, 4)
+    assert loads.groupby("scheme")["load"].sum().tolist() == [4000, 4000]
+    wide = loads.pivot(index="worker", columns="scheme", values="load")
+    # W = 4 < 1/p1 ~ 5.2: PKG far more even than hashing
+    assert wide["PKG"].max() - 1000 < (wide["hashing"].max() - 1000) / 5
+    fig = fp.demo_figure(keys, 4)
+    assert [t.type for t in fig.data] == ["bar", "bar"]
+    assert "W < 1/p1" in fig.layout.title.text
+    assert "W > 2/p1" in fp.demo_figure(keys, 30).layout.title.text
+
+
+def test_throughput_frame_latency_in_ms():
+    rows = pd.DataFrame({"cpu_delay": [0.0004], "latency_mean": [0.0025]})
+    out = xp.throughput_frame(rows)
+    assert out["delay_ms"].iloc[0] == pytest.approx(0.4)
+    assert out["latency_ms"].iloc[0] == pytest.approx(2.5)
+
+
+def _log_axes(fig):
+    layout = fig.layout.to_plotly_json()
+    return {
+        k: v for k, v in layout.items() if k[:5] in ("xaxis", "yaxis") and v.get("type") == "log"
+    }
+
+
+def test_figures_label_decades_and_keep_key_lines_visible():
+    tp = pd.DataFrame(
+        {
+            "delay_ms": [0.1, 1.0] * 3,
+            "scheme": ["sg"] * 2 + ["pkg_local"] * 2 + ["kg"] * 2,
+            "throughput": [100, 63, 100, 63, 100, 40],
+            "latency_ms": [1, 3, 1, 3, 1, 9],
+        }
+    )
+    fig = fp.throughput_figure(tp, 100.0)
+    names = [t.name for t in fig.data if t.showlegend is not False]
+    assert names == ["KG", "PKG", "SG"]  # SG drawn last, over PKG
+    sg = [t for t in fig.data if t.name == "SG"][0]
+    assert sg.line.dash == "dash" and sg.marker.symbol == "circle-open"
+    axes = _log_axes(fig)
+    assert list(axes) == ["yaxis2"] and axes["yaxis2"]["dtick"] == 1
+    assert axes["yaxis2"]["title"]["text"] == "ms"
+    timeline = pd.DataFrame(
+        {
+            "stream": "s",
+            "n_workers": 10,
+            "variant": ["L5P/S", "L5P", "L5", "H"] * 2,
+            "messages": [1, 1, 1, 1, 2, 2, 2, 2],
+            "imbalance_fraction": [1e-3, 1e-3, 1e-3, 0.1] * 2,
+        }
+    )
+    c = xp.StreamCase("s", {}, 2, 2, 0.05, 1.0, "synthetic", "x")
+    fig = fp.timeline_figure(timeline, [c], 10)
+    assert [t.name for t in fig.data] == ["H", "L5", "L5P", "L5P/S"]  # solid, dash, dot
+    colours = {t.name: t.line.color for t in fig.data}
+    assert colours["L5P/S"] != colours["L5"] == colours["L5P"]
+    assert all(a["dtick"] == 1 for a in _log_axes(fig).values())
+    # a panel whose data lie within one decade gets explicit labels (log_axis would show none)
+    narrow = timeline.assign(imbalance_fraction=[0.02, 0.02, 0.03, 0.04] * 2)
+    axis = fp.timeline_figure(narrow, [c], 10).layout.yaxis
+    assert list(axis.tickvals) == [0.02, 0.03, 0.05] and list(axis.ticktext) == [
+        "0.02",
+        "0.03",
+        "0.05",
+    ]
+    assert fp.timeline_figure(timeline, [c], 10).layout.yaxis.tickvals is None  # 1e-3..0.1
+    skew = pd.DataFrame(
+        {
+            "n_sources": 5,
+            "split": ["skewed", "uniform"] * 2,
+            "n_workers": [5, 5, 50, 50],
+            "avg_imbalance_fraction": [2e-5, 3e-5, 1e-4, 2e-4],
+        }
+    )
+    assert list(fp.source_skew_figure(skew).layout.yaxis.ticktext) == [
+        "2e-05",
+        "3e-05",
+        "5e-05",
+        "0.0001",
+        "0.0002",
+        "0.0003",
+    ]

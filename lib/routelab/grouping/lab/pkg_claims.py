@@ -1,220 +1,468 @@
-"""The claims of notebook 07_pkg (PKG Sects. IV-V: Table II, Figs. 2-5, used bins), checked on
-the frames of :mod:`routelab.grouping.lab.pkg_experiments`.
+"""The claims of notebook 07_pkg (PKG Sects. IV-V: Table II, Figs. 2-5, used bins), graded
+with the rules of :mod:`routelab.claims` on the frames of
+:mod:`routelab.grouping.lab.pkg_experiments`.
+
+Every function returns rows ``{"claim", "paper", "paper_value", "measured", "verdict",
+"note", "kind"}`` for :meth:`routelab.report.NotebookReport.claim`. The tolerances below are
+declared before any run; where the paper states a size, the size is its own row (tested
+within the tolerance) beside the direction. Rows that hold by construction of our model are
+``kind="check"``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from routelab.claims import (
+    Verdict,
+    at_least,
+    combine,
+    direction,
+    equivalent,
+    not_comparable,
+    ordering,
+    share,
+    within_factor,
+    within_tolerance,
+)
 from routelab.grouping.lab.pkg_experiments import USED_BINS, StreamCase, geomean, safe_ratio
 
+Row = dict[str, Any]
 
-def _claim(claim: str, paper: str, measured: str, holds: Any, note: str = "") -> dict[str, Any]:
+# ----------------------------------------------------------------- tolerances (declared up front)
+
+#: "Orders of magnitude" (Sect. V-B Q1): at least two decades, as a median over the points
+#: below 1/p1, and never less than one decade at any of them.
+ORDERS_OF_MAGNITUDE = 100.0
+ONE_ORDER = 10.0
+#: Table II's hashing/PKG ratios at W = 5, 10 (WP, TW) span 5.9e5-1.0e8; our gain at the same
+#: points holds if within this factor of their geometric mean.
+TABLE2_GAIN_FACTOR = 10.0
+#: The paper's Table II numbers (average imbalance, messages) at W = 5, 10.
+PAPER_TABLE2 = {
+    # stand-in stream -> ((hashing, PKG) at W=5, (hashing, PKG) at W=10)
+    "unigram_sample": ((1.4e6, 0.8), (1.7e6, 2.9)),
+    "tweet_words": ((4.1e7, 0.4), (3.7e7, 1.7)),
+}
+#: "PKG even better than Off-Greedy" holds on >= this share of the W of the TW/WP stand-ins
+#: for "partly" (the paper's own Table II has PKG <= Off-Greedy in 6 of 8 cells).
+PARTLY_AT = 0.5
+#: "L within one order of magnitude of G": partly if at least this share of points is.
+LOCAL_PARTLY_AT = 0.9
+#: "Probing does not improve" / "L and LP similar": the geometric mean LP/L within this factor
+#: of 1 (a factor-1.5 gap is plainly visible on Fig. 3's log axis).
+PROBE_MARGIN = 1.5
+#: "47 % Jaccard overlap": within 10 points.
+JACCARD = 0.47
+JACCARD_TOL = 0.10
+#: Drift (Fig. 3, CT): local estimation at least one decade below hashing at every W < 1/p1.
+DRIFT_GAIN = 10.0
+#: Skewed vs uniform sources "similar on average" (Fig. 4): mean skewed/uniform within 1.5x.
+SKEW_MARGIN = 1.5
+#: "SG and PKG perform similarly" (Fig. 5a): PKG/SG throughput within 5 % at every delay.
+THROUGHPUT_MARGIN = 0.05
+#: Throughput cuts of a tenfold CPU delay: KG ~60 %, PKG/SG ~37 %, within 10 points.
+KG_DROP = 0.60
+PKG_DROP = 0.37
+DROP_TOL = 0.10
+#: "Up to 45 %" higher latency with KG: the largest KG/PKG - 1 within 15 points of 0.45.
+LATENCY_GAIN = 0.45
+LATENCY_TOL = 0.15
+#: Memory (Sect. V-B Q4): PKG/KG = 3.6M/2.9M and PKG/SG = 3.6M/7.2M, each within 1.2x.
+PAPER_MEMORY = {"kg": 2.9e6, "pkg_local": 3.6e6, "sg": 7.2e6}
+MEMORY_FACTOR = 1.2
+#: Sect. IV-A: used bins within 1 point of 1 - 1/e^2; the bound n/|B| - 1 within 0.01 of 0.156.
+USED_BINS_TOL = 0.01
+BOUND_VALUE = 1.0 / USED_BINS - 1.0
+BOUND_TOL = 0.01
+#: Tolerance of a floating-point bound comparison.
+EPS = 1e-12
+
+
+def _row(
+    claim: str,
+    paper: str,
+    paper_value: str,
+    measured: str,
+    verdict: Verdict,
+    note: str = "",
+    kind: str = "claim",
+) -> Row:
     return {
         "claim": claim,
         "paper": paper,
+        "paper_value": paper_value,
         "measured": measured,
-        "holds": None if holds is None else bool(holds),
+        "verdict": verdict,
         "note": note,
+        "kind": kind,
     }
 
 
-def table2_claims(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[dict[str, Any]]:
+def _log_interval(ratios: np.ndarray) -> tuple[float, float, float]:
+    """Mean of ``log(ratios)`` and its normal 95 % confidence interval (finite, positive
+    ratios only; a single point gives a zero-width interval)."""
+    v = np.asarray(ratios, dtype=np.float64)
+    logs = np.log(v[np.isfinite(v) & (v > 0)])
+    if logs.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(logs.mean())
+    half = 1.96 * float(logs.std(ddof=1)) / math.sqrt(logs.size) if logs.size > 1 else 0.0
+    return mean, mean - half, mean + half
+
+
+# ----------------------------------------------------------------- Table II, Sect. IV-A
+
+
+def paper_table2_gain() -> float:
+    """Geometric mean of Table II's hashing/PKG ratios at W = 5, 10 on WP and TW."""
+    return geomean(np.array([h / p for cells in PAPER_TABLE2.values() for h, p in cells]))
+
+
+def table2_claims(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
     """Claims of Table II / Sect. IV-A from :func:`splitting_gain`."""
     below = gain[gain["below_1/p1"]]
     above = gain[gain["above_2/p1"]]
     worst = below["gain"].idxmin() if len(below) else ("-", 0)
     bounds = ", ".join(f"{c.symbol} {c.name} p1={c.p1:.2%} (1/p1={1 / c.p1:.0f})" for c in cases)
+    claim = "PKG reduces imbalance by orders of magnitude vs hashing while W < about 1/p1"
+    if len(below):
+        size = combine(
+            [
+                at_least(below["gain"].median(), ORDERS_OF_MAGNITUDE, what="median hashing/PKG"),
+                at_least(below["gain"].min(), ONE_ORDER, what="smallest hashing/PKG"),
+            ]
+        )
+    else:
+        size = not_comparable("no grid point has W < 1/p1")
     out = [
-        _claim(
-            "PKG reduces imbalance by orders of magnitude vs hashing while W < about 1/p1",
+        _row(
+            claim,
             "Table II, Sect. V-B Q1",
+            "hashing/PKG 5.9e5-1.0e8 in Table II (WP, TW at W < 1/p1); 'up to several "
+            "orders of magnitude'",
             f"W < 1/p1 ({len(below)} points): hashing/PKG median {below['gain'].median():.0f}x, "
             f"min {below['gain'].min():.0f}x ({worst[0]}, W={worst[1]}); "
             f"W > 2/p1 ({len(above)} points): median {above['gain'].median():.1f}x. "
             f"Streams: {bounds}",
-            len(below) > 0 and below["gain"].min() >= 10 and below["gain"].median() >= 100,
-            "holds = at least 10x at every W < 1/p1 and a median of at least 100x; beyond "
-            "2/p1 the gain collapses as the paper's binary behaviour predicts",
-        )
+            size,
+            "hashing's imbalance grows with the stream length m while PKG's stays near a "
+            "constant below 1/p1, so the ratio grows with m: the paper's streams are 22M-1.2G "
+            "messages, ours about 1M; beyond 2/p1 the gain collapses as the paper's binary "
+            "behaviour predicts",
+        ),
+        _table2_size_row(gain),
     ]
     margin = above["pkg_final"] - above["lower_bound_final"]
+    ok = int((margin >= -EPS).sum())
     out.append(
-        _claim(
+        _row(
             "Beyond 2/p1 workers imbalance grows linearly: I(m)/m >= p1/2 - 1/W",
             "Sect. IV-A",
-            f"{int((margin >= -1e-12).sum())}/{len(above)} points with W > 2/p1 respect the "
-            f"bound; PKG's final fraction exceeds it by at most {margin.max():.2e}"
+            "a bound: I(m)/m >= p1/2 - 1/W",
+            f"{ok}/{len(above)} points with W > 2/p1 respect the bound; PKG's final fraction "
+            f"exceeds it by at most {margin.max():.2e}"
             if len(above)
             else "no grid point has W > 2/p1",
-            bool((margin >= -1e-12).all()) if len(above) else None,
+            share(ok, len(above), partly_at=1.0, rule="holds if every point respects the bound"),
             "a derivation, not a claim: the bound holds for every two-choice scheme by "
             "construction (the top key's p1 m messages go to two workers); it is drawn on "
             "Table II's figure. PKG often sits right on it: it splits the top key evenly",
+            kind="check",
         )
     )
-    out[-1]["kind"] = "check"
-    paper_sets = gain[gain.index.get_level_values("stream").isin(["tweet_words", "unigram_sample"])]
+    paper_sets = gain[gain.index.get_level_values("stream").isin(list(PAPER_TABLE2))]
     better = paper_sets["pkg"] <= paper_sets["off_greedy"]
     rest = gain.drop(paper_sets.index)
     out.append(
-        _claim(
+        _row(
             "PKG balances even better than Off-Greedy (which knows the key distribution)",
             "Table II (WP, TW)",
+            "PKG <= Off-Greedy in 6/8 cells of Table II (not at W = 10)",
             f"PKG <= Off-Greedy at {int(better.sum())}/{len(better)} W on the TW and WP "
             f"stand-ins; on the other streams at "
             f"{int((rest['pkg'] <= rest['off_greedy']).sum())}/{len(rest)}",
-            bool(better.all()) if len(better) else None,
-            "holds = on the TW/WP stand-ins at every W; Off-Greedy can win on streams with "
-            "a few very heavy keys (LN1, LN2) where key splitting hits the p1 bound",
+            share(
+                int(better.sum()),
+                len(better),
+                partly_at=PARTLY_AT,
+                rule=f"holds if PKG <= Off-Greedy at every W of the TW/WP stand-ins, partly "
+                f"if at >= {PARTLY_AT:.0%}",
+            ),
+            "the paper's claim is about Table II's two datasets; Off-Greedy can win on "
+            "streams with a few very heavy keys (LN1, LN2) where key splitting hits the "
+            "p1 bound",
         )
     )
     return out
 
 
+def _table2_size_row(gain: pd.DataFrame) -> Row:
+    paper = paper_table2_gain()
+    idx = [(s, w) for s in PAPER_TABLE2 for w in (5, 10) if (s, w) in gain.index]
+    ours = geomean(gain.loc[idx, "gain"].to_numpy()) if idx else float("nan")
+    verdict = (
+        within_factor(ours, paper, TABLE2_GAIN_FACTOR)
+        if idx
+        else not_comparable("the grid has no W = 5 or 10 on the TW/WP stand-ins")
+    )
+    return _row(
+        "Key splitting's gain at Table II's points (WP, TW; W = 5, 10): the size",
+        "Table II",
+        f"hashing/PKG geometric mean {paper:.1e}x",
+        f"geometric mean {ours:.3g}x over {len(idx)} points of the TW/WP stand-ins",
+        verdict,
+        "the ratio grows with the stream length (hashing's imbalance ~ m, PKG's ~ constant): "
+        "Table II's WP has 22M messages and TW 1.2G, our stand-ins about 1M, so our ratio is "
+        "expected to be far smaller; the direction is the row above",
+    )
+
+
+# ----------------------------------------------------------------- Fig. 2 and Sect. V-B Q2
+
+
 def local_claims(
     ratios: pd.DataFrame, overlap: Mapping[str, float], same_on_spark: bool, where: str
-) -> list[dict[str, Any]]:
+) -> list[Row]:
     """Claims of Sect. V-B Q2 (Fig. 2, Fig. 3 text) from :func:`local_global_frame`."""
     worst = ratios.loc[ratios["L_over_G"].idxmax()]
-    within = ratios["L_over_G"] <= 10
-    gm = geomean(ratios["LP_over_L"].to_numpy())
+    within = ratios["L_over_G"] <= ONE_ORDER
+    lp = ratios["LP_over_L"].to_numpy()
+    gm = geomean(lp)
+    mean, lo, hi = _log_interval(lp)
+    margin = math.log(PROBE_MARGIN)
+    probe_range = f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})"
     return [
-        _claim(
+        _row(
             "Local estimation (L) stays within one order of magnitude of global (G)",
             "Fig. 2, Sect. V-B Q2",
+            "L/G < 10 at every point ('always less than one order of magnitude')",
             f"L/G <= 10 at {int(within.sum())}/{len(ratios)} points; median "
             f"{ratios['L_over_G'].median():.1f}, max {worst['L_over_G']:.1f} "
             f"({worst['stream']}, S={int(worst['n_sources'])}, W={int(worst['n_workers'])}, "
             f"G={worst['G']:.1e})",
-            bool(within.all()),
+            share(
+                int(within.sum()),
+                len(ratios),
+                partly_at=LOCAL_PARTLY_AT,
+                rule=f"holds if L/G <= 10 at every (stream, S, W), partly if at "
+                f">= {LOCAL_PARTLY_AT:.0%} of them",
+            ),
             "the sum of S local imbalances adds roughly S/2 messages, so L/G is largest "
             "where G is nearly perfect (a few messages out of millions)",
         ),
-        _claim(
+        _row(
             "Periodic probing (LP) does not improve on local estimation",
             "Fig. 3, Sect. V-B Q2",
-            f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points "
-            f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})",
-            gm >= 0.8,
-            "holds = probing removes less than 20% of L's imbalance on average; we probe "
-            "1000 times per stream (the paper: every minute)",
+            "L5P1 no better than L5 (Fig. 3)",
+            f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points {probe_range}; 95% CI "
+            f"{math.exp(lo):.2f}-{math.exp(hi):.2f}",
+            at_least(math.exp(lo), 1.0 / PROBE_MARGIN, what="lower 95% bound of the mean LP/L"),
+            f"one-sided: holds unless probing lowers the imbalance by more than "
+            f"{PROBE_MARGIN:g}x on average; we probe 1000 times per stream (the paper: every "
+            "minute)",
         ),
-        _claim(
+        _row(
+            "L and LP reach similar balance (probing changes nothing)",
+            "Fig. 3, Sect. V-B Q2",
+            "L5 and L5P1 lines on top of each other (Fig. 3)",
+            f"geometric mean LP/L = {gm:.2f} {probe_range}",
+            equivalent(mean, lo, hi, margin),
+            f"effect = mean ln(LP/L) with a normal 95% interval over the points, margin "
+            f"ln {PROBE_MARGIN:g}; LP resets the estimates to the true loads, which are on "
+            "S times the scale of one source's own counts (see the L5P/S variant of Fig. 3)",
+        ),
+        _row(
             "G and L reach similar balance with different choices: 47% Jaccard overlap",
             "Sect. V-B Q2",
+            "47% Jaccard overlap",
             f"Jaccard {overlap['jaccard']:.1%} (agreement {overlap['agreement']:.1%}) on {where}",
-            abs(overlap["jaccard"] - 0.47) <= 0.10,
-            "holds = within 10 points of the paper's 47%",
+            within_tolerance(overlap["jaccard"], JACCARD, JACCARD_TOL),
+            "one stream and one (W, S): the paper does not say on which it measured",
         ),
-        _claim(
+        _row(
             "Local estimation needs no coordination: each source routes on its own counts",
             "Sect. III-B",
+            "sources route independently",
             f"sources as Spark partitions give the in-process routing: {same_on_spark}",
-            same_on_spark,
-            "every source is one Spark partition; nothing is shared between partitions",
+            Verdict(
+                "holds" if same_on_spark else "fails",
+                "holds if the Spark dataflow (one partition per source, nothing shared) "
+                "routes every message as the in-process simulation does",
+            ),
+            "checks our Spark implementation: every source is one Spark partition",
+            kind="check",
         ),
     ]
 
 
-def drift_claims(timelines: pd.DataFrame, cases: Sequence[StreamCase]) -> list[dict[str, Any]]:
+# ----------------------------------------------------------------- Fig. 3 (drift), Fig. 4
+
+
+def drift_claims(timelines: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
     """Sect. V-B Q3 (Fig. 3 bottom row): PKG on streams with drifting skew, one claim per
     stream in ``cases``."""
     return [_drift_claim(timelines, case) for case in cases]
 
 
-def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> dict[str, Any]:
+def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
     claim = f"PKG is robust to drift in the key distribution: {case.name}"
+    paper_value = "L5 stays near G, far below H, on drifting CT (Fig. 3)"
     rows = timelines[(timelines["stream"] == case.name) & (timelines["n_workers"] < 1 / case.p1)]
     if rows.empty:
-        return _claim(claim, "Fig. 3, Q3", f"no W < 1/p1 = {1 / case.p1:.0f} in the grid", None)
+        return _row(
+            claim,
+            "Fig. 3, Q3",
+            paper_value,
+            f"no W < 1/p1 = {1 / case.p1:.0f} in the grid",
+            not_comparable(f"no W < 1/p1 = {1 / case.p1:.0f} in the grid"),
+        )
     mean = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].mean().unstack()
     peak = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].max().unstack()
     local = next(v for v in mean.columns if v.startswith("L") and not v.endswith("P"))
-    gains = mean["H"] / mean[local]
+    gains = safe_ratio(mean["H"].to_numpy(), mean[local].to_numpy())
     parts = [
         f"W={w}: {local} mean {mean.loc[w, local]:.1e} (peak {peak.loc[w, local]:.1e}) vs "
         f"H {mean.loc[w, 'H']:.1e}"
         for w in mean.index
     ]
-    return _claim(
+    return _row(
         claim,
         "Fig. 3 (CT), Sect. V-B Q3",
+        paper_value,
         "; ".join(parts),
-        bool((gains >= 10).all()),
-        f"{case.data} data; holds = {local}'s time-averaged imbalance fraction at least 10x "
-        "below hashing's at every W < 1/p1",
+        share(
+            int((gains >= DRIFT_GAIN).sum()),
+            len(gains),
+            rule=f"holds if {local}'s time-averaged imbalance is >= {DRIFT_GAIN:g}x below "
+            "hashing's at every W < 1/p1",
+        ),
+        f"{case.data} data; the paper gives no size, its Fig. 3 shows about a decade or more "
+        "between L5 and H on CT",
     )
 
 
-def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[dict[str, Any]]:
+def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
     """Sect. V-B Q3 (Fig. 4): skewed vs uniform split of the messages on the sources."""
     wide = skew.pivot_table(
         index=["n_sources", "n_workers"], columns="split", values="avg_imbalance_fraction"
     )
     r = safe_ratio(wide["skewed"].to_numpy(), wide["uniform"].to_numpy())
-    spread = np.maximum(r, 1 / r)
+    mean, lo, hi = _log_interval(r)
     top = shares.loc[shares["n_sources"].idxmin()]
     return [
-        _claim(
+        _row(
             "With skewed sources the imbalance is similar to a uniform split",
             "Fig. 4, Sect. V-B Q3",
+            "'on average similar' (LJ)",
             f"skewed/uniform ratio {r.min():.2f}-{r.max():.2f} over {len(r)} points "
             f"(geometric mean {geomean(r):.2f}); max skewed fraction "
             f"{wide['skewed'].max():.1e}; busiest source at S={int(top['n_sources'])} "
             f"gets {top['max_source_share']:.1%} vs {top['uniform_share']:.1%}",
-            bool((spread <= 2).all()),
-            "MovieLens users key grouped on sources stand in for LJ's out-degrees; holds = "
-            "within a factor of 2 at every point. Our source skew is milder than LJ's",
+            equivalent(mean, lo, hi, math.log(SKEW_MARGIN)),
+            f"effect = mean ln(skewed/uniform), normal 95% interval, margin ln {SKEW_MARGIN:g}; "
+            "MovieLens users key grouped on sources stand in for LJ's out-degrees. Our source "
+            "skew is milder than LJ's",
         )
     ]
 
 
-def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[dict[str, Any]]:
-    """Sect. V-B Q4 (Fig. 5a) in the queueing model."""
+# ----------------------------------------------------------------- Fig. 5a and 5b
+
+
+def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
+    """Sect. V-B Q4 (Fig. 5a) in the queueing model (latencies in ms)."""
     t = tp.pivot_table(index="delay_ms", columns="scheme", values="throughput")
-    lat = tp.pivot_table(index="delay_ms", columns="scheme", values="latency_mean")
+    lat = tp.pivot_table(index="delay_ms", columns="scheme", values="latency_ms")
     lo, hi = t.index.min(), t.index.max()
     drop = 1 - t.loc[hi] / t.loc[lo]
-    similar = (t["pkg_local"] >= 0.95 * t["sg"]).all() and (t["pkg_local"] >= 0.99 * t["kg"]).all()
-    lat_ratio = lat.loc[hi, "kg"] / lat.loc[hi, "pkg_local"]
+    pkg_sg = (t["pkg_local"] / t["sg"]).to_numpy()
+    lat_gain = (lat["kg"] / lat["pkg_local"]).to_numpy() - 1.0
+    worst_lat = lat.index[int(np.nanargmax(lat_gain))]
+    calibration = (
+        f"the source emits {source_rate:,.0f} msg/s, the rate at which KG saturates at "
+        "0.4 ms (the paper's KG saturation point)"
+    )
     return [
-        _claim(
+        _row(
             "PKG's throughput matches SG's and beats KG's at every CPU delay",
             "Fig. 5a, Sect. V-B Q4",
+            "SG and PKG similar at every delay, both above KG",
             f"at {hi:g} ms: KG {t.loc[hi, 'kg']:,.0f}, PKG {t.loc[hi, 'pkg_local']:,.0f}, "
-            f"SG {t.loc[hi, 'sg']:,.0f} msg/s",
-            similar and t.loc[hi, "pkg_local"] > t.loc[hi, "kg"],
-            "holds = PKG within 5% of SG everywhere, never below KG, above KG at the largest delay",
+            f"SG {t.loc[hi, 'sg']:,.0f} msg/s; PKG/SG {pkg_sg.min():.3f}-{pkg_sg.max():.3f} "
+            "over the delays",
+            combine(
+                [
+                    equivalent(
+                        geomean(pkg_sg) - 1,
+                        float(pkg_sg.min()) - 1,
+                        float(pkg_sg.max()) - 1,
+                        THROUGHPUT_MARGIN,
+                    ),
+                    direction(
+                        t.loc[hi, "pkg_local"] / t.loc[hi, "kg"], neutral=1.0, expected="above"
+                    ),
+                ]
+            ),
+            "the interval is the range of PKG/SG - 1 over the delays (a deterministic model); "
+            "KG is compared at the largest delay: below saturation every scheme keeps up "
+            "with the source",
         ),
-        _claim(
+        _row(
             "A tenfold CPU delay cuts KG's throughput by ~60%, PKG's and SG's by ~37%",
             "Sect. V-B Q4",
+            "PKG and SG -37%",
             f"{lo:g} -> {hi:g} ms: KG -{drop['kg']:.0%}, PKG -{drop['pkg_local']:.0%}, "
             f"SG -{drop['sg']:.0%}",
-            drop["kg"] > drop["pkg_local"],
-            f"the source emits {source_rate:,.0f} msg/s, the rate at which KG saturates at "
-            "0.4 ms (the paper's KG saturation point), so KG's drop follows from that "
-            "calibration; holds = KG drops more than PKG",
+            combine(
+                [
+                    within_tolerance(drop["pkg_local"], PKG_DROP, DROP_TOL, neutral=0.0),
+                    within_tolerance(drop["sg"], PKG_DROP, DROP_TOL, neutral=0.0),
+                ]
+            ),
+            "this row grades PKG's and SG's cut (KG's 60% follows from our calibration, a "
+            f"check below); {calibration}. In our model PKG and SG become CPU-bound as soon "
+            "as the delay exceeds the source's inter-arrival share, so they lose more than "
+            "the paper's 37%",
         ),
-        _claim(
+        _row(
+            "A tenfold CPU delay costs KG more throughput than PKG",
+            "Sect. V-B Q4",
+            "KG -60% vs PKG -37%",
+            f"KG -{drop['kg']:.0%} vs PKG -{drop['pkg_local']:.0%}",
+            direction(drop["kg"] - drop["pkg_local"], neutral=0.0, expected="above"),
+            "the direction of the row above",
+        ),
+        _row(
+            "KG's throughput falls by ~60% over a tenfold delay (calibration)",
+            "Sect. V-B Q4",
+            "KG -60%",
+            f"KG -{drop['kg']:.0%}",
+            within_tolerance(drop["kg"], KG_DROP, DROP_TOL),
+            f"holds by construction: {calibration}, so at 1 ms it delivers 0.4/1 of it",
+            kind="check",
+        ),
+        _row(
             "Under heavy load KG's latency is higher than PKG's (up to 45%)",
             "Sect. V-B Q4",
-            f"mean latency at {hi:g} ms: KG/PKG = {lat_ratio:.2f}",
-            lat_ratio > 1,
-            "open-loop FIFO queues: an overloaded worker's queue keeps growing, so the ratio "
-            "is far above the paper's closed-loop 45%",
+            "KG/PKG mean latency up to 1.45",
+            f"mean latency KG/PKG up to {1 + np.nanmax(lat_gain):.2f} (at {worst_lat:g} ms); "
+            f"at {hi:g} ms: KG {lat.loc[hi, 'kg']:,.1f} ms vs PKG {lat.loc[hi, 'pkg_local']:,.1f} ms",
+            within_tolerance(float(np.nanmax(lat_gain)), LATENCY_GAIN, LATENCY_TOL, neutral=0.0),
+            "open-loop FIFO queues fed at a fixed rate: at KG's saturation point its hot "
+            "worker's queue grows without bound while PKG's does not, so the gap there is far "
+            "above the paper's 45%; past it every queue grows and the ratio falls to about 1. "
+            "A Storm cluster's closed loop (back-pressure) caps queues, our model does not",
         ),
     ]
 
 
-def memory_claims(
-    tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 30.0
-) -> list[dict[str, Any]]:
+def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 30.0) -> list[Row]:
     """PKG's memory between KG's and SG's (Sect. III-A, V-B Q4) and the aggregation
     trade-off of Fig. 5b (:func:`aggregation_tradeoff`)."""
     mem = tp.groupby("scheme")["memory_normalized"].first()
@@ -225,60 +473,109 @@ def memory_claims(
     edge = (pkg["throughput"] / sg["throughput"]).idxmin()
     long = pkg[pkg.index >= crossing_period]
     above_kg = pkg.index[pkg["throughput"] > kg]
+    p = PAPER_MEMORY
+    counters = (
+        f"counters per key: KG {mem['kg']:.2f}, PKG {mem['pkg_local']:.2f}, SG {mem['sg']:.2f}"
+    )
     return [
-        _claim(
+        _row(
             "PKG needs more memory than KG but about half of SG's (3.6M vs 2.9M vs 7.2M)",
             "Sect. V-B Q4",
-            f"counters per key: KG {mem['kg']:.2f}, PKG {mem['pkg_local']:.2f}, "
-            f"SG {mem['sg']:.2f} (paper: 1, 1.24, 2.48)",
-            mem["kg"] < mem["pkg_local"] < mem["sg"],
-            "holds = KG < PKG < SG",
+            f"PKG/KG {p['pkg_local'] / p['kg']:.2f}, PKG/SG {p['pkg_local'] / p['sg']:.2f}",
+            f"PKG/KG {mem['pkg_local'] / mem['kg']:.2f}, PKG/SG "
+            f"{mem['pkg_local'] / mem['sg']:.2f} ({counters})",
+            combine(
+                [
+                    within_factor(
+                        mem["pkg_local"] / mem["kg"], p["pkg_local"] / p["kg"], MEMORY_FACTOR
+                    ),
+                    within_factor(
+                        mem["pkg_local"] / mem["sg"], p["pkg_local"] / p["sg"], MEMORY_FACTOR
+                    ),
+                ]
+            ),
+            "both ratios are sizes; the order KG < PKG < SG is the next row",
         ),
-        _claim(
+        _row(
+            "PKG's memory lies between KG's and SG's",
+            "Sect. III-A, V-B Q4",
+            "KG < PKG < SG",
+            counters,
+            ordering(
+                {"KG": mem["kg"], "PKG": mem["pkg_local"], "SG": mem["sg"]}, ["KG", "PKG", "SG"]
+            ),
+        ),
+        _row(
             "For every aggregation period PKG has higher throughput than SG with less memory",
             "Fig. 5b",
+            "at every period",
             f"PKG better at {int(better.sum())}/{len(better)} periods; closest at {edge:g} s: "
             f"PKG {pkg.loc[edge, 'throughput']:,.0f} vs SG {sg.loc[edge, 'throughput']:,.0f} "
             f"msg/s, {pkg.loc[edge, 'memory']:,.0f} vs {sg.loc[edge, 'memory']:,.0f} counters",
-            bool(better.all()),
+            share(int(better.sum()), len(better), rule="holds if at every period"),
             "saturated model, a flushed counter costs flush_cost; at very short periods almost "
             "every message is its own counter and PKG and SG flush about equally",
         ),
-        _claim(
+        _row(
             f"Above a {crossing_period:g} s aggregation period PKG's throughput exceeds KG's",
             "Fig. 5b",
+            f"PKG > KG for T > {crossing_period:g} s",
             f"PKG > KG ({kg:,.0f} msg/s) from {above_kg.min():g} s"
             if len(above_kg)
             else f"PKG never exceeds KG ({kg:,.0f} msg/s)",
-            bool(len(long) and (long["throughput"] > kg).all()) if len(long) else None,
-            "the period scale is our stream clock (1,000 messages/s) and the flush cost is "
-            "assumed, so where the crossing falls is not evidence; that one exists is",
+            share(
+                int((long["throughput"] > kg).sum()),
+                len(long),
+                rule=f"holds if PKG > KG at every period >= {crossing_period:g} s",
+            ),
+            "fails in our model: with 1 source and 9 workers KG's hottest worker is not loaded "
+            "enough for PKG's flushes to pay off; the period scale is our stream clock "
+            "(1,000 messages/s) and the flush cost is assumed, so where a crossing would fall "
+            "is not evidence",
         ),
     ]
 
 
-def used_bins_claims(bins: pd.DataFrame) -> list[dict[str, Any]]:
-    """Sect. IV-A: uniform keys use a ``1 - 1/e^2`` fraction of the bins."""
+# ----------------------------------------------------------------- Sect. IV-A used bins
+
+
+def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
+    """Sect. IV-A: uniform keys use a ``1 - 1/e^2`` fraction of the bins (both rows are
+    checks: textbook expectations that test our hash family, not findings of the paper)."""
     largest = bins[bins["n_workers"] == bins["n_workers"].max()]
     mean = largest["used_fraction"].mean()
-    bound_ok = bool((bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9).all())
+    n = int(largest["n_workers"].iloc[0])
+    respected = int((bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9).sum())
     return [
-        _claim(
+        _row(
             "n uniform keys use only 1 - 1/e^2 ~ 86.5% of n bins",
             "Sect. IV-A",
-            f"{mean:.2%} +- {largest['used_fraction'].std():.2%} at n = "
-            f"{int(largest['n_workers'].iloc[0]):,} ({len(largest)} seeds)",
-            abs(mean - USED_BINS) <= 0.01,
-            "holds = within 1 point of 86.47%",
+            f"1 - 1/e^2 = {USED_BINS:.2%}",
+            f"{mean:.2%} +- {largest['used_fraction'].std():.2%} at n = {n:,} "
+            f"({len(largest)} seeds)",
+            within_tolerance(mean, USED_BINS, USED_BINS_TOL),
+            "a check, not a claim: the expectation n - n(1 - 1/n)^(2n) is exact for ideal "
+            "random hashes; measuring it tests that our two seeded hashes behave like them",
+            kind="check",
         ),
-        _claim(
+        _row(
             "Hence imbalance >= m/(0.865 n) - m/n ~ 0.156 m/n",
             "Sect. IV-A",
+            "0.156 m (read: m/n)",
             f"n I(m)/m: mean {largest['scaled_imbalance'].mean():.3f} vs bound "
-            f"{largest['scaled_bound'].mean():.3f}; bound respected in "
-            f"{int((bins['scaled_imbalance'] >= bins['scaled_bound'] - 1e-9).sum())}/"
+            f"{largest['scaled_bound'].mean():.3f}; bound respected in {respected}/"
             f"{len(bins)} runs",
-            bound_ok,
-            "the paper writes 0.156 m; the bound is m/|B| - m/n = 0.156 m/n",
+            combine(
+                [
+                    within_tolerance(largest["scaled_bound"].mean(), BOUND_VALUE, BOUND_TOL),
+                    share(
+                        respected, len(bins), rule="holds if PKG respects the bound in every run"
+                    ),
+                ]
+            ),
+            "a check: every message lands in B, so max load >= m/|B| by construction; the "
+            "bound's value follows from the used fraction. The paper writes 0.156 m; the "
+            "bound is m/|B| - m/n = 0.156 m/n",
+            kind="check",
         ),
     ]

@@ -14,8 +14,11 @@ and figures, and computes each claim's measured value and verdict from the data:
 - Fig. 5: :func:`saturation_rate`, :func:`throughput_points`, :func:`aggregation_tradeoff`;
 - Sect. IV-A "used bins": :func:`used_bins_task`;
 - Sect. V-B Q2 agreement of G and L: :func:`routing_overlap`;
-- ``*_claims`` -- claims-table rows (claim, paper, measured, holds, note), ``holds``
-  computed from the measured numbers.
+- the worked example of Sect. III-A (10 messages, 3 workers, by hand):
+  :func:`two_choice_example`, :func:`example_loads`; the interactive demo's stream and loads:
+  :func:`skewed_demo_stream`, :func:`demo_loads`.
+
+The claims rows are graded in :mod:`routelab.grouping.lab.pkg_claims`.
 
 Naming of the variants follows the paper: ``H`` hashing (key grouping), ``G`` PKG with
 global load, ``L5`` PKG with local estimation at 5 sources, ``L5P`` the same with periodic
@@ -175,12 +178,15 @@ def stream_cases(
     return out
 
 
-def data_kinds(cases: Sequence[StreamCase]) -> str:
-    """A figure's data note: the streams grouped by kind, e.g. ``"real: a, b; synthetic: c"``."""
+def data_kinds(cases: Sequence[StreamCase], *, short: bool = False) -> str:
+    """A figure's data note: the streams grouped by kind, e.g. ``"real: a, b; synthetic: c"``;
+    ``short`` names them by the paper dataset they stand in for (``"real: TW, CT"``), so a
+    many-stream footer fits under the figure."""
     kinds: dict[str, list[str]] = {}
     for c in cases:
-        kinds.setdefault(c.data, []).append(c.name)
-    return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items())
+        kinds.setdefault(c.data, []).append(c.symbol if short else c.name)
+    text = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items())
+    return text + " stand-ins" if short else text
 
 
 def cases_table(cases: Sequence[StreamCase]) -> pd.DataFrame:
@@ -382,10 +388,15 @@ def with_labels(rows: pd.DataFrame, cases: Sequence[StreamCase] = ()) -> pd.Data
     return out
 
 
-def table2(rows: pd.DataFrame, value: str = "avg_imbalance") -> pd.DataFrame:
+def table2(
+    rows: pd.DataFrame, value: str = "avg_imbalance", streams: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Table II: average imbalance (messages) per stream and scheme (rows) and number of
-    workers (columns), one source, global load."""
+    workers (columns), one source, global load; only ``streams`` if given (the paper's
+    Table II shows WP and TW)."""
     sel = rows[rows["scheme"].isin(list(TABLE2_SCHEMES)) & (rows["n_sources"] == 1)].copy()
+    if streams is not None:
+        sel = sel[sel["stream"].isin(list(streams))]
     sel["method"] = pd.Categorical(
         sel["scheme"].map(TABLE2_SCHEMES), categories=list(TABLE2_SCHEMES.values()), ordered=True
     )
@@ -442,6 +453,47 @@ def splitting_gain(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> pd.DataFr
     out["below_1/p1"] = workers < 1.0 / out["p1"].to_numpy()
     out["above_2/p1"] = workers > 2.0 / out["p1"].to_numpy()
     return out
+
+
+def gain_summary(gain: pd.DataFrame) -> pd.DataFrame:
+    """:func:`splitting_gain` in one row per stream: ``p1``, the hashing/PKG gain below
+    ``1/p1`` (smallest and median) and beyond ``2/p1`` (median), and how far PKG's final
+    imbalance sits above the ``p1/2 - 1/W`` bound there (largest excess)."""
+    rows = []
+    for stream, g in gain.groupby(level="stream", sort=False):
+        below, above = g[g["below_1/p1"]], g[g["above_2/p1"]]
+        rows.append(
+            {
+                "stream": stream,
+                "p1": g["p1"].iloc[0],
+                "W < 1/p1": len(below),
+                "min gain": below["gain"].min(),
+                "median gain": below["gain"].median(),
+                "W > 2/p1": len(above),
+                "gain beyond 2/p1": above["gain"].median(),
+                "PKG above bound": (above["pkg_final"] - above["lower_bound_final"]).max(),
+            }
+        )
+    return pd.DataFrame(rows).set_index("stream")
+
+
+def local_global_summary(ratios: pd.DataFrame) -> pd.DataFrame:
+    """:func:`local_global_frame` in one row per stream: median and largest L/G, the
+    geometric mean and range of LP/L, over every ``S`` and ``W``."""
+    rows = []
+    for stream, r in ratios.groupby("stream", sort=False):
+        rows.append(
+            {
+                "stream": stream,
+                "points": len(r),
+                "median L/G": r["L_over_G"].median(),
+                "max L/G": r["L_over_G"].max(),
+                "geo. mean LP/L": geomean(r["LP_over_L"].to_numpy()),
+                "min LP/L": r["LP_over_L"].min(),
+                "max LP/L": r["LP_over_L"].max(),
+            }
+        )
+    return pd.DataFrame(rows).set_index("stream")
 
 
 def local_global_frame(rows: pd.DataFrame) -> pd.DataFrame:
@@ -522,8 +574,11 @@ def throughput_points(
 
 
 def throughput_frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 5a rows with the CPU delay in milliseconds (``delay_ms``)."""
-    return rows.assign(delay_ms=(rows["cpu_delay"] * 1000.0).round(9))
+    """Fig. 5a rows with the CPU delay (``delay_ms``) and the mean latency (``latency_ms``)
+    in milliseconds, the one latency unit of the notebook."""
+    return rows.assign(
+        delay_ms=(rows["cpu_delay"] * 1000.0).round(9), latency_ms=rows["latency_mean"] * 1000.0
+    )
 
 
 def flushed_counters(
@@ -628,3 +683,82 @@ def used_bins_task(params: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+# ----------------------------------------------------------------------------- worked example
+
+EXAMPLE_STREAM = "AABACABADA"
+"""The worked example's 10 messages: key A is hot (p1 = 0.6), B, C, D are rare."""
+EXAMPLE_WORKERS = 3
+EXAMPLE_SEED = 0
+
+
+def _key_id(label: str) -> int:
+    """Key ``"A"`` is 1, ``"B"`` 2, ...: small stable integer keys for the hash choices."""
+    return ord(label) - ord("A") + 1
+
+
+def two_choice_example(
+    stream: str = EXAMPLE_STREAM, n_workers: int = EXAMPLE_WORKERS, seed: int = EXAMPLE_SEED
+) -> pd.DataFrame:
+    """Hashing (KG) vs PKG message by message (Sect. III-A), small enough to check by hand.
+
+    One row per message: its key, the key's two hash choices ``H1``, ``H2`` (KG always takes
+    ``H1``), PKG's loads before routing it, PKG's choice (the less loaded of ``H1``, ``H2``;
+    ties to ``H1``, as :func:`routelab.grouping.reference.least_loaded`) and hashing's.
+    """
+    from routelab.grouping.reference import hash_choice, least_loaded
+
+    loads = [0] * n_workers
+    rows = []
+    for i, label in enumerate(stream, start=1):
+        key = _key_id(label)
+        h1, h2 = (hash_choice(key, j, n_workers, seed) for j in (0, 1))
+        before = "/".join(str(x) for x in loads)
+        chosen = least_loaded([h1, h2], loads)
+        loads[chosen] += 1
+        rows.append(
+            {
+                "msg": i,
+                "key": label,
+                "H1": h1,
+                "H2": h2,
+                "PKG loads before": before,
+                "PKG sends to": chosen,
+                "hashing sends to": h1,
+            }
+        )
+    return pd.DataFrame(rows).set_index("msg")
+
+
+def example_loads(example: pd.DataFrame, n_workers: int = EXAMPLE_WORKERS) -> pd.DataFrame:
+    """Final load per worker under hashing and PKG for :func:`two_choice_example`, with the
+    imbalance ``max - mean`` (Sect. II) in the last column."""
+    out = {}
+    for name, col in (("hashing", "hashing sends to"), ("PKG", "PKG sends to")):
+        loads = np.bincount(example[col].to_numpy(), minlength=n_workers)
+        out[name] = {f"worker {w}": int(x) for w, x in enumerate(loads)}
+        out[name]["imbalance"] = round(float(loads.max() - loads.mean()), 2)
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+def skewed_demo_stream(
+    n_messages: int = 20_000, n_keys: int = 1000, exponent: float = 0.9, seed: int = 0
+) -> np.ndarray:
+    """A small Zipf(``exponent``) key stream for the interactive demo (key 0 the hottest;
+    with the defaults p1 ~ 0.095, so 1/p1 ~ 10.5)."""
+    p = np.arange(1, n_keys + 1, dtype=np.float64) ** -exponent
+    rng = np.random.default_rng([seed, n_keys, n_messages])
+    return rng.choice(n_keys, size=n_messages, p=p / p.sum()).astype(np.int64)
+
+
+def demo_loads(keys: np.ndarray, n_workers: int, seed: int = 0) -> pd.DataFrame:
+    """Worker loads of hashing and PKG (global load, one source) on ``keys``: columns
+    ``worker``, ``scheme``, ``load``."""
+    from routelab.grouping.kernels import kg_route, pkg_global_route
+
+    rows = []
+    for name, route in (("hashing", kg_route), ("PKG", pkg_global_route)):
+        loads = np.bincount(route(keys, None, n_workers, seed=seed), minlength=n_workers)
+        rows += [{"worker": w, "scheme": name, "load": int(x)} for w, x in enumerate(loads)]
+    return pd.DataFrame(rows)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -19,9 +20,11 @@ from routelab.grouping.lab.pkg_experiments import (
     TABLE2_SCHEMES,
     USED_BINS,
     StreamCase,
+    demo_loads,
     imbalance_lower_bound,
+    max_key_probability,
 )
-from routelab.plots import PALETTE, color_for
+from routelab.plots import PALETTE, color_for, log_axis
 
 VARIANTS = ("G", "H", "L5", "L10", "L15", "L20")
 """Order of the variant colours (G = PKG with global load, H = hashing); L_S P shares L_S's."""
@@ -47,11 +50,53 @@ def _dash(name: str) -> str:
 
 
 def _color(name: str) -> str:
-    name = name.removesuffix("/S")
+    if name.endswith("/S"):  # the non-paper probing variant: its own colour, never hidden
+        return PALETTE[-1]
     base = name[:-1] if name.endswith("P") and name.startswith("L") else name
     if base in VARIANTS:
         return color_for(base, VARIANTS)
     return PALETTE[-1]
+
+
+def _draw_order(name: str) -> tuple[int, int, str]:
+    """Solid lines first, then dashed (L_S P), then dotted (L_S P/S): a dashed or dotted
+    line drawn on top leaves the line beneath visible through its gaps. Within a style,
+    the order of :data:`VARIANTS` (so the legend reads G, H, L5, L10, ...)."""
+    base = name.removesuffix("/S")
+    base = base[:-1] if base.endswith("P") and base.startswith("L") else base
+    rank = VARIANTS.index(base) if base in VARIANTS else len(VARIANTS)
+    return ({"solid": 0, "dash": 1, "dot": 2}[_dash(name)], rank, name)
+
+
+def _label_narrow_log_axes(fig: go.Figure, axis: str = "y") -> go.Figure:
+    """Give every log axis whose data hold fewer than two powers of ten (so
+    :func:`routelab.plots.log_axis` would label one decade or none) explicit 1-2-3-5 labels."""
+    values: dict[str, list[float]] = {}
+    for trace in fig.data:
+        ref = getattr(trace, f"{axis}axis") or axis
+        ys = pd.to_numeric(pd.Series(getattr(trace, axis), dtype=object), errors="coerce")
+        values.setdefault(ref, []).extend(ys[ys > 0].tolist())
+    for ref, ys in values.items():
+        if not ys:
+            continue
+        lo, hi = np.log10(min(ys)), np.log10(max(ys))
+        if np.floor(hi) - np.ceil(lo) >= 1:
+            continue  # two or more powers of ten lie inside the data: log_axis labels them
+        ticks = [
+            m * 10.0**k
+            for k in range(int(np.floor(lo)), int(np.floor(hi)) + 1)
+            for m in (1, 2, 3, 5)
+            if 10**lo / 1.5 <= m * 10.0**k <= 10**hi * 1.5
+        ]
+        name = ref.replace(axis, f"{axis}axis", 1)
+        fig.layout[name].update(
+            tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks]
+        )
+    return fig
+
+
+def _width(name: str) -> float:
+    return 3.0 if _dash(name) == "dot" else 2.0
 
 
 _SPACING = {"horizontal_spacing": 0.08, "vertical_spacing": 0.2}
@@ -98,9 +143,10 @@ def _boundaries(
 def _imbalance_axes(
     fig: go.Figure, workers: Sequence[int], title: str, cells: Sequence[tuple[int, int]]
 ) -> go.Figure:
-    fig.update_xaxes(type="log", tickvals=sorted(workers))
+    log_axis(fig, "x", tickmode="array", tickvals=sorted(workers))
     fig.update_xaxes(title_text="workers W", row=max(r for r, _ in cells))
-    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+    log_axis(fig, "y")
+    _label_narrow_log_axes(fig)
     fig.update_yaxes(title_text="avg I / m", col=1)
     fig.update_annotations(font_size=12)
     fig.update_layout(title=title, font_size=11)
@@ -158,8 +204,9 @@ def local_global_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.F
     seen: set[str] = set()
     for case, (r, c) in zip(cases, cells, strict=True):
         sel = rows[(rows["stream"] == case.name) & rows["variant"].str.match(r"^(H|G|L\d+P?)$")]
-        for name, d in sel.groupby("variant", sort=False):
-            d = d.sort_values("n_workers")
+        groups = dict(list(sel.groupby("variant", sort=False)))
+        for name in sorted(groups, key=_draw_order):
+            d = groups[name].sort_values("n_workers")
             fig.add_trace(
                 go.Scatter(
                     x=d["n_workers"],
@@ -188,7 +235,9 @@ def timeline_figure(
     seen: set[str] = set()
     at_w = timelines[timelines["n_workers"] == n_workers]
     for case, (r, c) in zip(cases, cells, strict=True):
-        for name, d in at_w[at_w["stream"] == case.name].groupby("variant", sort=False):
+        groups = dict(list(at_w[at_w["stream"] == case.name].groupby("variant", sort=False)))
+        for name in sorted(groups, key=_draw_order):
+            d = groups[name]
             fig.add_trace(
                 go.Scatter(
                     x=d["messages"] / 1e6,
@@ -197,14 +246,15 @@ def timeline_figure(
                     name=name,
                     legendgroup=name,
                     showlegend=name not in seen,
-                    line={"color": _color(name), "dash": _dash(name)},
+                    line={"color": _color(name), "dash": _dash(name), "width": _width(name)},
                 ),
                 row=r,
                 col=c,
             )
             seen.add(name)
     fig.update_xaxes(title_text="messages routed (millions)", row=cells[-1][0] if cells else 1)
-    fig.update_yaxes(type="log", exponentformat="power")
+    log_axis(fig, "y")
+    _label_narrow_log_axes(fig)
     fig.update_yaxes(title_text="I(t) / t", col=1)
     fig.update_annotations(font_size=12)
     fig.update_layout(
@@ -231,19 +281,27 @@ def source_skew_figure(skew: pd.DataFrame) -> go.Figure:
                     line={"color": PALETTE[sources.index(s) % len(PALETTE)], "dash": dash},
                 )
             )
-    fig.update_xaxes(type="log", title_text="workers W")
-    fig.update_yaxes(type="log", exponentformat="power", title_text="avg imbalance / messages")
+    workers = sorted(skew["n_workers"].unique())
+    log_axis(fig, "x", tickmode="array", tickvals=workers, title_text="workers W")
+    log_axis(fig, "y", title_text="avg imbalance / messages")
+    _label_narrow_log_axes(fig)
     fig.update_layout(title="Fig. 4: uniform vs skewed split of the messages on the sources")
     return fig
 
 
 def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
-    """Fig. 5a: throughput (left) and mean latency (right) vs CPU delay for KG, SG, PKG."""
+    """Fig. 5a: throughput (left) and mean latency in ms (right) vs CPU delay for KG, PKG
+    and SG. SG is drawn last, dashed with open markers: it often coincides with PKG."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=["throughput", "mean latency"])
-    for scheme, d in tp.sort_values("delay_ms").groupby("scheme", sort=False):
+    groups = dict(list(tp.sort_values("delay_ms").groupby("scheme", sort=False)))
+    order = [s for s in ("kg", "pkg_local", "sg") if s in groups]
+    for scheme in order + sorted(set(groups) - set(order)):
+        d = groups[scheme]
         style = {"color": SCHEME_COLORS.get(scheme, PALETTE[-1])}
+        marker = {"size": 7}
         if scheme == "sg":  # SG and PKG often coincide: keep both visible
-            style["dash"] = "dash"
+            style |= {"dash": "dash", "width": 2.5}
+            marker = {"size": 11, "symbol": "circle-open", "line": {"width": 2}}
         name = SCHEME_NAMES.get(scheme, scheme)
         fig.add_trace(
             go.Scatter(
@@ -253,6 +311,7 @@ def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
                 legendgroup=name,
                 mode="lines+markers",
                 line=style,
+                marker=marker,
             ),
             row=1,
             col=1,
@@ -260,12 +319,13 @@ def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 x=d["delay_ms"],
-                y=d["latency_mean"],
+                y=d["latency_ms"],
                 name=name,
                 legendgroup=name,
                 showlegend=False,
                 mode="lines+markers",
                 line=style,
+                marker=marker,
             ),
             row=1,
             col=2,
@@ -280,7 +340,7 @@ def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
     )
     fig.update_xaxes(title_text="CPU delay per tuple (ms)")
     fig.update_yaxes(title_text="messages / s", row=1, col=1)
-    fig.update_yaxes(title_text="seconds", type="log", exponentformat="power", row=1, col=2)
+    log_axis(fig, "y", title_text="ms", row=1, col=2)
     fig.update_layout(title="Fig. 5a: throughput and latency vs CPU delay (queueing model)")
     return fig
 
@@ -310,7 +370,7 @@ def aggregation_figure(agg: pd.DataFrame) -> go.Figure:
             line={"color": SCHEME_COLORS["kg"], "width": 2},
             annotation_text="KG (no aggregation)",
         )
-    fig.update_xaxes(type="log", title_text="average counters held per aggregation period")
+    log_axis(fig, "x", title_text="average counters held per aggregation period")
     fig.update_yaxes(title_text="saturated throughput (messages / s)")
     fig.update_layout(title="Fig. 5b: throughput vs memory for different aggregation periods")
     return fig
@@ -395,7 +455,47 @@ def used_bins_figure(bins: pd.DataFrame) -> go.Figure:
         col=2,
         annotation_text="0.156",
     )
-    fig.update_xaxes(type="log", title_text="keys = workers n")
+    log_axis(fig, "x", title_text="keys = workers n")
     fig.update_yaxes(range=[0.8, 1.0], row=1, col=1)
     fig.update_layout(title="Sect. IV-A: uniform keys leave ~13.5% of the bins unused")
+    return fig
+
+
+def demo_figure(keys: np.ndarray, n_workers: int, seed: int = 0) -> go.Figure:
+    """The two-choice demo: each worker's load under hashing and PKG (bars, linear axis) for
+    ``keys`` on ``n_workers`` workers, the average load m/W dashed, and where W sits against
+    the stream's ``1/p1`` and ``2/p1`` (Sect. IV-A)."""
+    loads = demo_loads(keys, n_workers, seed)
+    m = keys.size
+    p1 = max_key_probability(keys)
+    fig = go.Figure()
+    for name in ("hashing", "PKG"):
+        d = loads[loads["scheme"] == name]
+        fig.add_trace(
+            go.Bar(
+                x=d["worker"],
+                y=d["load"],
+                name=f"{name}: imbalance {d['load'].max() - m / n_workers:,.0f}",
+                marker_color=TABLE2_COLORS["Hashing" if name == "hashing" else "PKG"],
+            )
+        )
+    fig.add_hline(
+        y=m / n_workers,
+        line={"color": "#333", "dash": "dash", "width": 1.5},
+        annotation_text="average m/W",
+    )
+    if n_workers < 1 / p1:
+        regime = f"W < 1/p1 = {1 / p1:.1f}: PKG can split the hot key evenly"
+    elif n_workers <= 2 / p1:
+        regime = f"1/p1 <= W <= 2/p1 = {2 / p1:.1f}: the hot key's two workers are nearly full"
+    else:
+        regime = f"W > 2/p1 = {2 / p1:.1f}: the hot key's two workers exceed the average"
+    fig.update_layout(
+        title=f"{m:,} messages, p1 = {p1:.3f}, W = {n_workers}<br><sup>{regime}</sup>",
+        barmode="group",
+        bargap=0.15,
+        height=380,
+    )
+    fig.update_xaxes(title_text="worker", dtick=1 if n_workers <= 20 else 5)
+    fig.update_yaxes(title_text="messages")
     return fig
