@@ -25,10 +25,10 @@ import pandas as pd
 import pytest
 
 from routelab.s3tm.lab.shedding_experiments import (
+    build_workload,
     compare_at_equal_shed,
     shed_at_accuracy,
     shedding_curve,
-    shedding_workloads,
 )
 from routelab.s3tm.placement import Placement, place_subscriptions
 from routelab.s3tm.routing import Mapping
@@ -279,9 +279,100 @@ def test_workloads_end_to_end_on_synthetic_posts():
     from routelab.datasets.synthetic import topic_tweets_pandas
 
     frame = topic_tweets_pandas(800, seed=3, vocab_size=400, topic_words=50)
-    out = shedding_workloads(
-        frame, ["tweet"], 300, n_matchers=4, method="hash", placement="random", progress=False
+    out = build_workload(
+        frame,
+        ["tweet"],
+        workload="all_words",
+        n_subscriptions=300,
+        n_matchers=4,
+        method="hash",
+        placement="random",
+        progress=False,
     )
-    d = out["tweet"]
+    d = out.deliveries["tweet"]
     assert d.info["posts"] == 400 and d.info["learning_posts"] == 400
     assert d.false_matches == 0 and d.missed_matches == 0 and d.n_oracle >= 1
+
+
+def _marked_posts(n: int = 600) -> pd.DataFrame:
+    """Synthetic posts, each with a word of its own (``u<post_id>``): a subscription drawn
+    from post p contains ``u<p>``, so its source is visible in the subscription."""
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    frame = topic_tweets_pandas(n, seed=5, vocab_size=300, topic_words=40)
+    frame["words"] = [[*w, f"u{p}"] for p, w in zip(frame["post_id"], frame["words"], strict=True)]
+    return frame[["post_id", "words"]]
+
+
+def _sources(subscriptions: pd.DataFrame) -> set[int]:
+    return {int(w[1:]) for words in subscriptions["words"] for w in words if w.startswith("u")}
+
+
+def test_default_workload_draws_subscriptions_from_learning_posts_only():
+    # issue 11 item 1: no held-out publication may be a subscription's source, and the
+    # paper's ratio (0.1 subscriptions per learning post) sets the count
+    from routelab.s3tm.lab.shedding_experiments import build_workload
+
+    frame = _marked_posts()
+    w = build_workload(
+        frame, ["tweet"], n_matchers=4, method="hash", placement="random", progress=False
+    )
+    d = w.deliveries["tweet"]
+    held_out = set(d.post_ids.tolist())
+    assert held_out == set(w.test_ids.tolist()) and len(held_out) == 300
+    assert held_out.isdisjoint(w.learn_ids.tolist())
+    sources = _sources(w.subscriptions["tweet"])
+    assert len(sources) == 30 == d.info["subscriptions"]  # round(0.1 * 300), no repeats
+    assert sources <= set(w.learn_ids.tolist()) and not sources & held_out
+    assert d.false_matches == 0 and d.missed_matches == 0
+    # the stress variant draws from every post: held-out publications are subscriptions
+    stress = build_workload(
+        frame,
+        ["tweet"],
+        workload="all_words",
+        n_subscriptions=200,
+        n_matchers=4,
+        method="hash",
+        placement="random",
+        progress=False,
+    )
+    assert _sources(stress.subscriptions["tweet"]) & set(stress.test_ids.tolist())
+    assert stress.deliveries["tweet"].info["subscriptions"] == 200
+
+
+def test_subscription_count_per_workload():
+    from routelab.s3tm.lab.shedding_experiments import subscription_count
+
+    assert subscription_count("learning", 1_000_000, 0.1, 5) == 100_000  # the paper's ratio
+    assert subscription_count("learning", 42_011, 0.1, 5) == 4_201
+    assert subscription_count("learning", 3, 0.1, 5) == 1
+    assert subscription_count("all_words", 42_011, 0.1, 100_000) == 100_000
+    with pytest.raises(ValueError, match="workload"):
+        subscription_count("everything", 10, 0.1, 5)
+    with pytest.raises(ValueError, match="ratio"):
+        subscription_count("learning", 10, 0.0, 5)
+
+
+def test_worked_example_by_hand():
+    # notebook 06's worked example: P = {a..h} to matchers 0-4 with m = 2.
+    # consensus = P's subscribed words per matcher: {a,b,c}=3, {d,e}=2, f, g, h = 1 -> 0, 1
+    # subscription = sum of n_j(w) over P's words: m0 a=1; m1 d+c+e=3; m2 f*4+g+h+a=7;
+    # m3 b+g*3+h=5; m4 h=1 -> 2, 3. P matches {d}@1, 4 subs @2, 3 subs @3: 8 matches.
+    from routelab.s3tm.lab.shedding_experiments import worked_example
+    from routelab.s3tm.lab.shedding_figures import buffer_example_figure
+
+    table, policies = worked_example(2)
+    assert table["consensus utility"].tolist() == [3, 2, 1, 1, 1]
+    assert table["subscription utility"].tolist() == [1, 3, 7, 5, 1]
+    assert table["P's matches there"].tolist() == [0, 1, 4, 3, 0]
+    assert table["consensus (m = 2)"].tolist() == ["sent", "sent", "shed", "shed", "shed"]
+    assert table["subscription (m = 2)"].tolist() == ["shed", "shed", "sent", "sent", "shed"]
+    assert policies["matchers P is sent to"].tolist()[:2] == ["0, 1", "2, 3"]
+    assert policies["accuracy"].tolist() == pytest.approx([1 / 8, 7 / 8, 0.4])
+    assert policies.index[2] == "random dropping (60% of the load)"
+    # buffer: L = (5, 2): rho = 2.5, r = 0.5 / (2.5 - 1) = 1/3 -> b^i = 250, b^s = 750;
+    # lowered at 249 -> 622.5 < 1000; raised at 1000 -> 400 >= 250
+    _, seg = buffer_example_figure((5.0, 2.0), 1000.0)
+    assert seg.r == pytest.approx(1 / 3) and seg.ideal == pytest.approx(250)
+    assert seg.stable == pytest.approx(750) and seg.overload == pytest.approx(500)
+    assert 249 * seg.rho_max < seg.size and seg.size / seg.rho_max >= seg.ideal

@@ -151,18 +151,23 @@ def test_no_fast_oscillation_between_adjacent_levels():
     changes = changes[changes > 200]
     fastest = seg.stable / max(CAP / 0.6 - rate, rate - CAP / 0.8)  # fill or drain b^s
     assert len(changes) >= 2 and np.diff(changes).min() >= fastest - 1
-    verdict = sc.controller_verdict(run)
-    assert verdict["no_oscillation"] and verdict["segment_jumps"] == 0
+    report = sim.oscillation_report(run)
+    assert sim.segment_jumps(run) == 0 and report["settled_range"].max() <= 1
+    verdict = sc.controller_verdict(report, sim.segment_jumps(run), len(LOADS) - 1)
+    assert verdict.verdict == "holds"
 
 
 def test_paper_schedule_follows_the_rate_with_noise():
     # at 12k/s capacity the base 16k/s needs level 3 (L = .6), 32k/s is beyond the top level
     run = sim.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
-    verdict = sc.controller_verdict(run)
-    rep = verdict["report"]
+    rep = sim.oscillation_report(run)
     assert rep["level_end"].tolist()[1] == 5  # top level at 32k/s
     assert rep["level_end"].tolist()[2] == 0  # back to 0 at 2k/s
-    assert verdict["follows_rate"]
+    assert sc.follows_rate(rep, 5) == (3, 3)
+    rows = sc.controller_claims(run)
+    assert rows[0]["verdict"].verdict == "holds" and "3/3 rate changes" in rows[0]["measured"]
+    up, down = sc.lag_times(rep)
+    assert rows[1]["measured"].endswith(f"{down:.0f} s / {up:.0f} s = {down / up:.2f}")
     again = sim.simulate(LOADS, np.arange(6), 12_000, _segments(size=160_000), seed=3)
     pd.testing.assert_frame_equal(run.trace, again.trace)
 

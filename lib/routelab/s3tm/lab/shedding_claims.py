@@ -1,141 +1,241 @@
-"""The claims of notebook 06_shedding about what load to shed (S3-TM Sects. 5.2.1, 6.5; Fig. 8a),
-checked on the curves of :mod:`routelab.s3tm.lab.shedding_experiments`.
+"""The claims of notebook 06_shedding about what load to shed and how much (S3-TM Sects.
+5.2.1, 5.2.2, 6.5; Fig. 8), graded against the paper's statements on the curves of
+:mod:`routelab.s3tm.lab.shedding_experiments` and the controller runs of
+:mod:`routelab.s3tm.lab.controller_simulation`.
+
+Every row is a dict with ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
+:class:`routelab.claims.Verdict`, rule included), ``note`` and ``kind``, passed as
+``report.claim(**row)``. Claims made over both subscription workloads (tweet- and
+topic-based) are graded per workload and combined (:func:`routelab.claims.combine`): holding
+on one workload only is "partly". The tolerances below were declared before the runs they
+grade.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from routelab.claims import Verdict, at_most, combine, direction, share, within_tolerance
 from routelab.s3tm.lab.controller_simulation import (
     ControllerRun,
     oscillation_report,
     segment_jumps,
 )
-from routelab.s3tm.lab.shedding_experiments import compare_at_equal_shed, shed_at_accuracy
-from routelab.s3tm.shedding import RANDOM_DROP, Deliveries
+from routelab.s3tm.lab.shedding_experiments import (
+    compare_at_equal_shed,
+    random_drop_gaps,
+    shed_at_accuracy,
+)
+from routelab.s3tm.shedding import Deliveries
 from routelab.s3tm.shedding_controller import BufferSegments, eq8_holds
+
+#: "it is possible to shed close to 25% of the load, while still maintaining 90% accuracy"
+#: (Sect. 6.5): the paper's operating point ...
+PAPER_SHED = 0.25
+PAPER_ACCURACY = 0.9
+#: ... and how close "close to" is: the shed at 90 % accuracy within +-10 percentage points
+#: (15-35 %) holds; any positive shed at 90 % accuracy outside that band is "direction only".
+SHED_TOLERANCE = 0.10
+
+#: Two policies' accuracies closer than this are a tie, not a loss ("higher accuracy for the
+#: same amount of load shed", Sect. 6.5, has no size: the right direction at every compared
+#: shed holds; better on average but behind by more than this somewhere is "partly").
+TIE_MARGIN = 0.005
+
+#: Only thresholds that shed at least this share of the load are compared (below it every
+#: policy keeps everything and the differences are rounding).
+MIN_SHED = 0.01
+
+#: Fig. 8b's "no oscillation": after the first half of each steady-rate segment the level
+#: stays within this many adjacent levels (1: settled on one level or alternating between two
+#: neighbours), and no level change jumps the buffer across the stable segment (Eq. 8).
+SETTLED_RANGE = 1
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def beats_verdict(gain: Mapping[str, float], *, margin: float = TIE_MARGIN) -> Verdict:
+    """Subscription vs consensus shedding on one workload, from
+    :func:`~routelab.s3tm.lab.shedding_experiments.compare_at_equal_shed`'s summary.
+
+    holds if the mean accuracy gain at equal load shed is positive and subscription shedding
+    is nowhere behind by more than ``margin``; partly if it is ahead on average but behind
+    somewhere; fails if it is not ahead on average; not comparable with no shed compared.
+    """
+    rule = (
+        f"holds if mean accuracy gain at equal load shed > 0 and the gain >= -{margin:g} at "
+        f"every compared shed; partly if ahead on average only"
+    )
+    if not gain.get("n"):
+        return Verdict("not comparable", rule + "; no common load shed to compare")
+    if gain["mean_gain"] <= 0:
+        return Verdict("fails", rule)
+    if gain["min_gain"] >= -margin:
+        return Verdict("holds", rule)
+    return Verdict("partly", rule)
+
+
+def shed_verdict(
+    shed: float,
+    *,
+    paper: float = PAPER_SHED,
+    tolerance: float = SHED_TOLERANCE,
+) -> Verdict:
+    """ "Close to 25 % of the load shed at 90 % accuracy" on one workload: within
+    ``tolerance`` of the paper's shed holds, any other positive shed is direction only (load
+    shedding helps, by another amount), no shed at all fails."""
+    return within_tolerance(shed, paper, tolerance, neutral=0.0)
+
+
+def random_drop_verdict(min_diff: float) -> Verdict:
+    """ "Limiting the multicast is more effective than randomly dropping publications" on one
+    workload: the smallest accuracy lead over random dropping at equal load shed (over the
+    thresholds that shed at least :data:`MIN_SHED`) must be positive."""
+    return direction(min_diff, neutral=0.0, expected="above")
+
+
+def per_workload(verdicts: Mapping[str, Verdict]) -> Verdict:
+    """One verdict over the workloads (:func:`routelab.claims.combine`), its rule naming each
+    workload's verdict."""
+    v = combine(list(verdicts.values()))
+    first = next(iter(verdicts.values())).rule
+    parts = ", ".join(f"{k}: {x.verdict}" for k, x in verdicts.items())
+    return Verdict(v.verdict, f"per workload, {first}; combined ({parts})")
+
+
+# --------------------------------------------------------------------------- Fig. 8a
 
 
 def shedding_claims(
     curves: dict[str, pd.DataFrame],
     deliveries: dict[str, Deliveries],
     *,
-    primary: str = "tweet",
-    accuracy: float = 0.9,
-    paper_shed: float = 0.25,
     cost: str = "ops",
+    workload: str = "learning",
 ) -> list[dict[str, Any]]:
-    """The Sect. 6.5 / Fig. 8a claims as claims-table rows, measured on ``curves``
-    (:func:`shedding_curve` per kind); ``primary`` is the kind the verdict is taken on (the
-    other kinds are reported beside it)."""
+    """The Sect. 6.5 / Fig. 8a rows, measured on ``curves`` (:func:`shedding_curve` per
+    subscription kind) and graded per kind (see the module docstring)."""
     shed_col = "load_shed" if cost == "ops" else "unit_shed"
     load_name = "trie-operation load" if cost == "ops" else "unit routing load"
     kinds = list(curves)
+    on = f"{workload!r} workload, {' and '.join(kinds)}-based subscriptions"
     false_total = sum(int(c["false_matches"].sum()) for c in curves.values())
     full_false = sum(d.false_matches for d in deliveries.values())
     full_missed = sum(d.missed_matches for d in deliveries.values())
     n_eval = sum(len(c) for c in curves.values())
+    check = at_most(false_total + full_false + full_missed, 0, what="false + missed matches")
     rows = [
         {
-            "claim": "Shedding never creates a false match",
+            "claim": "Shedding never creates a false match (and with nothing shed the matchers "
+            "produce exactly the oracle's matches)",
             "paper": "Sect. 6.5",
+            "paper_value": "no superfluous matches, only missing ones",
             "measured": f"{false_total} produced matches outside the oracle over {n_eval} "
-            f"shedding runs ({', '.join(kinds)}); with nothing shed {full_false} false and "
-            f"{full_missed} missed",
-            "holds": false_total == 0 and full_false == 0,
-            "note": "produced matches come from the matchers' tries on the kept deliveries; "
-            "the oracle is plain set containment over all subscriptions",
+            f"shedding runs; with nothing shed {full_false} false and {full_missed} missed",
+            "verdict": check,
+            "note": "a check of our matchers against the brute-force oracle (set containment "
+            "over all subscriptions): shedding only removes deliveries, so a false match "
+            "would be a bug in routing or matching, not a property of the paper's method",
+            "kind": "check",
         }
     ]
-    gains = {k: compare_at_equal_shed(c, shed=shed_col) for k, c in curves.items()}
-    g = gains[primary]
+    gains = {
+        k: compare_at_equal_shed(c, shed=shed_col, min_shed=MIN_SHED) for k, c in curves.items()
+    }
     rows.append(
         {
-            "claim": "Subscription shedding beats consensus shedding at equal load shed",
+            "claim": "Subscription shedding gives higher accuracy than consensus shedding for "
+            "the same load shed",
             "paper": "Sect. 6.5, Fig. 8a",
+            "paper_value": "subscription above consensus (no size given)",
             "measured": "; ".join(
-                f"{k}: accuracy {v['mean_gain']:+.3f} on average (min {v['min_gain']:+.3f}) "
+                f"{k}: gain {v['mean_gain']:+.3f} on average (min {v['min_gain']:+.3f}) "
                 f"over {v['n']} shed levels"
                 for k, v in gains.items()
             ),
-            "holds": _beats(g),
-            "note": f"accuracy interpolated at the same {load_name} shed; verdict on "
-            f"{primary}-based subscriptions"
-            + _disagree({k: _beats(v) for k, v in gains.items()}, primary),
+            "verdict": per_workload({k: beats_verdict(v) for k, v in gains.items()}),
+            "note": f"accuracy interpolated at the same {load_name} shed; {on}"
+            + _topic_note(gains),
+            "kind": "claim",
         }
     )
     sheds = {
-        k: shed_at_accuracy(c[c["method"] == "subscription"], accuracy, shed_col)
+        k: shed_at_accuracy(c[c["method"] == "subscription"], PAPER_ACCURACY, shed_col)
         for k, c in curves.items()
     }
-    s = sheds[primary]
     rows.append(
         {
-            "claim": f"About {paper_shed:.0%} of the load can be shed at {accuracy:.0%} accuracy",
+            "claim": f"Close to {PAPER_SHED:.0%} of the load can be shed at "
+            f"{PAPER_ACCURACY:.0%} accuracy",
             "paper": "Sect. 6.5, Fig. 8a",
+            "paper_value": f"~{PAPER_SHED:.0%} shed at {PAPER_ACCURACY:.0%} accuracy",
             "measured": "; ".join(
-                f"{k}: {v:.1%} shed at >= {accuracy:.0%} accuracy (subscription shedding)"
-                for k, v in sheds.items()
+                f"{k}: {v:.1%} shed at >= {PAPER_ACCURACY:.0%} accuracy" for k, v in sheds.items()
             ),
-            "holds": bool(s >= 0.8 * paper_shed),
-            "note": f"holds if at least ~{paper_shed:.0%} (>= {0.8 * paper_shed:.0%}) of the "
-            f"{load_name} can be shed on {primary}-based subscriptions"
-            + (
-                "; we can shed much more than the paper: our accuracy curve is flatter"
-                if s > 1.5 * paper_shed
-                else ""
-            )
-            + _disagree({k: v >= 0.8 * paper_shed for k, v in sheds.items()}, primary),
+            "verdict": per_workload({k: shed_verdict(v) for k, v in sheds.items()}),
+            "note": f"subscription shedding, {load_name}, interpolated between thresholds; {on}"
+            + _shed_note(sheds),
+            "kind": "claim",
         }
     )
-    rand = {}
-    for k, c in curves.items():
-        sub = c[c["method"] == "subscription"].set_index("m")["accuracy"]
-        rnd = c[c["method"] == RANDOM_DROP].set_index("m")["accuracy"]
-        shed_m = c[(c["method"] == "subscription") & (c[shed_col] >= 0.01)]["m"]
-        both = sub.index.intersection(rnd.index).intersection(pd.Index(shed_m))
-        rand[k] = float((sub[both] - rnd[both]).min()) if len(both) else float("nan")
+    rand = {k: random_drop_gaps(c, shed_col, MIN_SHED) for k, c in curves.items()}
     rows.append(
         {
-            "claim": "Limiting the multicast is better than randomly dropping publications",
-            "paper": "Sects. 5 and 5.2.1",
+            "claim": "Limiting the multicast is more effective than randomly dropping publications",
+            "paper": "Sect. 5.2.1",
+            "paper_value": "more accuracy at the same load (no size given)",
             "measured": "; ".join(
-                f"{k}: subscription shedding's accuracy minus random dropping's at equal "
-                f"load shed >= {v:+.3f}"
+                f"{k}: subscription shedding's accuracy minus random dropping's >= {v:+.3f}"
                 for k, v in rand.items()
             ),
-            "holds": bool(rand[primary] >= 0),
-            "note": "random dropping sheds whole publications in a seeded hash order until the "
-            "same load is shed; compared at every threshold that sheds >= 1% of the load"
-            + _disagree({k: v >= 0 for k, v in rand.items()}, primary),
+            "verdict": per_workload({k: random_drop_verdict(v) for k, v in rand.items()}),
+            "note": "random dropping drops whole publications in a seeded hash order until "
+            f"the same load is shed; compared at every threshold shedding >= {MIN_SHED:.0%} of "
+            f"the load; {on}",
+            "kind": "claim",
         }
     )
     return rows
 
 
-def _beats(gain: dict[str, float]) -> bool:
-    return bool(gain["n"] > 0 and gain["share_better"] == 1.0 and gain["mean_gain"] > 0)
-
-
-def _disagree(verdicts: dict[str, bool], primary: str) -> str:
-    """A note naming the other workloads whose verdict differs from the primary's."""
-    other = [k for k, v in verdicts.items() if k != primary and v != verdicts[primary]]
-    if not other:
+def _topic_note(gains: Mapping[str, Mapping[str, float]]) -> str:
+    bad = [k for k, v in gains.items() if beats_verdict(v).verdict != "holds"]
+    if not bad:
         return ""
-    word = "holds" if not verdicts[primary] else "does not hold"
-    return f"; it {word} on {', '.join(other)}-based subscriptions"
+    return (
+        f"; not on {', '.join(bad)}-based subscriptions: with a few hundred subscribed topic "
+        "words shared by many subscriptions, the matchers holding most subscriptions are not "
+        "the ones where this publication's matches are"
+    )
+
+
+def _shed_note(sheds: Mapping[str, float]) -> str:
+    high = [k for k, v in sheds.items() if v > PAPER_SHED + SHED_TOLERANCE]
+    low = [k for k, v in sheds.items() if 0 < v < PAPER_SHED - SHED_TOLERANCE]
+    out = ""
+    if high:
+        out += (
+            f"; {', '.join(high)}: far more than the paper -- a tweet-based subscription is a "
+            "whole post, matched only by publications holding all its words, so the matchers "
+            "with most subscriptions for the publication's words keep almost all matches"
+        )
+    if low:
+        out += f"; {', '.join(low)}: less than the paper (its accuracy falls earlier)"
+    return out
+
+
+# --------------------------------------------------------------------------- Eq. 8, Fig. 8b
 
 
 def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> dict[str, Any]:
     """Eq. 8 as a *check* row, not a paper claim: the controller builds ``segments``' ratio r
     from these same level loads, so it satisfies Eq. 8 by construction (issue 11); the row
     verifies the construction (per :func:`eq8_holds`) and is labelled a derivation."""
-    from routelab.claims import Verdict
-
     ok = eq8_holds(segments, loads)
     return {
         "claim": "The segment ratio r satisfies Eq. 8 for the measured L(l)",
@@ -152,40 +252,75 @@ def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> 
     }
 
 
-def controller_verdict(run: ControllerRun) -> dict[str, Any]:
-    """The Fig. 8b claim, measured: the level follows the input rate (higher mean level
-    where the rate is higher than in the previous segment, lower where it is lower) and does
-    not oscillate (no Eq. 8 segment jump; each segment settles within one level step)."""
-    report = oscillation_report(run)
-    follows = True
+def follows_rate(report: pd.DataFrame, top_level: int) -> tuple[int, int]:
+    """Rate changes the level followed, and rate changes: after an increase the segment ends
+    at a higher level (or ``top_level``), after a decrease at a lower one (or 0)."""
+    ok = n = 0
     for prev, cur in zip(report.itertuples(), report.iloc[1:].itertuples(), strict=False):
         if cur.input_rate > prev.input_rate:
-            follows &= cur.level_end > prev.level_end or cur.level_end == len(run.loads) - 1
+            n += 1
+            ok += cur.level_end > prev.level_end or cur.level_end == top_level
         elif cur.input_rate < prev.input_rate:
-            follows &= cur.level_end < prev.level_end or cur.level_end == 0
+            n += 1
+            ok += cur.level_end < prev.level_end or cur.level_end == 0
+    return ok, n
+
+
+def controller_verdict(report: pd.DataFrame, jumps: int, top_level: int) -> Verdict:
+    """Fig. 8b: "the change in the shedding level shows a similar pattern with the changes in
+    the input rate" (every rate change followed, :func:`routelab.claims.share`: some
+    followed = partly) without oscillating (no Eq. 8 segment jump; each segment settled
+    within :data:`SETTLED_RANGE` levels)."""
+    ok, n = follows_rate(report, top_level)
+    parts = [
+        share(ok, n, rule="level follows each rate change"),
+        at_most(jumps, 0, what="ideal<->overload jumps"),
+        at_most(int(report["settled_range"].max()), SETTLED_RANGE, what="settled level range"),
+    ]
+    return combine(parts)
+
+
+def lag_times(report: pd.DataFrame) -> tuple[float, float]:
+    """Settling times (s) after the first rate increase that is followed by a decrease, and
+    after that decrease; NaNs if the schedule has no such pair."""
+    rates = report["input_rate"].to_numpy()
+    times = report["settle_time"].to_numpy(dtype=np.float64)
+    for i in range(1, len(rates) - 1):
+        if rates[i] > rates[i - 1] and rates[i + 1] < rates[i]:
+            return float(times[i]), float(times[i + 1])
+    return float("nan"), float("nan")
+
+
+def lag_ratio(report: pd.DataFrame) -> float:
+    """Time the level took to settle after the first rate *decrease* over the time it took
+    after the rate increase before it (Fig. 8b: "it takes a longer time for the shedding
+    level to come down"); NaN if the schedule has no increase followed by a decrease."""
+    up, down = lag_times(report)
+    if np.isnan(up):
+        return float("nan")
+    return float(down / up) if up > 0 else float("inf")
+
+
+def lag_verdict(lag: float) -> Verdict:
+    """The level comes down more slowly than it went up: :func:`lag_ratio` above 1 (the
+    paper gives the direction, no size)."""
+    return direction(lag, neutral=1.0, expected="above")
+
+
+def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
+    """The Fig. 8b rows, measured on ``run``: the level follows the rate without
+    oscillating, and it comes down more slowly than it goes up (the buffer drains)."""
+    rep = oscillation_report(run)
     jumps = segment_jumps(run)
-    settled = bool((report["settled_range"] <= 1).all())
-    return {
-        "follows_rate": bool(follows),
-        "segment_jumps": jumps,
-        "settled": settled,
-        "max_reversals": int(report["reversals"].max()),
-        "no_oscillation": bool(jumps == 0 and settled),
-        "report": report,
-    }
-
-
-def controller_claim(run: ControllerRun) -> dict[str, Any]:
-    """The Fig. 8b claim as a claims-table row, measured on ``run``."""
-    v = controller_verdict(run)
-    rep = v["report"]
+    top = len(run.loads) - 1
+    ok, n = follows_rate(rep, top)
     path = " -> ".join(f"{r.input_rate / 1000:g}k/s: level {r.level_end}" for r in rep.itertuples())
     dither = rep[rep["reversals"] > 0]
     note = (
         "follows = each rate increase ends at a higher level (or the top) and each decrease "
         "at a lower one (or 0); no oscillation = no level change moves the buffer from the "
         "ideal to the overload segment or back before the next adaptation (Eq. 8), and "
-        "every rate segment settles within one level step over its second half"
+        f"every rate segment stays within {SETTLED_RANGE} level step over its second half"
     )
     if len(dither):
         note += (
@@ -196,12 +331,39 @@ def controller_claim(run: ControllerRun) -> dict[str, Any]:
             )
             + ")"
         )
-    return {
-        "claim": "The controller raises and lowers the shedding level with the input rate "
-        "without oscillating",
-        "paper": "Sect. 5.2.2, Sect. 6.5, Fig. 8b",
-        "measured": f"{path}; {v['segment_jumps']} ideal<->overload jumps; settled within one "
-        f"level: {v['settled']}; dropped {rep['dropped'].sum():.0f} publications",
-        "holds": bool(v["follows_rate"] and v["no_oscillation"]),
-        "note": note,
-    }
+    lag = lag_ratio(rep)
+    return [
+        {
+            "claim": "The controller raises and lowers the shedding level with the input rate "
+            "without oscillating",
+            "paper": "Sect. 5.2.2, Sect. 6.5, Fig. 8b",
+            "paper_value": "level follows 16k -> 32k -> 2k -> 16k/s (up to 7 of 8), no oscillation",
+            "measured": f"{path}; {ok}/{n} rate changes followed; {jumps} ideal<->overload "
+            f"jumps; largest settled range {int(rep['settled_range'].max())} level(s); "
+            f"dropped {rep['dropped'].sum():.0f} publications",
+            "verdict": controller_verdict(rep, jumps, top),
+            "note": note,
+            "kind": "claim",
+        },
+        {
+            "claim": "After the sharp rate decrease the level takes longer to come down than "
+            "it took to go up",
+            "paper": "Sect. 6.5, Fig. 8b",
+            "paper_value": "slower down (buffer draining) than up (no size given)",
+            "measured": "settling time after the decrease / after the increase = "
+            + "{1:.0f} s / {0:.0f} s = {2:.2f}".format(*lag_times(rep), lag),
+            "verdict": lag_verdict(lag),
+            "note": "settling time = seconds from the rate change until the level first "
+            "reaches the level it ends the segment on; a simulation with our measured L(l), "
+            "buffer and capacity, not the paper's testbed"
+            + (
+                ""
+                if lag_verdict(lag).holds
+                else '; the paper attributes the slow descent to its large buffer ("for small '
+                'buffer sizes, the time [...] will be shorter"): ours holds '
+                f"{run.segments.size:,.0f} publications, which the matchers drain within "
+                "seconds once the rate drops"
+            ),
+            "kind": "claim",
+        },
+    ]

@@ -26,9 +26,20 @@ from routelab.s3tm.shedding import (
     keep_mask,
     random_drop_mask,
 )
+from routelab.s3tm.shedding_controller import (
+    BufferSegments,
+    buffer_segments,
+    eq8_holds,
+    ratio_bound,
+)
 
 COLORS = {"consensus": PALETTE[1], "subscription": PALETTE[0], RANDOM_DROP: "#777777"}
 KIND_TITLES = {"tweet": "tweet-based subscriptions", "topic": "topic-based subscriptions"}
+SHORT_TITLES = {"tweet": "tweet-based", "topic": "topic-based"}
+WORKLOAD_TITLES = {
+    "learning": "subscriptions from learning posts",
+    "all_words": "stress variant: all words subscribed",
+}
 
 
 def m_label(m: float) -> str:
@@ -36,10 +47,12 @@ def m_label(m: float) -> str:
     return "∞" if math.isinf(m) else f"{m:g}"
 
 
-def fig8a(curve: pd.DataFrame, kind: str, *, shed: str = "load_shed") -> go.Figure:
+def fig8a(
+    curve: pd.DataFrame, kind: str, *, shed: str = "load_shed", workload: str = ""
+) -> go.Figure:
     """Fig. 8a: accuracy (solid, left axis) and percent of load shed (dashed, right axis)
     vs the shedding threshold m, for consensus and subscription shedding; random dropping's
-    accuracy at subscription shedding's load shed (grey)."""
+    accuracy at subscription shedding's load shed (grey). ``workload`` labels the title."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     order = sorted(curve["m"].unique(), reverse=True)
     labels = [m_label(m) for m in order]
@@ -74,9 +87,17 @@ def fig8a(curve: pd.DataFrame, kind: str, *, shed: str = "load_shed") -> go.Figu
     )
     fig.update_yaxes(title="% of load shed", range=[0, 102], secondary_y=True, showgrid=False)
     fig.update_layout(
-        title=f"Fig. 8a: accuracy and load shed vs threshold ({KIND_TITLES.get(kind, kind)})",
-        legend={"orientation": "h", "y": -0.3},
-        margin={"b": 190},
+        title={
+            "text": "Fig. 8a: accuracy and load shed vs threshold m<br><sup>"
+            + KIND_TITLES.get(kind, kind)
+            + (f"; {WORKLOAD_TITLES.get(workload, workload)}" if workload else "")
+            + "</sup>",
+            "y": 0.97,
+            "yanchor": "top",
+        },
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        margin={"t": 175, "b": 110},
+        height=650,
     )
     return fig
 
@@ -92,7 +113,10 @@ def tradeoff_figure(
     equal load shed"; the dashed lines mark the paper's operating point (25% at 90%)."""
     kinds = list(curves)
     fig = make_subplots(
-        rows=1, cols=len(kinds), subplot_titles=[KIND_TITLES.get(k, k) for k in kinds]
+        rows=1,
+        cols=len(kinds),
+        subplot_titles=[SHORT_TITLES.get(k, k) for k in kinds],
+        horizontal_spacing=0.06,
     )
     for c, kind in enumerate(kinds, start=1):
         for method in (*SHEDDING_METHODS, RANDOM_DROP):
@@ -121,6 +145,7 @@ def tradeoff_figure(
         title=f"Accuracy at equal load shed (dashed: {paper_shed:.0%} shed, "
         f"{accuracy:.0%} accuracy)"
     )
+    fig.update_annotations(font_size=13)
     return fig
 
 
@@ -216,6 +241,101 @@ def controller_figure(run: ControllerRun) -> go.Figure:
     return fig
 
 
+def buffer_example_figure(
+    loads: Sequence[float] = (5.0, 2.0), size: float = 1000.0, *, margin: float = 0.5
+) -> tuple[go.Figure, BufferSegments]:
+    """The worked example's buffer: segments for the level loads ``loads`` (Eq. 8, derived
+    reading, r = ``margin`` x its bound), with the two moves Eq. 8 guards against -- a level
+    decrease taken just inside the ideal segment multiplies the fullness by L(l-1)/L(l) and
+    must stay below b; a level increase taken at b divides it and must stay at or above
+    b^i."""
+    seg = buffer_segments(loads, size, margin=margin)
+    rho = seg.rho_max
+    fig = go.Figure()
+    bands = (("ideal", seg.ideal, "#d9f2dd"), ("stable", seg.stable, "#fff6c2"))
+    bands += (("overload", seg.overload, "#ffd6d6"),)
+    for name, width, color in bands:
+        fig.add_trace(
+            go.Bar(
+                y=["buffer"],
+                x=[width],
+                orientation="h",
+                name=name,
+                marker_color=color,
+                marker_line={"color": "#555", "width": 1},
+                text=[f"{name}: {width:,.0f}"],
+                textposition="inside",
+                insidetextanchor="middle",
+            )
+        )
+    moves = (
+        (seg.ideal - 1, (seg.ideal - 1) * rho, "level lowered in ideal: x", 0.8),
+        (seg.size, seg.size / rho, "level raised at b: /", -0.8),
+    )
+    for start, end, text, y in moves:
+        fig.add_trace(
+            go.Scatter(
+                x=[start],
+                y=[y],
+                mode="markers",
+                marker={"color": PALETTE[3], "size": 8},
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+        fig.add_annotation(
+            x=end,
+            y=y,
+            ax=start,
+            ay=y,
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            showarrow=True,
+            arrowhead=3,
+            arrowwidth=2,
+            arrowcolor=PALETTE[3],
+        )
+        fig.add_annotation(
+            x=(start + end) / 2,
+            y=y + (0.35 if y > 0 else -0.35),
+            showarrow=False,
+            text=f"{text} {rho:g}: {start:,.0f} -> {end:,.0f}",
+            font={"size": 11},
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=f"Buffer segments for L = ({', '.join(f'{x:g}' for x in loads)}), "
+        f"b = {seg.size:,.0f}: r = b^i/b^s = {seg.r:.3g}",
+        xaxis={"title": "buffer fullness (publications)", "range": [0, seg.capacity * 1.02]},
+        yaxis={"visible": False, "range": [-1.5, 1.5]},
+        height=340,
+        showlegend=False,
+        margin={"b": 110},
+    )
+    return fig, seg
+
+
+def segments_table(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> pd.DataFrame:
+    """The buffer segments chosen by Eq. 8 as a small table (one row, publications)."""
+    return pd.DataFrame(
+        [
+            {
+                "b = b^i + b^s": round(segments.size),
+                "ideal b^i": round(segments.ideal),
+                "stable b^s": round(segments.stable),
+                "overload beyond b": round(segments.overload),
+                "max L(l-1)/L(l)": round(segments.rho_max, 3),
+                "bound on r": round(ratio_bound(segments.rho_max, segments.reading), 3),
+                "r = b^i/b^s": round(segments.r, 3),
+                "Eq. 8 reading": segments.reading,
+                "Eq. 8 holds": eq8_holds(segments, loads),
+            }
+        ]
+    )
+
+
 def level_table(levels: pd.DataFrame) -> pd.DataFrame:
     """The measured L(l) table for display (m as text)."""
     out = levels.copy()
@@ -293,10 +413,12 @@ def spread_histogram(deliveries: dict[str, Deliveries]) -> go.Figure:
 
 
 __all__ = [
+    "buffer_example_figure",
     "controller_figure",
     "fig8a",
     "level_table",
     "m_label",
+    "segments_table",
     "spread_histogram",
     "threshold_explorer",
     "threshold_row",
