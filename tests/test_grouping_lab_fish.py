@@ -223,8 +223,11 @@ def test_overall_claims_are_computed_from_the_data():
     direction_rows = {c: r for c, r in good.items() if "size of the effect" not in c}
     assert all(_verdict(r) == "holds" for r in direction_rows.values())
     # D-C / FISH = 1.1 / 1.02 = 1.08x: the right direction, far from the paper's 7.44x
-    sizes = [r for c, r in good.items() if "size of the effect" in c]
+    sizes = [r for c, r in good.items() if "size of the effect" in c and "-C," in c]
     assert len(sizes) == 4 and all(_verdict(r) == "direction only" for r in sizes)
+    # PKG / FISH = 8 / 1.02 with 32 workers: within 1.5x of the paper's 8.32x
+    pkg = next(r for c, r in good.items() if c.startswith("FISH vs PKG"))
+    assert _verdict(pkg) == "holds" and pkg["paper_value"] == "8.32x"
     bad = {r["claim"]: r for r in cf.overall_claims(_main_frame(1.2))}
     by_paper = {r["paper"]: r for r in bad.values() if "size of the effect" not in r["claim"]}
     assert _verdict(by_paper[ef.PAPER["fig9_fish_vs_sg"]]) == "fails"  # 1.2x SG on the real case
@@ -242,8 +245,9 @@ def test_effect_sizes_are_tested_at_the_papers_size():
     assert _verdict(cf._size("fig12_no_memory", 2.0, "x")) == "holds"
     assert _verdict(cf._size("fig12_no_memory", 1.2, "x")) == "direction only"
     for key, paper in cf.PAPER_X.items():
-        tol = cf.BIG_EFFECT_TOL if paper >= 10 else cf.EFFECT_TOL
-        assert paper / tol > 1.0, key  # no band includes "no effect"
+        assert paper / cf.effect_tol(paper) > 1.0, key  # no band includes "no effect"
+    for paper in cf.PAPER_THROUGHPUT_X.values():
+        assert paper / cf.effect_tol(paper) > 1.0
 
 
 def test_figures_have_one_trace_per_line():
@@ -271,3 +275,42 @@ def test_seed_spread_table_and_figure():
     assert t.loc["PKG", "cv"] == 0.0 and t.loc["PKG", "max"] == 2.0
     fig = ff.seed_spread_figure(frame, title="t", y_title="y")
     assert [len(tr.y) for tr in fig.data] == [3, 3]
+
+
+# ----------------------------------------------------------------------------- worked example
+
+
+def test_hot_key_epochs_hand_computed():
+    """Issue 14 item 7: n = 8, alpha = 0.6, theta = 0.5 / 8, epochs of 20 tuples; A occurs
+    8, 8, 2, 0, 0, 0, 6 times, B 4, 4, 6, 6, 6, 6, 4 times, the rest are keys seen once."""
+    t = ef.hot_key_epochs()
+    # c_A: 8; 0.6*8 + 8 = 12.8; 0.6*12.8 + 2 = 9.68; then 5.808, 3.4848, 2.09088, 7.254528
+    assert t["c_A (decayed)"].tolist() == pytest.approx(
+        [8, 12.8, 9.68, 5.808, 3.4848, 2.09088, 7.254528]
+    )
+    # N: 20; 0.6*20 + 20 = 32; 0.6*32 + 20 = 39.2; ...
+    assert t["N (decayed)"].iloc[:3].tolist() == pytest.approx([20, 32, 39.2])
+    assert t["f_A = c_A / N"].iloc[2] == pytest.approx(9.68 / 39.2)
+    # epoch 1: f_A = 0.4 = f_max -> ceil(8 * 1) = 8 workers; d_min = ceil(ln 0.4 / (2 ln 7/8)) = 4
+    assert (t["ceil(n f_A / f_max)"].iloc[0], t["d_min"].iloc[0]) == (8, 4)
+    # epoch 3: p_H = 9.68/39.2 + 9.84/39.2 = 0.498 -> d_min = ceil(2.58) = 3
+    assert t["d_min"].iloc[2] == 3
+    # epoch 4: ceil(8 * 0.1335 / 0.2735) = 4, but A keeps its 8 workers while it is hot
+    assert t["ceil(n f_A / f_max)"].iloc[3] == 4
+    assert t["why"].iloc[3].startswith("kept") and t["workers for A next epoch"].iloc[3] == 8
+    # epoch 6: f_A = 2.09088 / 47.6672 = 0.044 < 1/16: not hot, back to two choices
+    assert not t["hot (f_A > theta)"].iloc[5] and t["workers for A next epoch"].iloc[5] == 2
+    # epoch 7: f_A = 0.149, f_B = 12.331264 / 48.60032 = 0.254 -> ceil(4.71) = 5 (M_A forgotten)
+    assert t["workers for A next epoch"].tolist() == [8, 8, 8, 8, 8, 2, 5]
+
+
+def test_hot_key_epochs_rejects_overfull_epochs():
+    with pytest.raises(ValueError, match="exceed"):
+        ef.hot_key_epochs([15], [10])
+
+
+def test_pipeline_figure_has_every_stage():
+    fig = ff.pipeline_figure(title="FISH", decay=0.6, hot_threshold=0.5)
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert len(fig.layout.shapes) == len(ff.PIPELINE_STAGES)
+    assert "alpha = 0.6" in texts and "theta n = 0.5" in texts and "next epoch" in texts

@@ -442,3 +442,85 @@ def compared_variants(**fish_params: Any) -> list[dict]:
         variant("W-C", "wchoices"),
         variant("FISH", "fish", **fish_params),
     ]
+
+
+# ----------------------------------------------------------------------------- worked example
+
+#: The worked example's stream, one source, epochs of 20 tuples: how often the hot key A and
+#: its rival B occur in each epoch; the rest of an epoch are keys seen once.
+WORKED_A = (8, 8, 2, 0, 0, 0, 6)
+WORKED_B = (4, 4, 6, 6, 6, 6, 4)
+
+
+def hot_key_epochs(
+    a_counts: Sequence[int] = WORKED_A,
+    b_counts: Sequence[int] = WORKED_B,
+    *,
+    epoch_size: int = 20,
+    n_workers: int = 8,
+    decay: float = 0.6,
+    hot_threshold: float = 0.5,
+) -> pd.DataFrame:
+    """How many workers the hot key A gets after each epoch (FISH Sects. 4.1.1-4.1.2).
+
+    One source counts each epoch of ``epoch_size`` tuples (A ``a_counts[e]`` times, B
+    ``b_counts[e]`` times, the rest keys seen once) with the library's
+    :class:`~routelab.grouping.fish_reference.EpochTopK`, classifies with
+    :func:`~routelab.grouping.fish_reference.classify_hot_keys` at the epoch's end (the table
+    routes the next epoch), then decays every counter by ``decay``. A row per epoch: A's
+    decayed count ``c_A = decay * c_A(previous) + count``, the decayed total ``N``, the share
+    ``f_A = c_A / N``, whether ``f_A > theta = hot_threshold / n``, the CHK formula
+    ``ceil(n f_A / f_max)``, ``d_min`` and the workers A gets (a non-hot key: its two
+    choices).
+    """
+    from routelab.grouping.fish_params import FishParams, hot_key_workers, hot_min_workers
+    from routelab.grouping.fish_reference import EpochTopK, classify_hot_keys
+
+    if len(a_counts) != len(b_counts):
+        raise ValueError("a_counts and b_counts need one count per epoch each")
+    params = FishParams(epoch_size=epoch_size, decay=decay, hot_threshold=hot_threshold)
+    theta = params.theta(n_workers)
+    counter = EpochTopK(params.capacity)
+    table: dict[int, int] = {}
+    cold = 100  # keys 100, 101, ... are seen once each
+    rows = []
+    for e, (a, b) in enumerate(zip(a_counts, b_counts, strict=True), start=1):
+        if a + b > epoch_size:
+            raise ValueError(f"epoch {e}: {a} + {b} tuples of A and B exceed {epoch_size}")
+        for key in [0] * a + [1] * b + list(range(cold, cold + epoch_size - a - b)):
+            counter.offer(key)
+        cold += epoch_size - a - b
+        freqs = counter.frequencies()
+        previous = table
+        table = classify_hot_keys(freqs, n_workers, params, previous)
+        f_a = freqs.get(0, 0.0)
+        hot = [f for f in freqs.values() if f > theta]
+        f_max = max(hot) if hot else float("nan")
+        d_min = hot_min_workers(sum(hot), len(hot), n_workers, params.min_workers)
+        formula = hot_key_workers(f_a, f_max, n_workers, True)
+        if 0 not in table:
+            why = f"not hot: its {params.cold_choices} choices"
+            formula = d_min = None
+        elif table[0] == previous.get(0, 0) and previous[0] > max(formula, d_min):
+            why = "kept M_A: never shrinks while hot"
+        else:
+            why = "ceil(n f_A / f_max)" if formula >= d_min else "d_min"
+        rows.append(
+            {
+                "epoch": e,
+                "A in epoch": a,
+                "B in epoch": b,
+                "c_A (decayed)": counter.count.get(0, 0.0),
+                "N (decayed)": counter.total,
+                "f_A = c_A / N": f_a,
+                "hot (f_A > theta)": 0 in table,
+                "f_max": f_max,
+                "ceil(n f_A / f_max)": formula,
+                "d_min": d_min,
+                "workers for A next epoch": table.get(0, params.cold_choices),
+                "why": why,
+            }
+        )
+        counter.decay(params.effective_decay)
+    out = pd.DataFrame(rows)
+    return out.astype({"ceil(n f_A / f_max)": "Int64", "d_min": "Int64"})
