@@ -1,9 +1,9 @@
 """Cross-validated routing evaluation (routelab.s3tm.lab.workloads, evaluate, aggregate) and
-its claims.
+its figures (the claims are in test_s3tm_lab_routing_claims.py).
 
 Folds partition the posts exactly and are seeded; the Spark grid reproduces the in-process
-run and a direct learn-and-measure; relative throughput, geometric means, summaries and
-the claim rules are checked on hand-made frames.
+run and a direct learn-and-measure; relative throughput, geometric means and summaries are
+checked on hand-made frames; the figures are built from a small grid.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from routelab.s3tm import learn_mapping, route_metrics
-from routelab.s3tm.lab import routing_claims as rc
 from routelab.s3tm.lab import routing_experiments as ev
 from routelab.s3tm.lab import routing_figures as figs
 from routelab.s3tm.lab import routing_summary as agg
@@ -256,107 +255,7 @@ def test_shared_handle_detaches_off_the_driver():
         _ = pickle.loads(pickle.dumps(ev.SharedData("d", ExecutorSide()))).value
 
 
-# --------------------------------------------------------------------------- claims
-
-
-def _summary(values, metric):
-    """Tidy summary rows from {(kind, N): {method: (mean, std)}}."""
-    rows = [
-        dict(dataset="d", kind=k, method=m, n_matchers=n, metric=metric, mean=mu, std=sd, n=3)
-        for (k, n), cell in values.items()
-        for m, (mu, sd) in cell.items()
-    ]
-    return pd.DataFrame(rows)
-
-
-def _cell(salb, hash_, gfcl, gnfcl, gc, gfc, std=0.1):
-    vals = dict(SALB=salb, hash=hash_, gFCL=gfcl, gNFCL=gnfcl, gC=gc, gFC=gfc)
-    return {m: (v, std) for m, v in vals.items()}
-
-
-def test_throughput_claims_follow_the_numbers():
-    good = {("topic", 8): _cell(4.0, 2.0, 3.0, 3.0, 0.5, 0.4)}
-    row = rc.salb_best_throughput(_summary(good, "throughput"))
-    assert row["holds"] is True and "1/1" in row["measured"]
-    # gFCL ahead by less than SALB's std: a tie, still holds
-    tie = {("topic", 8): _cell(4.0, 2.0, 4.05, 3.0, 0.5, 0.4)}
-    assert rc.salb_best_throughput(_summary(tie, "throughput"))["holds"] is True
-    worse = {**good, ("tweet", 2): _cell(1.0, 1.0, 2.0, 1.0, 0.5, 0.4)}
-    row = rc.salb_best_throughput(_summary(worse, "throughput"))
-    assert row["holds"] is False and "tweet N=2: gFCL" in row["note"]
-    # with spread and imbalance the note explains the loss: SALB spread 4.0 vs gFCL 3.2
-    extra = {("tweet", 2): _cell(4.0, 4.1, 3.2, 3.3, 2.0, 2.0)}
-    imb = {("tweet", 2): _cell(1.0, 1.2, 1.1, 1.1, 3.0, 3.0)}
-    full = pd.concat(
-        [
-            _summary(worse, "throughput"),
-            _summary({**good, **extra}, "spread_routed"),
-            _summary({**good, **imb}, "imbalance"),
-        ]
-    )
-    note = rc.salb_best_throughput(full, words_per_post=7.5)["note"]
-    assert "spread is +25%" in note and "imbalance is only +10%" in note and "7.5 words" in note
-    assert rc.gc_gfc_not_contenders(_summary(good, "throughput"))["holds"] is True
-    mixed = {("topic", 8): _cell(4.0, 0.3, 3.0, 3.0, 0.5, 0.4)}
-    assert rc.gc_gfc_not_contenders(_summary(mixed, "throughput"))["holds"] is False
-
-
-def test_imbalance_and_spread_claims_follow_the_numbers():
-    imb = {("topic", 8): _cell(1.1, 1.5, 1.3, 1.4, 5.0, 9.0, std=0.01)}
-    assert rc.salb_lowest_imbalance(_summary(imb, "imbalance"))["holds"] is True
-    imb[("topic", 16)] = _cell(1.6, 1.5, 1.3, 1.4, 5.0, 9.0, std=0.01)
-    assert rc.salb_lowest_imbalance(_summary(imb, "imbalance"))["holds"] is False
-    spread = {("tweet", 8): _cell(4.6, 4.8, 3.9, 3.8, 2.5, 2.4)}
-    assert rc.load_aware_graph_spread(_summary(spread, "spread_routed"))["holds"] is True
-    spread[("tweet", 2)] = _cell(1.5, 1.6, 1.55, 1.4, 1.2, 1.2)
-    row = rc.load_aware_graph_spread(_summary(spread, "spread_routed"))
-    assert row["holds"] is False and "tweet N=2" in row["note"]
-
-
-def test_salb_vs_hash_claim_needs_256_nodes():
-    rows = []
-    for n in (64, 256):
-        for fold, (s, h) in enumerate([(6.0, 2.0), (5.0, 2.5)]):
-            rows += [
-                dict(
-                    dataset="d", kind="topic", method="SALB", n_matchers=n, fold=fold, throughput=s
-                ),
-                dict(
-                    dataset="d", kind="topic", method="hash", n_matchers=n, fold=fold, throughput=h
-                ),
-            ]
-    cv = pd.DataFrame(rows)
-    row = rc.salb_vs_hash_at_256(cv)
-    assert row["holds"] is True and "2.50" in row["measured"]  # mean of 3.0 and 2.0
-    row = rc.salb_vs_hash_at_256(cv[cv["n_matchers"] == 64])
-    assert row["holds"] is None and "stops at N = 64" in row["note"]
-
-
-def test_corpus_size_claim():
-    def summary(t_by_size):
-        return pd.DataFrame(
-            [
-                dict(kind="topic", method="SALB", size=s, metric="throughput", mean=t, std=0.0)
-                for s, t in t_by_size.items()
-            ]
-        )
-
-    flat = {100_000: 10.0, 500_000: 14.0, 1_000_000: 14.2}
-    assert rc.corpus_size_diminishing(summary(flat))["holds"] is True
-    steep = {100_000: 10.0, 500_000: 14.0, 1_000_000: 20.0}
-    assert rc.corpus_size_diminishing(summary(steep))["holds"] is False
-    short = {10_000: 10.0, 100_000: 14.0}
-    assert rc.corpus_size_diminishing(summary(short))["holds"] is None
-
-
-def test_learning_time_claim_compares_slopes():
-    sizes = [1e4, 1e5, 1e6]
-    rows = [dict(method="SALB", size=s, learn_wall_seconds=1e-5 * s) for s in sizes]
-    rows += [dict(method="gFCL", size=s, learn_wall_seconds=1e-9 * s**2) for s in sizes]
-    row = rc.learning_time_trend(pd.DataFrame(rows))
-    assert row["holds"] is True and "SALB 1.00" in row["measured"]
-    rows = [dict(r, learn_wall_seconds=1.0) if r["method"] == "gFCL" else r for r in rows]
-    assert rc.learning_time_trend(pd.DataFrame(rows))["holds"] is False
+# --------------------------------------------------------------------------- figures
 
 
 def test_figures_build_from_a_grid(small_data):
@@ -371,3 +270,106 @@ def test_figures_build_from_a_grid(small_data):
     assert list(loads.data[0].y) == row[row["fold"] == 1]["loads"].iloc[0]
     with pytest.raises(ValueError, match="need exactly one"):
         figs.load_figure(cv, "tweet", "SALB", 4)
+
+
+# --------------------------------------------------------------------------- worked example
+
+
+def test_worked_example_hand_computed():
+    per_post, per_method = ev.worked_example()
+    hash_, salb = (
+        per_method.set_index("method").loc["hash"],
+        per_method.set_index("method").loc["SALB"],
+    )
+    # the seeded string hash (seed 0, N = 3) and SALB's greedy choice, pinned
+    assert hash_["mapping M"] == "flu->2, shot->0, vaccine->2, trump->2, vote->1, rally->1"
+    assert salb["mapping M"] == "flu->0, shot->2, vaccine->0, trump->1, vote->1, rally->1"
+    # hash, post by post (Eq. 1): {0,2} {2} {0,2} {0,2} {1,2} {1,2} {1} {1,2}
+    assert list(per_post["K(P) hash"]) == [
+        "{0, 2}",
+        "{2}",
+        "{0, 2}",
+        "{0, 2}",
+        "{1, 2}",
+        "{1, 2}",
+        "{1}",
+        "{1, 2}",
+    ]
+    # L(0) = posts 1, 3, 4 = 3; L(1) = posts 5-8 = 4; L(2) = all but post 7 = 7
+    assert [hash_["L(0)"], hash_["L(1)"], hash_["L(2)"], hash_["sum L"]] == [3, 4, 7, 14]
+    assert hash_["spread R"] == pytest.approx(14 / 8, abs=1e-3)  # 1.75
+    assert hash_["imbalance B"] == pytest.approx(7 / (14 / 3), abs=1e-3)  # 1.5
+    assert hash_["throughput T"] == pytest.approx(8 / 7, abs=1e-3)  # 1.143
+    # SALB: the health posts go to {0}, {0,2}; the politics posts all to {1}
+    # L(0) = posts 1-4 = 4; L(1) = posts 5-8 = 4; L(2) = posts 1, 3, 4 = 3
+    assert [salb["L(0)"], salb["L(1)"], salb["L(2)"], salb["sum L"]] == [4, 4, 3, 11]
+    assert salb["spread R"] == pytest.approx(11 / 8, abs=1e-3)  # 1.375
+    assert salb["imbalance B"] == pytest.approx(4 / (11 / 3), abs=1e-3)  # 12/11 = 1.091
+    assert salb["throughput T"] == pytest.approx(8 / 4, abs=1e-3)  # 2.0
+
+
+def test_swap_hash_pairs_the_other_setting_with_the_same_salb_runs(small_data):
+    cv = ev.run_cv(
+        [small_data], ["hash", "SALB"], [8], ["topic"], folds=[0, 1], local=True, progress=False
+    )
+    plain = ev.run_cv(
+        [small_data],
+        ["hash"],
+        [8],
+        ["topic"],
+        folds=[0, 1],
+        split_hot=False,
+        local=True,
+        progress=False,
+    )
+    swapped = agg.swap_hash(cv, plain)
+    assert len(swapped) == len(cv) and set(swapped["split_hot"]) == {True}
+    hash_rows = swapped[swapped["method"] == "hash"]
+    assert list(hash_rows["hash_split_hot"]) == [False, False]
+    assert sorted(hash_rows["throughput"]) == sorted(plain["throughput"])
+    rel = agg.add_relative_throughput(swapped).set_index(["method", "fold"])["relative_throughput"]
+    salb = cv[cv["method"] == "SALB"].set_index("fold")["throughput"]
+    for fold in (0, 1):
+        t_plain = plain.set_index("fold")["throughput"][fold]
+        assert rel[("hash", fold)] == pytest.approx(t_plain / salb[fold])
+    with pytest.raises(ValueError, match="hash rows only"):
+        agg.swap_hash(cv, cv)
+    with pytest.raises(ValueError, match="mix split_hot"):
+        agg.swap_hash(pd.concat([cv, plain]), plain)
+    fig = figs.fig5(
+        agg.fig5_summary(cv), "topic", hash_other=agg.fig5_summary(swapped), split_hot=True
+    )
+    names = [t.name for t in fig.data if t.showlegend]
+    assert names == ["hash+split", "SALB", "hash"]
+    dashed = [t for t in fig.data if t.name == "hash"]
+    assert len(dashed) == 4 and all(t.line.dash == "dash" for t in dashed)
+
+
+def test_log_ticks_label_steps_or_decades():
+    assert figs.log_ticks([1.0, 3.2]) == [1, 1.5, 2, 3]  # half a decade: 1-1.5-2-3-5-7 steps
+    assert figs.log_ticks([1.0, 30.0]) == [1, 2, 5, 10, 20]  # 1.5 decades: 1-2-5 steps
+    assert figs.log_ticks([0.01, 10.0]) is None  # 3 decades: plotly's labelled decades
+    assert figs.log_ticks([]) is None
+
+
+def test_skew_ablation_draws_ratios_as_lines_around_one():
+    gains = pd.DataFrame(
+        [
+            dict(kind=k, method=m, n_matchers=n, fold=f, throughput_gain=g)
+            for k in ("tweet", "topic")
+            for m, g in (("hash", 1.2), ("SALB", 2.0))
+            for n in (64, 256)
+            for f in (0, 1)
+        ]
+    )
+    fig = figs.fig_skew_ablation(gains)
+    assert {type(t).__name__ for t in fig.data} == {"Scatter"}  # no bars on a log axis
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+    assert [s.y0 for s in fig.layout.shapes] == [1, 1]  # the reference line in both panels
+    assert list(fig.layout.xaxis.tickvals) == [64, 256]
+
+
+def test_headline_table_formats_counts_and_ratios():
+    table = agg.headline_table({"posts": 84021, "topic_salb_over_hash": 2.3149, "cv_grid_s": 533.1})
+    assert list(table["value"]) == ["84,021", "2.31", "533"]
+    assert list(table.index) == ["posts", "topic_salb_over_hash", "cv_grid_s"]

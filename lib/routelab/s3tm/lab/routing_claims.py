@@ -1,13 +1,22 @@
-"""The claims of S3-TM Sects. 5.1, 6.1, 6.2 and 6.6, checked on our measurements.
+"""The claims of S3-TM Sects. 5.1, 6.1, 6.2 and 6.6, graded on notebook 03's measurements.
 
-Each function takes the tidy frames of :mod:`routelab.s3tm.lab.routing_summary` and returns one row
-of the notebook's claims table: ``claim``, ``paper``, ``measured``, ``holds`` (True /
-False / None when the data cannot test it) and ``note`` (why, when it does not hold).
-``holds`` is always computed from the data by the rule stated in the function's docstring.
+Each function takes the tidy frames of :mod:`routelab.s3tm.lab.routing_summary` (or the rows
+of :mod:`routelab.s3tm.lab.routing_experiments`) and returns one row of the notebook's claims
+table: ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
+:class:`routelab.claims.Verdict` with its rule), ``note`` and ``kind``. The rule of each row
+is in its docstring; the tolerances are the module constants below, declared before any
+run was looked at and never tuned to it (issue 11, "claims at the paper's bar"):
+
+- a size the paper states ("2.56x", "up to 130 %", "six and four times") is tested with
+  :func:`routelab.claims.within_factor` and :data:`SIZE_FACTOR`; the right direction but
+  outside the band is "direction only";
+- "at every N" / "best in every case" is a :func:`routelab.claims.share` over the cells
+  (holds on all, partly on at least :data:`PARTLY_AT` of them);
+- the paper's "more than an order of magnitude worse" is a :data:`ORDER_OF_MAGNITUDE` gap.
 
 "Cells" are the (subscription kind, N) combinations of the Fig. 5 grid; a method "wins" a
-cell when its mean over folds is best or within one standard deviation (over folds) of
-the best other method, so fold noise does not decide a tie.
+cell when its mean over folds is best or within one standard deviation (over folds) of the
+best other method, so fold noise does not decide a tie.
 """
 
 from __future__ import annotations
@@ -19,6 +28,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from routelab.claims import (
+    Verdict,
+    at_least,
+    at_most,
+    combine,
+    direction,
+    not_comparable,
+    share,
+    within_factor,
+)
 from routelab.s3tm.lab.routing_summary import BASELINE, geometric_mean
 
 CONTENDERS = ("hash", "gFCL", "gNFCL", "SALB")
@@ -26,9 +45,49 @@ NON_CONTENDERS = ("gC", "gFC")
 LOAD_AWARE_GRAPH = ("gFCL", "gNFCL")
 METIS_METHODS = ("gC", "gFC", "gFCL", "gNFCL")
 
+# --- tolerances, declared before measuring -------------------------------------------------
+SIZE_FACTOR = 1.25
+"""A size the paper states holds if ours is within this factor of it (both ways)."""
+PARTLY_AT = 0.5
+"""A claim over cells is "partly" when it holds on at least this share of them."""
+ORDER_OF_MAGNITUDE = 10.0
+"""The gap best / gC (gFC) must reach for "more than an order of magnitude worse"."""
+SALB_OVER_HASH_AT_256 = 2.56
+"""Sect. 6.2: T(SALB) / T(hash) at N = 256, topic-based subscriptions."""
+SALB_OVER_HASH_UP_TO = {"tweet": 2.30, "topic": 2.50}
+"""Sect. 6.2: "up to 130 and 150 % better than hash": the largest T(SALB) / T(hash) over N."""
+IMBALANCE_AT_8 = {"gNFCL": 6.0, "gFCL": 4.0}
+"""Sect. 6.2 (Fig. 5d, tweet-based): SALB's imbalance "six and four times" lower than
+gNFCL's and gFCL's at N = 8, read as the ratio B(method) / B(SALB) of Eq. 4."""
+CORPUS_KNEE = 500_000
+"""Sect. 6.1: diminishing returns beyond about 0.5M learning posts."""
+MIN_GAIN_BELOW_KNEE = 0.05
+"""Below the knee, a return worth the name: at least +5 % throughput per doubling."""
+MAX_GAIN_ABOVE_KNEE = 0.05
+"""Beyond the knee, "diminishing": less than +5 % throughput per doubling."""
+NO_SPEEDUP_MAX = 1.10
+"""Sect. 5.1, "after 128 nodes no additional speedup": T(256) / T(128) without splitting at
+most this (10 % is within our fold noise)."""
 
-def _row(claim: str, paper: str, measured: str, holds: bool | None, note: str = "") -> dict:
-    return {"claim": claim, "paper": paper, "measured": measured, "holds": holds, "note": note}
+
+def _row(
+    claim: str,
+    paper: str,
+    paper_value: str,
+    measured: str,
+    verdict: Verdict,
+    note: str = "",
+    kind: str = "claim",
+) -> dict[str, Any]:
+    return {
+        "claim": claim,
+        "paper": paper,
+        "paper_value": paper_value,
+        "measured": measured,
+        "verdict": verdict,
+        "note": note,
+        "kind": kind,
+    }
 
 
 def _pivot(summary: pd.DataFrame, metric: str, stat: str = "mean") -> pd.DataFrame:
@@ -44,6 +103,14 @@ def _pivot(summary: pd.DataFrame, metric: str, stat: str = "mean") -> pd.DataFra
 def _cells_text(cells: Sequence[str], limit: int = 6) -> str:
     shown = "; ".join(cells[:limit])
     return shown + (f"; ... ({len(cells) - limit} more)" if len(cells) > limit else "")
+
+
+def _gap_verdict(gap: float, bound: float) -> Verdict:
+    """holds if ``gap >= bound``; direction only if ``1 < gap < bound``; fails otherwise."""
+    low = at_least(gap, bound, what="gap")
+    if low.verdict != "fails":
+        return Verdict(low.verdict, low.rule + "; direction only if > 1")
+    return Verdict("direction only" if gap > 1 else "fails", low.rule + "; direction only if > 1")
 
 
 def _losses(
@@ -68,7 +135,8 @@ def _losses(
 def salb_best_throughput(
     summary: pd.DataFrame, words_per_post: float | None = None
 ) -> dict[str, Any]:
-    """SALB has the best throughput (Sect. 6.2, Fig. 5b/f). Holds if SALB wins every cell.
+    """SALB has the best throughput (Sect. 6.2, Fig. 5b/f): a share over the (kind, N)
+    cells where SALB wins (holds on all, partly on >= :data:`PARTLY_AT`).
 
     ``words_per_post`` (mean distinct words per learning post) is compared in the note with
     the paper's April 2013 corpus (3.87M word occurrences in 979k tweets, Table 1)."""
@@ -91,9 +159,10 @@ def salb_best_throughput(
             )
     return _row(
         "SALB gives the best throughput",
-        "Fig. 5b/f: SALB best at every N; gFCL, gNFCL second; hash last",
+        "Sect. 6.2, Fig. 5b/f",
+        "SALB best at every N; gFCL, gNFCL second; hash last",
         measured,
-        not lost,
+        share(total - len(lost), total, partly_at=PARTLY_AT, rule="cells where SALB is best"),
         note,
     )
 
@@ -117,7 +186,8 @@ def _spread_vs_balance(summary: pd.DataFrame, lost: list[tuple[str, int, str]]) 
 
 
 def salb_lowest_imbalance(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB has the lowest load imbalance (Fig. 5d/h). Holds if SALB wins every cell."""
+    """SALB has the lowest load imbalance (Fig. 5d/h): a share over the cells where SALB is
+    lowest within one std (holds on all, partly on >= :data:`PARTLY_AT`)."""
     total, lost, text = _losses(summary, "imbalance", BASELINE, higher_is_better=False)
     mean = _pivot(summary, "imbalance")
     ratio = geometric_mean((mean.drop(columns=BASELINE).min(axis=1) / mean[BASELINE]).to_numpy())
@@ -125,70 +195,107 @@ def salb_lowest_imbalance(summary: pd.DataFrame) -> dict[str, Any]:
         f"SALB lowest (within 1 std) in {total - len(lost)}/{total} cells; geometric mean of "
         f"B(best other) / B(SALB) over cells = {ratio:.3f}"
     )
-    note = "" if not lost else f"SALB is beaten in: {_cells_text(text)}"
     return _row(
         "SALB gives the lowest load imbalance",
-        "Fig. 5d/h: SALB best at every N (6x / 4x lower than gNFCL / gFCL at N = 8)",
+        "Sect. 6.2, Fig. 5d/h",
+        "SALB lowest at every N",
         measured,
-        not lost,
-        note,
+        share(total - len(lost), total, partly_at=PARTLY_AT, rule="cells where SALB is lowest"),
+        "" if not lost else f"SALB is beaten in: {_cells_text(text)}",
     )
+
+
+def salb_imbalance_at_8(summary: pd.DataFrame, kind: str = "tweet") -> dict[str, Any]:
+    """SALB's imbalance is six and four times lower than gNFCL's and gFCL's at N = 8
+    (Sect. 6.2, Fig. 5d, tweet-based). Each ratio B(method) / B(SALB) (mean over folds) is
+    graded with :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`) against
+    :data:`IMBALANCE_AT_8`, the two combined; not comparable without N = 8."""
+    claim = "SALB's imbalance is 6x / 4x lower than gNFCL's / gFCL's at N = 8"
+    paper_value = "B(gNFCL) / B(SALB) = 6, B(gFCL) / B(SALB) = 4 (tweet-based, N = 8)"
+    mean = _pivot(summary, "imbalance")
+    if (kind, 8) not in mean.index or not {BASELINE, *IMBALANCE_AT_8} <= set(mean.columns):
+        return _row(
+            claim,
+            "Sect. 6.2, Fig. 5d",
+            paper_value,
+            "no N = 8 cell with SALB, gFCL and gNFCL",
+            not_comparable("needs SALB, gFCL and gNFCL at N = 8"),
+            f"this run's grid has no {kind}-based N = 8 cell for all three methods",
+        )
+    cell = mean.loc[(kind, 8)]
+    ratios = {m: float(cell[m] / cell[BASELINE]) for m in IMBALANCE_AT_8}
+    verdict = combine([within_factor(ratios[m], p, SIZE_FACTOR) for m, p in IMBALANCE_AT_8.items()])
+    measured = ", ".join(f"B({m}) / B(SALB) = {r:.2f}" for m, r in ratios.items())
+    measured += f" (B(SALB) = {cell[BASELINE]:.3f}, {kind}-based, N = 8)"
+    note = ""
+    if not verdict.holds:
+        note = (
+            "every load-aware method is nearly balanced at N = 8 on our posts "
+            f"(B(gFCL) = {cell['gFCL']:.3f}, B(gNFCL) = {cell['gNFCL']:.3f}), so there is "
+            "little room for SALB's imbalance to be several times lower"
+        )
+    return _row(claim, "Sect. 6.2, Fig. 5d", paper_value, measured, verdict, note)
 
 
 def gc_gfc_not_contenders(
     summary: pd.DataFrame, gains: pd.DataFrame | None = None
-) -> dict[str, Any]:
-    """gC and gFC are not contenders (Fig. 5b). Holds if, for each subscription kind, the
-    geometric mean over N of the relative throughput of gC and of gFC is below that of
-    every contender (hash, gFCL, gNFCL, SALB). The paper's "order of magnitude" gap is
-    reported beside it; with ``gains`` (:func:`~routelab.s3tm.lab.routing_summary.split_gain`) the
-    note says how much hot-word splitting lifts gC and gFC."""
+) -> list[dict[str, Any]]:
+    """gC and gFC are "more than an order of magnitude worse than the best approach"
+    (Sect. 6.2, Fig. 5b): one row per subscription kind. For each of gC and gFC its largest
+    gap over N, T(best contender) / T(method); the row's gap is the smaller of the two (both
+    must be 10x worse somewhere). holds if >= :data:`ORDER_OF_MAGNITUDE`, direction only if
+    > 1, fails otherwise. With ``gains`` (:func:`~routelab.s3tm.lab.routing_summary.split_gain`)
+    the note says how much hot-word splitting lifts gC and gFC."""
     mean = _pivot(summary, "throughput")
-    kinds = list(dict.fromkeys(mean.index.get_level_values("kind")))
-    parts, failed = [], []
-    for kind in kinds:
+    rows = []
+    for kind in dict.fromkeys(mean.index.get_level_values("kind")):
         cell = mean.loc[kind]
-        rel = {m: geometric_mean(cell[m] / cell[BASELINE]) for m in cell.columns}
-        gap = max(
-            (cell[[m for m in CONTENDERS if m in cell]].max(axis=1) / cell[m]).max()
-            for m in NON_CONTENDERS
+        best = cell[[m for m in CONTENDERS if m in cell]].max(axis=1)
+        gaps = {m: float((best / cell[m]).max()) for m in NON_CONTENDERS if m in cell}
+        if len(gaps) < len(NON_CONTENDERS):
+            verdict = not_comparable("needs gC and gFC in the grid")
+            gap = float("nan")
+        else:
+            gap = min(gaps.values())
+            verdict = _gap_verdict(gap, ORDER_OF_MAGNITUDE)
+        measured = (
+            "largest T(best contender) / T(method) over N: "
+            + ", ".join(f"{m} {g:.1f}x" for m, g in gaps.items())
+            + f"; the smaller: {gap:.1f}x"
         )
-        weakest = min((m for m in CONTENDERS if m in rel), key=rel.__getitem__)
-        parts.append(
-            f"{kind}: geo-mean rel. throughput gC {rel['gC']:.2f}, gFC {rel['gFC']:.2f} vs "
-            f"weakest contender {weakest} {rel[weakest]:.2f}; largest gap best/gC-or-gFC "
-            f"{gap:.1f}x"
-        )
-        if max(rel["gC"], rel["gFC"]) >= rel[weakest]:
-            failed.append(kind)
-    note = ""
-    if failed:
-        note = (
-            f"for {', '.join(failed)} subscriptions gC or gFC beats a contender on average over N."
-        )
-        if gains is not None and len(gains):
+        note = ""
+        if verdict.verdict != "holds" and gains is not None and len(gains):
             n_max = int(gains["n_matchers"].max())
-            sel = gains[(gains["n_matchers"] == n_max) & gains["method"].isin(NON_CONTENDERS)]
-            lift = sel.groupby(["kind", "method"])["throughput_gain"].mean()
-            note += (
-                " Fig. 5 splits hot words for every method; splitting lifts them at "
-                f"N = {n_max} by "
-                + ", ".join(f"{m}/{k} {v:.1f}x" for (k, m), v in lift.items())
-                + " (see the skew ablation)"
+            sel = gains[
+                (gains["n_matchers"] == n_max)
+                & gains["method"].isin(NON_CONTENDERS)
+                & (gains["kind"] == kind)
+            ]
+            lift = sel.groupby("method")["throughput_gain"].mean()
+            if len(lift):
+                note = (
+                    "Fig. 5 splits hot words for every method, which lifts gC and gFC at "
+                    f"N = {n_max} by "
+                    + ", ".join(f"{m} {v:.1f}x" for m, v in lift.items())
+                    + " (see the skew ablation); the paper may not have split for them"
+                )
+        rows.append(
+            _row(
+                f"gC and gFC are an order of magnitude worse than the best ({kind})",
+                "Sect. 6.2, Fig. 5b",
+                "more than 10x below the best approach",
+                measured,
+                verdict,
+                note,
             )
-    return _row(
-        "gC and gFC are not contenders",
-        "Fig. 5b: gC and gFC more than an order of magnitude worse than the best approach",
-        "; ".join(parts),
-        not failed,
-        note,
-    )
+        )
+    return rows
 
 
 def load_aware_graph_spread(summary: pd.DataFrame) -> dict[str, Any]:
     """Graph methods with load terms (gFCL, gNFCL) have lower spread than hash and SALB
-    (Fig. 5c/g). Holds if max(spread gFCL, gNFCL) < min(spread hash, SALB) in every cell
-    (spread over routed posts; the order is the same over all posts)."""
+    (Fig. 5c/g): a share over the cells where max(spread gFCL, gNFCL) < min(spread hash,
+    SALB) (spread over routed posts; the order is the same over all posts)."""
     mean = _pivot(summary, "spread_routed")
     graph = mean[list(LOAD_AWARE_GRAPH)].max(axis=1)
     simple = mean[["hash", BASELINE]].min(axis=1)
@@ -204,39 +311,85 @@ def load_aware_graph_spread(summary: pd.DataFrame) -> dict[str, Any]:
     )
     return _row(
         "gFCL and gNFCL have lower spread than hash and SALB",
-        "Fig. 5c/g: gC, gFC lowest; then gFCL, gNFCL; SALB slightly below hash",
+        "Sect. 6.2, Fig. 5c/g",
+        "gC, gFC lowest; then gFCL, gNFCL; SALB slightly below hash (at every N)",
         measured,
-        not lost,
+        share(int(ok.sum()), len(ok), partly_at=PARTLY_AT, rule="cells where it is lower"),
         "" if not lost else f"not lower in: {_cells_text(lost)}",
     )
 
 
-def salb_vs_hash_everywhere(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB beats hash at every N, by up to 130% (tweet) and 150% (topic) (Sect. 6.2,
-    Fig. 5a/e). Holds if SALB's mean throughput exceeds hash's in every cell; the largest
-    improvement per kind is compared with the paper's."""
+def _salb_over_hash(summary: pd.DataFrame) -> pd.Series:
     mean = _pivot(summary, "throughput")
-    ratio = mean[BASELINE] / mean["hash"]
-    best = ratio.groupby(level="kind").max()
-    measured = "largest T(SALB) / T(hash) - 1 over N: " + ", ".join(
-        f"{k} {v - 1:+.0%}" for k, v in best.items()
-    )
+    return mean[BASELINE] / mean["hash"]
+
+
+def _variant(claim: str, hash_variant: str) -> str:
+    return f"{claim} [{hash_variant}]" if hash_variant else claim
+
+
+def salb_vs_hash_every_n(summary: pd.DataFrame, hash_variant: str = "") -> dict[str, Any]:
+    """SALB beats hash at every N (Sect. 6.2, Fig. 5a/e): a share over the (kind, N) cells
+    where SALB's mean throughput exceeds hash's (holds on all, partly on >=
+    :data:`PARTLY_AT`). ``hash_variant`` names the hash baseline in the claim (with or
+    without hot-word splitting, :func:`~routelab.s3tm.lab.routing_summary.swap_hash`)."""
+    ratio = _salb_over_hash(summary)
     below = [f"{k} N={n}: {r:.3f}" for (k, n), r in ratio.items() if r <= 1]
     return _row(
-        "SALB beats hash at every N, by up to 130% / 150% (tweet / topic)",
-        "Fig. 5a/e: up to 130% (tweet) and 150% (topic) better than hash",
-        measured,
-        not below,
+        _variant("SALB beats hash at every N", hash_variant),
+        "Sect. 6.2, Fig. 5a/e",
+        "T(SALB) > T(hash) at every N, both kinds",
+        f"T(SALB) / T(hash) from {ratio.min():.2f} to {ratio.max():.2f} over "
+        f"{len(ratio)} (kind, N) cells",
+        share(
+            len(ratio) - len(below), len(ratio), partly_at=PARTLY_AT, rule="cells with ratio > 1"
+        ),
         "" if not below else f"T(SALB) / T(hash) <= 1 in: {_cells_text(below)}",
     )
 
 
-def salb_vs_hash_at_256(cv: pd.DataFrame, kind: str = "topic") -> dict[str, Any]:
-    """At 256 nodes SALB beats hash on topic-based subscriptions (paper: 2.56x). Holds if
-    the mean over folds of T(SALB) / T(hash) at N = 256 exceeds 1; None if the grid
-    stops below 256 nodes."""
+def salb_vs_hash_up_to(summary: pd.DataFrame, kind: str, hash_variant: str = "") -> dict[str, Any]:
+    """SALB is "up to 130 % (tweet) / 150 % (topic) better than hash" (Sect. 6.2, Fig. 5a/e):
+    the largest T(SALB) / T(hash) over N (means over folds) against 2.30 / 2.50 with
+    :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`). ``hash_variant`` as in
+    :func:`salb_vs_hash_every_n`."""
+    paper = SALB_OVER_HASH_UP_TO[kind]
+    claim = _variant(f"SALB is up to {paper - 1:.0%} better than hash ({kind}-based)", hash_variant)
+    ratio = _salb_over_hash(summary)
+    if kind not in ratio.index.get_level_values("kind"):
+        return _row(
+            claim,
+            "Sect. 6.2, Fig. 5a/e",
+            f"largest T(SALB) / T(hash) = {paper:.2f}",
+            "no cells",
+            not_comparable(f"no {kind}-based subscriptions in this run"),
+        )
+    part = ratio.loc[kind]
+    n_at = int(part.idxmax())
+    best = float(part.max())
+    verdict = within_factor(best, paper, SIZE_FACTOR)
+    note = ""
+    if n_at == int(part.index.max()):
+        note = f"the largest ratio is at the grid's largest N = {n_at}; it may grow beyond"
+    return _row(
+        claim,
+        "Sect. 6.2, Fig. 5a/e",
+        f"largest T(SALB) / T(hash) over N = {paper:.2f}",
+        f"largest T(SALB) / T(hash) = {best:.2f} (at N = {n_at}; {best - 1:+.0%})",
+        verdict,
+        note,
+    )
+
+
+def salb_vs_hash_at_256(
+    cv: pd.DataFrame, kind: str = "topic", hash_variant: str = ""
+) -> dict[str, Any]:
+    """At 256 nodes SALB has 2.56x hash's throughput on topic-based subscriptions
+    (Sect. 6.2): the mean over folds of T(SALB) / T(hash) at N = 256 graded with
+    :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`); not comparable if the
+    grid stops below 256 nodes. ``hash_variant`` as in :func:`salb_vs_hash_every_n`."""
     sel = cv[cv["kind"] == kind]
-    n_max = int(sel["n_matchers"].max())
+    n_max = 256 if 256 in set(sel["n_matchers"]) else int(sel["n_matchers"].max())
     at = sel[sel["n_matchers"] == n_max].pivot_table(
         index=["dataset", "fold"], columns="method", values="throughput"
     )
@@ -246,25 +399,39 @@ def salb_vs_hash_at_256(cv: pd.DataFrame, kind: str = "topic") -> dict[str, Any]
         f"T(SALB) / T(hash) at N = {n_max}: {ratio.mean():.2f} +- {spread:.2f} "
         f"over {len(ratio)} folds"
     )
+    claim = _variant(
+        "At 256 nodes SALB has 2.56x the throughput of hash (topic-based)", hash_variant
+    )
+    paper_value = f"T(SALB) / T(hash) = {SALB_OVER_HASH_AT_256} at N = 256"
     if n_max != 256:
         return _row(
-            "At 256 nodes SALB beats hash on topic-based subscriptions",
-            "Sect. 6.2: 2.56x the throughput of hash at N = 256",
+            claim,
+            "Sect. 6.2, Fig. 5f",
+            paper_value,
             measured,
-            None,
+            not_comparable(f"the grid stops at N = {n_max}"),
             f"this run's grid stops at N = {n_max}; the claim is about 256 nodes",
         )
-    holds = bool(ratio.mean() > 1)
-    note = "" if holds else "SALB does not beat hash at 256 nodes here"
-    if holds and abs(ratio.mean() - 2.56) / 2.56 > 0.25:
+    verdict = within_factor(float(ratio.mean()), SALB_OVER_HASH_AT_256, SIZE_FACTOR)
+    note = ""
+    if verdict.verdict == "direction only":
         note = f"beats hash, by {ratio.mean():.2f}x rather than the paper's 2.56x"
-    return _row(
-        "At 256 nodes SALB beats hash on topic-based subscriptions",
-        "Sect. 6.2: 2.56x the throughput of hash at N = 256",
-        measured,
-        holds,
-        note,
-    )
+    elif verdict.verdict == "fails":
+        note = "SALB does not beat hash at 256 nodes here"
+    return _row(claim, "Sect. 6.2, Fig. 5f", paper_value, measured, verdict, note)
+
+
+def salb_vs_hash_rows(
+    summary: pd.DataFrame, cv: pd.DataFrame, kinds: Sequence[str], hash_variant: str = ""
+) -> list[dict[str, Any]]:
+    """The SALB-vs-hash rows against one hash baseline: :func:`salb_vs_hash_every_n`,
+    :func:`salb_vs_hash_up_to` per kind and :func:`salb_vs_hash_at_256` (``cv``: one
+    dataset's rows, e.g. of :func:`~routelab.s3tm.lab.routing_summary.swap_hash`)."""
+    return [
+        salb_vs_hash_every_n(summary, hash_variant),
+        *[salb_vs_hash_up_to(summary, kind, hash_variant) for kind in kinds],
+        salb_vs_hash_at_256(cv, hash_variant=hash_variant),
+    ]
 
 
 def _per_doubling(t0: float, t1: float, s0: float, s1: float) -> float:
@@ -273,71 +440,130 @@ def _per_doubling(t0: float, t1: float, s0: float, s1: float) -> float:
 
 
 def corpus_size_diminishing(
-    curve_summary: pd.DataFrame, knee: int = 500_000, max_gain: float = 0.05
+    curve_summary: pd.DataFrame,
+    knee: int = CORPUS_KNEE,
+    min_gain: float = MIN_GAIN_BELOW_KNEE,
+    max_gain: float = MAX_GAIN_ABOVE_KNEE,
 ) -> dict[str, Any]:
     """Beyond about 0.5M learning posts, more posts bring diminishing returns (Sect. 6.1,
-    Fig. 6). Holds if for every learned method and kind the throughput gain per doubling of
-    the corpus from ``knee`` to the largest size is below ``max_gain`` (5%); None if the
-    sweep does not reach past the knee."""
+    Fig. 6). A learned method's curve (per kind) shows it if its throughput gain per
+    doubling of the corpus is >= ``min_gain`` from the smallest size to ``knee`` (there
+    *are* returns below the knee) AND < ``max_gain`` from ``knee`` to the largest size. A
+    curve flat everywhere has no diminishing shape to see: it fails with that reason. A
+    share over the curves (holds on all, partly on >= :data:`PARTLY_AT`); not comparable if
+    the sweep does not include the knee and reach 1.5x past it."""
     sel = curve_summary[
         (curve_summary["metric"] == "throughput") & (curve_summary["method"] != "hash")
     ]
     sizes = np.sort(sel["size"].unique())
-    paper = "Fig. 6 (Sparse, up to 10M tweets): diminishing returns beyond ~0.5M posts"
+    paper = "Sect. 6.1, Fig. 6 (Sparse, up to 10M tweets)"
+    paper_value = "diminishing returns beyond ~0.5M learning posts"
     claim = "Learning-corpus size has diminishing returns beyond about 0.5M posts"
     if sizes.max() < 1.5 * knee or not np.any(sizes == knee):
         return _row(
             claim,
             paper,
+            paper_value,
             f"sweep covers {sizes.min():,}..{sizes.max():,} synthetic posts",
-            None,
+            not_comparable(f"the sweep must include {knee:,} posts and reach past it"),
             f"the sweep must include {knee:,} posts and reach past it to test the claim",
         )
-    parts, failed, below_gains = [], [], []
+    parts, flat, growing = [], [], []
     for (kind, method), part in sel.groupby(["kind", "method"]):
         t = part.set_index("size")["mean"]
         small, big = sizes.min(), sizes.max()
         below = _per_doubling(t[small], t[knee], small, knee)
         above = _per_doubling(t[knee], t[big], knee, big)
-        below_gains.append(below)
         parts.append(f"{method}/{kind}: {below:+.1%} per doubling below, {above:+.1%} above")
         if above >= max_gain:
-            failed.append(f"{method}/{kind}")
+            growing.append(f"{method}/{kind}")
+        elif below < min_gain:
+            flat.append(f"{method}/{kind}")
+    n_curves = len(parts)
+    rule = f"curves with >= {min_gain:.0%} per doubling below {knee:,} and < {max_gain:.0%} above"
     note = "synthetic topic-model posts (the bundled real corpus has only 84k posts)"
-    gains_below = [g for g in below_gains if g >= max_gain]
-    if not gains_below:
+    if flat:
         note += (
-            f"; returns are small below {knee:,} posts too (< {max_gain:.0%} per doubling): "
-            "on this generator a few frequent words decide the mapping, which small samples "
-            "already capture"
+            f"; flat at every size (< {min_gain:.0%} per doubling on average from "
+            f"{sizes.min():,} to {knee:,} too, so whatever returns there are end long before "
+            f"the knee and nothing diminishes at ~{knee:,}): {', '.join(flat)} -- on this "
+            "generator a few frequent words decide the mapping, which small samples already "
+            "capture"
         )
-    if failed:
-        note += f"; still >= {max_gain:.0%} per doubling beyond {knee:,}: {', '.join(failed)}"
-    return _row(claim, paper, "; ".join(parts), not failed, note)
+    if growing:
+        note += f"; still >= {max_gain:.0%} per doubling beyond {knee:,}: {', '.join(growing)}"
+    verdict = share(n_curves - len(flat) - len(growing), n_curves, partly_at=PARTLY_AT, rule=rule)
+    return _row(claim, paper, paper_value, "; ".join(parts), verdict, note)
+
+
+def _gain_at_max(gains: pd.DataFrame, method: str) -> tuple[int, pd.Series]:
+    sel = gains[gains["method"] == method]
+    n_max = int(sel["n_matchers"].max())
+    return n_max, sel[sel["n_matchers"] == n_max].groupby("kind")["throughput_gain"].mean()
 
 
 def splitting_needed(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
-    """Hot-word splitting is needed to scale to many nodes (Sects. 5.1, 6.7). Holds if, at
-    the largest N of the ablation, splitting raises ``method``'s mean throughput for every
-    subscription kind."""
-    sel = gains[gains["method"] == method]
-    n_max = int(sel["n_matchers"].max())
-    at = sel[sel["n_matchers"] == n_max].groupby("kind")["throughput_gain"].mean()
+    """Hot-word splitting is needed to scale to many nodes (Sects. 5.1, 6.7): at the largest
+    N of the ablation, T(split) / T(no split) of ``method`` (mean over folds) above 1 per
+    subscription kind (:func:`~routelab.claims.direction`; the paper gives no size),
+    combined over kinds."""
+    n_max, at = _gain_at_max(gains, method)
+    verdict = combine([direction(float(v), neutral=1.0, expected="above") for v in at])
     measured = ", ".join(f"{k}: {v:.2f}x" for k, v in at.items())
-    holds = bool((at > 1).all())
     return _row(
         "Hot-word splitting is needed to scale to many nodes",
-        "Sect. 5.1: without splitting SALB stops scaling after 64-128 nodes",
+        "Sects. 5.1, 6.7",
+        "splitting raises throughput at large N (no size stated)",
         f"{method} throughput with / without splitting at N = {n_max}: {measured}",
-        holds,
-        "" if holds else "splitting does not raise SALB's throughput for every kind here",
+        verdict,
+        "" if verdict.holds else f"splitting does not raise {method}'s throughput for every kind",
     )
+
+
+def no_split_stops_scaling(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
+    """Without splitting, SALB gains no speedup after 128 nodes (Sect. 5.1, "after 128 nodes,
+    no additional speedup is achieved"): T(256) / T(128) without splitting (means over the
+    ablation's folds) at most :data:`NO_SPEEDUP_MAX` per kind, combined over kinds; not
+    comparable if the ablation lacks N = 128 or 256."""
+    claim = "Without splitting, SALB gains no speedup after 128 nodes"
+    paper_value = "T(256) / T(128) = 1 without splitting (no additional speedup)"
+    sel = gains[gains["method"] == method]
+    if not {128, 256} <= set(sel["n_matchers"]):
+        return _row(
+            claim,
+            "Sect. 5.1",
+            paper_value,
+            f"ablation at N = {sorted(set(sel['n_matchers']))}",
+            not_comparable("the ablation needs N = 128 and 256"),
+            "this run's ablation does not cover N = 128 and 256",
+        )
+    t = sel.groupby(["kind", "n_matchers"])[["throughput_nosplit", "throughput_split"]].mean()
+    kinds = list(dict.fromkeys(sel["kind"]))
+    speedup = {
+        k: float(t.loc[(k, 256), "throughput_nosplit"] / t.loc[(k, 128), "throughput_nosplit"])
+        for k in kinds
+    }
+    with_split = {
+        k: float(t.loc[(k, 256), "throughput_split"] / t.loc[(k, 128), "throughput_split"])
+        for k in kinds
+    }
+    verdict = combine(
+        [at_most(v, NO_SPEEDUP_MAX, what="T(256) / T(128)") for v in speedup.values()]
+    )
+    measured = "T(256) / T(128) without splitting: " + ", ".join(
+        f"{k} {v:.2f}" for k, v in speedup.items()
+    )
+    measured += "; with splitting: " + ", ".join(f"{k} {v:.2f}" for k, v in with_split.items())
+    note = "" if verdict.holds else "without splitting SALB still speeds up from 128 to 256 here"
+    return _row(claim, "Sect. 5.1", paper_value, measured, verdict, note)
 
 
 def learning_time_trend(timing: pd.DataFrame) -> dict[str, Any]:
     """SALB's learning time grows more slowly with the corpus than the METIS methods'
-    (Sect. 6.6, Fig. 9). Holds if SALB's log-log slope of time vs posts is below every
-    METIS method's slope (fitted over the sizes of the sweep)."""
+    (Sect. 6.6, Fig. 9): a share over the METIS methods whose log-log slope of time vs
+    posts (median time per size) exceeds SALB's (holds for all, partly for >=
+    :data:`PARTLY_AT`). The paper's absolute times (CPython SALB vs C METIS) are not
+    comparable with ours (numba SALB) and stay in the note."""
     agg = timing.groupby(["method", "size"])["learn_wall_seconds"].median().reset_index()
     slopes, at_max = {}, {}
     for method, part in agg.groupby("method"):
@@ -348,31 +574,30 @@ def learning_time_trend(timing: pd.DataFrame) -> dict[str, Any]:
     size_max = int(agg["size"].max())
     measured = "log-log slopes: " + ", ".join(f"{m} {slopes[m]:.2f}" for m in slopes)
     measured += f"; at {size_max:,} posts: " + ", ".join(f"{m} {at_max[m]:.2f} s" for m in at_max)
+    claim = "SALB's learning time grows more slowly than graph partitioning's"
+    paper_value = "lower slope than every METIS method (1M posts: ~2 min SALB, ~1 min METIS)"
     if BASELINE not in slopes or not metis or len(agg["size"].unique()) < 2:
         return _row(
-            "SALB's learning time grows more slowly than graph partitioning's",
-            "Fig. 9",
+            claim,
+            "Sect. 6.6, Fig. 9",
+            paper_value,
             measured,
-            None,
+            not_comparable("needs SALB, a METIS method and two sizes"),
             "needs SALB, a METIS method and two sizes",
         )
-    holds = all(slopes[BASELINE] < slopes[m] for m in metis)
+    steeper = [m for m in metis if slopes[BASELINE] < slopes[m]]
+    verdict = share(
+        len(steeper), len(metis), partly_at=PARTLY_AT, rule="METIS methods with a steeper slope"
+    )
     speedup = min(at_max[m] for m in metis) / at_max[BASELINE]
     note = (
         f"our SALB is a numba kernel (the paper's is CPython): at {size_max:,} posts it is "
         f"{speedup:.0f}x faster than the fastest METIS method"
     )
-    if not holds:
+    if not verdict.holds:
         note = (
             f"SALB's time grows with the posts (slope {slopes[BASELINE]:.2f}: it visits every "
             "word occurrence), METIS's with the word network, which grows more slowly as the "
             f"vocabulary saturates; {note}"
         )
-    return _row(
-        "SALB's learning time grows more slowly than graph partitioning's",
-        "Fig. 9: SALB grows more slowly and is faster beyond 1M tweets (1M: ~1 min METIS, "
-        "~2 min SALB in CPython)",
-        measured,
-        holds,
-        note,
-    )
+    return _row(claim, "Sect. 6.6, Fig. 9", paper_value, measured, verdict, note)

@@ -10,7 +10,8 @@ functions are imported by name on the executors:
 - :func:`run_cv`: Fig. 5, dataset x subscription kind x method x N x fold;
 - :func:`run_skew_ablation`: hot-word splitting on / off at large N (Sect. 5.1);
 - :func:`run_learning_curve`: Fig. 6, throughput vs learning-corpus size;
-- :func:`run_learning_time`: Fig. 9, wall time of :func:`learn_mapping` vs corpus size.
+- :func:`run_learning_time`: Fig. 9, wall time of :func:`learn_mapping` vs corpus size;
+- :func:`worked_example`: six words, three matchers, hash vs SALB by hand (Eqs. 2, 4, 6).
 
 Every result row carries the metrics of :meth:`routelab.s3tm.metrics.RouteMetrics.as_dict`
 plus the learning details; :func:`run_cv` rows also carry the per-matcher ``loads``. The
@@ -37,6 +38,7 @@ from routelab.s3tm.lab.routing_summary import (
     metric_table,
     split_gain,
     summarize,
+    swap_hash,
 )
 from routelab.s3tm.lab.workloads import (
     ALL_WORDS,
@@ -63,6 +65,7 @@ from routelab.s3tm.wordsets import Corpus
 __all__ = [
     "ALL_WORDS",
     "BASELINE",
+    "EXAMPLE_POSTS",
     "CV_KEYS",
     "FIG5_METRICS",
     "KINDS",
@@ -91,9 +94,11 @@ __all__ = [
     "split_gain",
     "subscribed_word_set",
     "summarize",
+    "swap_hash",
     "synthetic_curve_data",
     "synthetic_cv_data",
     "timing_task",
+    "worked_example",
 ]
 
 # --------------------------------------------------------------------------- tasks
@@ -514,3 +519,57 @@ def run_learning_time(
         desc="learning time",
         progress=progress,
     )
+
+
+EXAMPLE_POSTS: tuple[tuple[str, ...], ...] = (
+    ("flu", "shot"),
+    ("flu", "vaccine"),
+    ("shot", "vaccine"),
+    ("flu", "shot", "vaccine"),
+    ("trump", "vote"),
+    ("trump", "rally"),
+    ("vote", "rally"),
+    ("trump", "vote", "rally"),
+)
+"""The worked example's posts: six words in two groups that are posted together."""
+
+
+def worked_example(
+    posts: Sequence[Sequence[str]] = EXAMPLE_POSTS,
+    n_matchers: int = 3,
+    methods: Sequence[str] = ("hash", "SALB"),
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A worked example a student can redo by hand (Sect. 3.1, Eqs. 1-6): learn each
+    mapping on ``posts`` (every word subscribed, no splitting) and route the same posts.
+
+    Returns:
+        ``(per_post, per_method)``: for every post its words and the matchers K(P, M) it goes
+        to under each method (Eq. 1); for every method the word -> matcher mapping, the loads
+        L(i, M) (Eq. 3), their sum, the spread R = sum L / |P| (Eq. 2), the imbalance
+        B = max L / avg L (Eq. 4) and the throughput T = |P| / max L in units of one
+        matcher's capacity (Eq. 6).
+    """
+    words = list(dict.fromkeys(w for post in posts for w in post))
+    per_post = pd.DataFrame(
+        {"post": range(1, len(posts) + 1), "words": [" ".join(p) for p in posts]}
+    )
+    rows = []
+    for method in methods:
+        mapping = learn_mapping([list(p) for p in posts], n_matchers, method, seed=seed)
+        m = route_metrics(mapping, [list(p) for p in posts])
+        per_post[f"K(P) {method}"] = [
+            "{" + ", ".join(map(str, m.targets.of(i))) + "}" for i in range(len(posts))
+        ]
+        rows.append(
+            {
+                "method": method,
+                "mapping M": ", ".join(f"{w}->{mapping.matcher_of(w)}" for w in words),
+                **{f"L({i})": int(load) for i, load in enumerate(m.loads)},
+                "sum L": int(m.loads.sum()),
+                "spread R": round(m.spread, 3),
+                "imbalance B": round(m.imbalance, 3),
+                "throughput T": round(m.throughput, 3),
+            }
+        )
+    return per_post, pd.DataFrame(rows)

@@ -4,11 +4,15 @@ Every function takes the tidy frames of :mod:`routelab.s3tm.lab.routing_experime
 :mod:`routelab.s3tm.lab.routing_summary` and returns a ``plotly.graph_objects.Figure``; a method
 keeps its colour in every figure (:func:`routelab.plots.color_for` over
 :data:`routelab.s3tm.METHODS`). Error bars are one standard deviation over the
-cross-validation folds (or the repeats of Fig. 6), as in the paper.
+cross-validation folds (or the repeats of Fig. 6), as in the paper. Log axes go through
+:func:`routelab.plots.log_axis` (labelled ticks only: decades, or 1-2-5 steps when the data
+span less than a few decades); ratios are lines around a reference line at 1
+(:func:`routelab.plots.ratio_axis`), never bars on a log axis.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import color_for
+from routelab.plots import color_for, log_axis, ratio_axis
 from routelab.s3tm.mappings import METHODS
 
 KIND_TITLES = {"tweet": "tweet-based subscriptions", "topic": "topic-based subscriptions"}
@@ -34,17 +38,75 @@ def _methods_in(frame: pd.DataFrame, methods: Sequence[str] | None) -> list[str]
     return [m for m in (methods or METHODS) if m in present]
 
 
+def log_ticks(values: Sequence[float] | np.ndarray) -> list[float] | None:
+    """Labelled tick values for a log axis over ``values``: 1-2-5 steps (1-1.5-2-3-5-7
+    within a decade), or ``None`` (decades only) when the data span more than 2.5 decades."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x) & (x > 0)]
+    if len(x) == 0:
+        return None
+    lo, hi = float(x.min()), float(x.max())
+    span = math.log10(hi / lo)
+    if span > 2.5:
+        return None
+    steps = (1, 1.5, 2, 3, 5, 7) if span <= 1 else (1, 2, 5)
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    inside = [t for t in ticks if lo / 1.15 <= t <= hi * 1.15]
+    return inside if len(inside) >= 2 else None
+
+
+def _log(fig: go.Figure, axis: str, values: Sequence[float] | np.ndarray, **where: int) -> None:
+    """A log axis through :func:`routelab.plots.log_axis` with :func:`log_ticks` labels."""
+    ticks = log_ticks(values)
+    if ticks is None:
+        log_axis(fig, axis, **where)
+    else:
+        text = [f"{t:g}" for t in ticks]
+        log_axis(fig, axis, tickmode="array", tickvals=ticks, ticktext=text, **where)
+        _no_minor_grid(fig, axis, **where)
+
+
+def _no_minor_grid(fig: go.Figure, axis: str, **where: int) -> None:
+    """Explicit ticks carry their own grid lines; plotly's minor grid would hatch the panel."""
+    update = fig.update_xaxes if axis == "x" else fig.update_yaxes
+    update(minor_showgrid=False, **where)
+
+
 def _node_axis(fig: go.Figure, nodes: Sequence[int], **where: int) -> None:
+    """The N axis: log, ticks at the grid's node counts, each labelled."""
     ticks = sorted({int(n) for n in nodes})
-    fig.update_xaxes(
-        type="log", tickvals=ticks, ticktext=[str(t) for t in ticks], title="nodes N", **where
+    log_axis(
+        fig,
+        "x",
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[str(t) for t in ticks],
+        title="nodes N",
+        **where,
     )
+    _no_minor_grid(fig, "x", **where)
+
+
+def _y_values(sel: pd.DataFrame) -> np.ndarray:
+    """The data's extent on the y axis (mean +- std, positive part)."""
+    y = np.concatenate([sel["mean"] - sel["std"], sel["mean"] + sel["std"], sel["mean"]])
+    return y[y > 0]
 
 
 def _line(
-    sel: pd.DataFrame, x: str, method: str, *, show: bool, dash: str | None = None
+    sel: pd.DataFrame,
+    x: str,
+    method: str,
+    *,
+    show: bool,
+    dash: str | None = None,
+    label: str | None = None,
 ) -> go.Scatter:
+    """One method's mean +- std line; ``label`` (default ``method``) names it and picks its
+    colour."""
     sel = sel.sort_values(x)
+    method = label or method
     return go.Scatter(
         x=sel[x],
         y=sel["mean"],
@@ -58,7 +120,18 @@ def _line(
     )
 
 
-def fig5(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None) -> go.Figure:
+def _hash_label(split_hot: bool) -> str:
+    return "hash+split" if split_hot else "hash"
+
+
+def fig5(
+    summary: pd.DataFrame,
+    kind: str,
+    methods: Sequence[str] | None = None,
+    *,
+    hash_other: pd.DataFrame | None = None,
+    split_hot: bool = True,
+) -> go.Figure:
     """Fig. 5 a-d (tweet-based) or e-h (topic-based): relative throughput, throughput,
     spread and imbalance vs nodes, mean +- std over folds.
 
@@ -67,11 +140,15 @@ def fig5(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None)
             dataset per metric.
         kind: ``"tweet"`` or ``"topic"``.
         methods: methods to draw (default: all present, in :data:`METHODS` order).
+        hash_other: the summary of :func:`~routelab.s3tm.lab.routing_summary.swap_hash`
+            (hash under the other splitting setting); its hash line is drawn dashed, and the
+            two hash lines are labelled "hash+split" and "hash" (no splitting).
+        split_hot: the splitting setting of ``summary`` (names its hash line).
     """
     letters = "abcd" if kind == "tweet" else "efgh"
     titles = [f"({ch}) {label}" for ch, (_, label, _) in zip(letters, _FIG5_PANELS, strict=True)]
     fig = make_subplots(
-        rows=2, cols=2, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.14
+        rows=2, cols=2, subplot_titles=titles, horizontal_spacing=0.09, vertical_spacing=0.2
     )
     sel_kind = summary[summary["kind"] == kind]
     if sel_kind.empty:
@@ -82,13 +159,35 @@ def fig5(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None)
         if sel["dataset"].nunique() > 1:
             raise ValueError(f"{metric}: several datasets in the summary; pick one")
         for method in _methods_in(sel, methods):
+            label = _hash_label(split_hot) if method == "hash" and hash_other is not None else None
             fig.add_trace(
-                _line(sel[sel["method"] == method], "n_matchers", method, show=i == 0),
+                _line(sel[sel["method"] == method], "n_matchers", method, show=i == 0, label=label),
                 row=row + 1,
                 col=col + 1,
             )
+        drawn = sel
+        if hash_other is not None:
+            other = hash_other[
+                (hash_other["kind"] == kind)
+                & (hash_other["metric"] == metric)
+                & (hash_other["method"] == "hash")
+            ]
+            fig.add_trace(
+                _line(
+                    other,
+                    "n_matchers",
+                    "hash",
+                    show=i == 0,
+                    dash="dash",
+                    label=_hash_label(not split_hot),
+                ),
+                row=row + 1,
+                col=col + 1,
+            )
+            drawn = pd.concat([sel, other])
         # the subplot title names the metric; the x title only under the bottom row
-        fig.update_yaxes(type="log" if log_y else "linear", row=row + 1, col=col + 1)
+        if log_y:
+            _log(fig, "y", _y_values(drawn), row=row + 1, col=col + 1)
         _node_axis(fig, sel_kind["n_matchers"], row=row + 1, col=col + 1)
         if row == 0:
             fig.update_xaxes(title=None, row=row + 1, col=col + 1)
@@ -96,6 +195,8 @@ def fig5(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None)
         title=f"Fig. 5{letters[0]}-{letters[-1]}: {KIND_TITLES.get(kind, kind)} "
         "(mean ± std over folds)",
         legend_title="mapping",
+        height=720,
+        margin={"b": 120},
     )
     return fig
 
@@ -121,7 +222,7 @@ def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000
                 row=1,
                 col=j + 1,
             )
-        fig.update_xaxes(type="log", title="learning posts", row=1, col=j + 1)
+        log_axis(fig, "x", title="learning posts", row=1, col=j + 1)
         fig.update_yaxes(title="throughput (x C)" if j == 0 else None, row=1, col=j + 1)
         if mark is not None and part["size"].min() <= mark <= part["size"].max():
             fig.add_vline(x=mark, line={"dash": "dot", "color": "#888"}, row=1, col=j + 1)
@@ -143,8 +244,8 @@ def fig9(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
     fig = go.Figure()
     for method in _methods_in(agg, None):
         fig.add_trace(_line(agg[agg["method"] == method], "size", method, show=True))
-    fig.update_xaxes(type="log", title="learning posts")
-    fig.update_yaxes(type="log", title="learning time (s)")
+    log_axis(fig, "x", title="learning posts")
+    _log(fig, "y", _y_values(agg), title="learning time (s)")
     fig.update_layout(
         title=f"Fig. 9: time to learn the mapping (N = {n_matchers})",
         legend_title="mapping",
@@ -154,7 +255,8 @@ def fig9(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
 
 def fig_skew_ablation(gains: pd.DataFrame) -> go.Figure:
     """Throughput gain of hot-word splitting, T(split) / T(no split), per method and N
-    (Sect. 5.1), one panel per subscription kind; mean +- std over folds.
+    (Sect. 5.1), one panel per subscription kind; mean +- std over folds. A ratio: lines
+    and points on a log axis around the reference line at 1 (no gain).
 
     Args:
         gains: :func:`routelab.s3tm.lab.routing_summary.split_gain` rows.
@@ -166,31 +268,30 @@ def fig_skew_ablation(gains: pd.DataFrame) -> go.Figure:
         .fillna({"std": 0.0})
     )
     kinds = [k for k in ("tweet", "topic") if k in set(agg["kind"])]
-    fig = make_subplots(rows=1, cols=len(kinds), subplot_titles=[KIND_TITLES[k] for k in kinds])
+    fig = make_subplots(
+        rows=1,
+        cols=len(kinds),
+        subplot_titles=[KIND_TITLES[k] for k in kinds],
+        horizontal_spacing=0.1,
+    )
     for j, kind in enumerate(kinds):
         part = agg[agg["kind"] == kind]
         for method in _methods_in(part, None):
-            sel = part[part["method"] == method].sort_values("n_matchers")
             fig.add_trace(
-                go.Bar(
-                    x=[f"N = {n}" for n in sel["n_matchers"]],
-                    y=sel["mean"],
-                    error_y={"type": "data", "array": sel["std"], "visible": True},
-                    name=method,
-                    legendgroup=method,
-                    showlegend=j == 0,
-                    marker_color=color_for(method, METHODS),
-                ),
+                _line(part[part["method"] == method], "n_matchers", method, show=j == 0),
                 row=1,
                 col=j + 1,
             )
-        fig.add_hline(y=1.0, line={"dash": "dot", "color": "#444"}, row=1, col=j + 1)
-    fig.update_yaxes(type="log")
+        _node_axis(fig, part["n_matchers"], row=1, col=j + 1)
+    ratio_axis(fig, "y")  # log, with the reference line at 1 in every panel
+    for j, kind in enumerate(kinds):  # labelled ticks spanning each panel's ratios and 1
+        part = agg[agg["kind"] == kind]
+        _log(fig, "y", np.append(_y_values(part), 1.0), row=1, col=j + 1)
     fig.update_yaxes(title="T(split) / T(no split)", row=1, col=1)
     fig.update_layout(
-        barmode="group",
         title="Skew handling (Sect. 5.1): throughput with / without hot-word splitting",
         legend_title="mapping",
+        margin={"b": 120},
     )
     return fig
 

@@ -5,8 +5,10 @@ standard deviations over folds, geometric means across datasets.
   experiment; :func:`across_datasets`: the geometric mean across datasets ("The geometric
   mean of the relative throughputs from both datasets is used", Sect. 6.2);
 - :func:`summarize`: mean and standard deviation over folds (the paper's error bars), tidy;
-- :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`: what
-  the notebook shows.
+- :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`,
+  :func:`headline_table`: what the notebook shows;
+- :func:`swap_hash`: the Fig. 5 rows with hash run under the other hot-word splitting
+  setting (issue 11 item 5: which hash baseline the paper used is ambiguous).
 """
 
 from __future__ import annotations
@@ -162,3 +164,40 @@ def headline(cv: pd.DataFrame, data: CVData) -> dict[str, Any]:
             if "hash" in table:
                 out[f"{kind}_salb_over_hash"] = float((table[BASELINE] / table["hash"]).mean())
     return out
+
+
+def swap_hash(cv: pd.DataFrame, hash_rows: pd.DataFrame) -> pd.DataFrame:
+    """The Fig. 5 rows with the ``hash`` rows replaced by ``hash_rows`` (hash run with the
+    other hot-word splitting setting, Sect. 5.1), so every summary and claim can be taken
+    against either hash baseline. The new rows keep their own setting in
+    ``hash_split_hot``; their ``split_hot`` is set to the other methods' so the frame
+    summarizes as one experiment (relative throughput against the same SALB runs).
+
+    Raises:
+        ValueError: ``cv`` mixes splitting settings or ``hash_rows`` holds other methods.
+    """
+    if cv["split_hot"].nunique() != 1:
+        raise ValueError("cv rows mix split_hot settings; select one")
+    if set(hash_rows["method"]) != {"hash"}:
+        raise ValueError(
+            f"hash_rows must be hash rows only, got {sorted(set(hash_rows['method']))}"
+        )
+    main = bool(cv["split_hot"].iloc[0])
+    swapped = hash_rows.assign(hash_split_hot=hash_rows["split_hot"].astype(bool), split_hot=main)
+    return pd.concat([cv[cv["method"] != "hash"], swapped], ignore_index=True)
+
+
+def headline_table(numbers: dict[str, Any]) -> pd.DataFrame:
+    """The headline numbers as a small table for display: integers with thousands
+    separators, other numbers to three significant digits."""
+
+    def text(v: Any) -> str:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            return str(v)
+        if float(v).is_integer() and abs(v) >= 1:
+            return f"{int(v):,}"
+        return f"{float(v):.3g}"
+
+    return pd.DataFrame(
+        {"headline": list(numbers), "value": [text(v) for v in numbers.values()]}
+    ).set_index("headline")
