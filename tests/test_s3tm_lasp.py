@@ -30,7 +30,7 @@ WORDS = [f"w{i}" for i in range(20)]
 def test_hand_example_traces_algorithm_2():
     # N = 3, M: a,d -> 0; b,e -> 1; c -> 2; f(h) = h + 1; imbalance = CV of the loads f(|H|)
     m = Mapping(3, "hash", 0, {"a": 0, "b": 1, "c": 2, "d": 0, "e": 1})
-    lasp = LASP(m, CostFunction(1.0, 1.0))
+    lasp = LASP(m, CostFunction(1.0, 1.0, reading="literal"))  # Alg. 2's printed l, unchanged
     # S1 {a,b}, B = {0,1}. i=0: l = f(2) = 3, |H| -> [2,0,0], CV = sqrt(3*4-2^2)/(2+3)
     #   = 0.566, u = -1.70; i=1: the same loads permuted -> tie -> lower id: 0
     assert lasp.place(["a", "b"]) == (0,)
@@ -99,8 +99,8 @@ def test_incremental_equals_batch_and_only_eligible(subs, seed, n, hot):
         hp = hot_placement(corpus.words_of(r), mapping)
         assert elig.of(r) == hp.matchers and bool(elig.multicast[r]) == hp.multicast
     for method in ("random", "LASP"):
-        for imbalance in ("cv", "alg2"):
-            kw = {"cost": (0.7, 2.5), "seed": seed, "imbalance": imbalance}
+        for imbalance, reading in (("cv", "slope"), ("alg2", "slope"), ("cv", "literal")):
+            kw = {"cost": (0.7, 2.5, reading), "seed": seed, "imbalance": imbalance}
             batch = place_subscriptions(corpus, mapping, method, **kw)
             one_by_one = place_subscriptions(corpus, mapping, method, impl="reference", **kw)
             assert np.array_equal(batch.entry_rows, one_by_one.entry_rows)
@@ -150,3 +150,43 @@ def test_random_anycast_is_seeded_and_spreads():
     lasp = place_subscriptions(corpus, m, "LASP")
     assert len(set(lasp.entry_matchers.tolist())) == 1
     assert lasp.unique_words.sum() == 4 < a.unique_words.sum()
+
+
+def test_slope_reading_keeps_the_grouping_incentive():
+    # N = 3, M: a -> 0, b -> 1; f(h) = h + 1. H = [{a,b,c}, {d}, {e,f,g,h}]; S = {a, b}, B = {0, 1}.
+    # i=0: no new word, |H| [3,1,4]: var_num = 3*26 - 64 = 14, n mean(L) = 8 + 3 = 11,
+    #   b0 = sqrt(14)/11 = 0.3401; i=1: two new words, |H| [3,3,4]: var_num = 3*34 - 100 = 2,
+    #   n mean(L) = 10 + 3 = 13, b1 = sqrt(2)/13 = 0.1088.
+    # slope reading: l0 = 0, l1 = 2 -> u0 = 0 > u1 = -0.2176: grouping wins, matcher 0.
+    # literal reading: l0 = f(0) = 1, l1 = f(2) = 3 -> u0 = -0.3401 < u1 = -0.3263: matcher 1.
+    m = Mapping(3, "hash", 0, {"a": 0, "b": 1, "c": 0, "d": 1, "e": 2, "f": 2, "g": 2, "h": 2})
+    expected = {
+        "slope": (0, (0.0, -2 * math.sqrt(2) / 13)),
+        "literal": (1, (-math.sqrt(14) / 11, -3 * math.sqrt(2) / 13)),
+    }
+    for reading, (choice, (u0, u1)) in expected.items():
+        lasp = LASP(m, CostFunction(1.0, 1.0), cost_reading=reading)
+        lasp.H = [set("abc"), {"d"}, set("efgh")]
+        assert lasp.utility({"a", "b"}, 0)[0] == pytest.approx(u0, abs=1e-12)
+        assert lasp.utility({"a", "b"}, 1)[0] == pytest.approx(u1, abs=1e-12)
+        assert lasp.place(["a", "b"]) == (choice,)
+    # the same choices through the kernel, from a stream that builds that state first
+    subs = Corpus.from_word_lists([["a", "c"], ["d"], ["e", "f", "g", "h"], ["a", "b"]])
+    for reading, choice in (("slope", 0), ("literal", 1)):
+        f = CostFunction(1.0, 1.0, reading)
+        placed = place_subscriptions(subs, m, "LASP", cost=f)
+        ref = place_subscriptions(subs, m, "LASP", cost=f, impl="reference")
+        assert placed.matchers_of(3)[0] == ref.matchers_of(3)[0] == choice
+        assert list(placed.unique_words) == list(ref.unique_words)
+
+
+def test_cost_function_readings():
+    f = CostFunction(0.5, 10.0)
+    assert f.reading == "slope" and f.delta(4) == 2.0 and f(4) == 12.0
+    literal = f.with_reading("literal")
+    assert literal.delta(4) == 12.0 and literal.delta(0) == 10.0 and f.delta(0) == 0.0
+    assert CostFunction.of((0.5, 10.0, "literal")) == literal
+    assert CostFunction.of((0.5, 10.0)) == f
+    assert CostFunction.from_fit(0.5, 10.0, "literal") == literal
+    with pytest.raises(ValueError, match="reading"):
+        CostFunction(1.0, 1.0, "increase")

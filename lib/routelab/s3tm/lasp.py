@@ -5,7 +5,7 @@ hot-word splitting the Sect. 5.1 categories, :func:`routelab.s3tm.skew.hot_place
 category (iii) is multicast and needs no choice). It keeps the *subscription word map*
 H(i), the distinct words of the subscriptions on matcher i, and for each eligible i computes
 
-    l = f(|S \\ H(i)|)                                   (subscription delta load)
+    l = f(|S \\ H(i)|)                                   (subscription delta load, see below)
     L = {f(|H(j)|) : j != i} + {f(|S u H(i)|)}            (loads if S went to i)
     b = imbalance(L)
     u = -l * b
@@ -22,10 +22,18 @@ Readings we take (documented choices):
   text use the coefficient of variation ``sqrt(var(L)) / avg(L)``. We default to the CV
   (``imbalance="cv"``: scale-free, the text's "load imbalance", DESIGN.md), and offer the
   printed form as ``imbalance="alg2"``.
-- **Ties.** Utilities tie often (e.g. several matchers already hold all of S's words). Among
-  equal utilities the lower imbalance wins, then the lower matcher id. The intercept of f
-  (``f(0) > 0``) keeps ``l > 0``, so the imbalance still separates candidates then; a
-  negative fitted intercept is clipped to 0 (:meth:`CostFunction.from_fit`).
+- **The delta load l** (``cost_reading``, issue 11 item 7). Alg. 2 prints
+  ``l = f(|S \\ H(i)|)``, i.e. *including* the intercept of f; with Fig. 3's fitted f the
+  intercept dominates the slope term, so l hardly depends on how many new words S brings
+  and the grouping incentive vanishes (LASP then merely balances). The prose of Sect. 4.2
+  speaks of the *increase* in load a subscription causes, ``f(|S u H(i)|) - f(|H(i)|) =
+  slope * |S \\ H(i)|``. We default to that slope-only reading (``cost_reading="slope"``)
+  and keep the printed one as ``cost_reading="literal"``. The loads L and the imbalance b
+  use f with its intercept under both readings.
+- **Ties.** Utilities tie often (e.g. several matchers already hold all of S's words:
+  under the slope reading their ``l = 0``, so ``u = 0``). Among equal utilities the lower
+  imbalance wins, then the lower matcher id. A negative fitted intercept is clipped to 0
+  (:meth:`CostFunction.from_fit`).
 - **Exactness.** The loads are affine in the integers |H(j)|, so b is computed from the
   integer moments ``n``, ``sum h``, ``sum h^2`` (:func:`imbalance_from_moments`); the
   readable reference (:class:`LASP`, sets and a load list as in the pseudocode) and the
@@ -50,6 +58,7 @@ from routelab.s3tm.wordsets import Corpus
 __all__ = [
     "IMBALANCES",
     "LASP",
+    "COST_READINGS",
     "CostFunction",
     "fit_cost_function",
     "imbalance_from_moments",
@@ -57,40 +66,66 @@ __all__ = [
 ]
 
 IMBALANCES = ("cv", "alg2")
+COST_READINGS = ("slope", "literal")
+"""LASP's delta load l: ``slope * |S \\ H(i)|`` (the increase in load, default) or Alg. 2's
+printed ``f(|S \\ H(i)|)`` with the intercept (see the module docstring)."""
 
 
 @dataclass(frozen=True)
 class CostFunction:
     """LASP's f: lookup operations per publication of a trie with ``h`` unique words,
-    ``f(h) = slope * h + intercept`` (S3-TM Sect. 4.2, Fig. 3)."""
+    ``f(h) = slope * h + intercept`` (S3-TM Sect. 4.2, Fig. 3).
+
+    ``reading`` says how LASP turns f into the delta load of ``new`` words
+    (:meth:`delta`, :data:`COST_READINGS`): ``"slope"`` (default) ``slope * new``, the
+    increase in load; ``"literal"`` Alg. 2's printed ``f(new)``, intercept included.
+    """
 
     slope: float = 1.0
     intercept: float = 1.0
+    reading: str = "slope"
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.slope) and self.slope > 0):
             raise ValueError(f"cost slope must be positive, got {self.slope}")
         if not (math.isfinite(self.intercept) and self.intercept >= 0):
             raise ValueError(f"cost intercept must be >= 0, got {self.intercept}")
+        if self.reading not in COST_READINGS:
+            raise ValueError(f"cost reading must be one of {COST_READINGS}, got {self.reading!r}")
 
     def __call__(self, h: float) -> float:
         return self.slope * h + self.intercept
 
+    @property
+    def delta_intercept(self) -> float:
+        """The constant term of :meth:`delta`: 0 (slope reading) or the intercept."""
+        return self.intercept if self.reading == "literal" else 0.0
+
+    def delta(self, new: float) -> float:
+        """LASP's delta load l of a subscription bringing ``new`` words (Sect. 4.2)."""
+        return self.slope * new + self.delta_intercept
+
+    def with_reading(self, reading: str | None) -> CostFunction:
+        """This f with another delta-load reading (``None``: unchanged)."""
+        if reading is None or reading == self.reading:
+            return self
+        return CostFunction(self.slope, self.intercept, reading)
+
     @classmethod
-    def from_fit(cls, slope: float, intercept: float) -> CostFunction:
+    def from_fit(cls, slope: float, intercept: float, reading: str = "slope") -> CostFunction:
         """From a fitted line; a negative intercept is clipped to 0 (f counts operations)."""
-        return cls(float(slope), max(float(intercept), 0.0))
+        return cls(float(slope), max(float(intercept), 0.0), reading)
 
     @classmethod
     def of(cls, cost: Any) -> CostFunction:
-        """Accept a :class:`CostFunction`, a ``(slope, intercept)`` pair or ``None``
-        (``f(h) = h + 1``)."""
+        """Accept a :class:`CostFunction`, a ``(slope, intercept)`` pair or
+        ``(slope, intercept, reading)`` triple, or ``None`` (``f(h) = h + 1``, slope reading)."""
         if cost is None:
             return cls()
         if isinstance(cost, CostFunction):
             return cost
-        slope, intercept = cost
-        return cls(float(slope), float(intercept))
+        slope, intercept, *reading = cost
+        return cls(float(slope), float(intercept), *(str(r) for r in reading))
 
 
 def fit_cost_function(
@@ -146,9 +181,16 @@ class LASP:
 
     name = "LASP"
 
-    def __init__(self, mapping: Mapping, cost: Any = None, imbalance: str = "cv") -> None:
+    def __init__(
+        self,
+        mapping: Mapping,
+        cost: Any = None,
+        imbalance: str = "cv",
+        *,
+        cost_reading: str | None = None,
+    ) -> None:
         self.mapping = mapping
-        self.cost = CostFunction.of(cost)
+        self.cost = CostFunction.of(cost).with_reading(cost_reading)
         self.imbalance = imbalance
         self._kind = _kind_code(imbalance)
         self.H: list[set[str]] = [set() for _ in range(mapping.n_matchers)]
@@ -156,7 +198,7 @@ class LASP:
     def utility(self, S: set[str], i: int) -> tuple[float, float]:
         """``(u, b)`` of placing S on matcher i (Alg. 2's loop body)."""
         f = self.cost
-        l_delta = f(len(S - self.H[i]))
+        l_delta = f.delta(len(S - self.H[i]))
         sizes = [len(self.H[j]) for j in range(len(self.H)) if j != i]
         sizes.append(len(S | self.H[i]))
         s1 = sum(sizes)
@@ -190,9 +232,10 @@ class LASP:
 
 @numba.njit(cache=True)
 def _lasp_kernel(
-    indptr, indices, eptr, ematchers, multicast, has, h, s1, s2, slope, intercept, kind
+    indptr, indices, eptr, ematchers, multicast, has, h, s1, s2, slope, intercept, kind, l_icpt
 ):
-    """Alg. 2 over subscriptions in order. ``has`` (N x V uint8) is H as bitsets, ``h``
+    """Alg. 2 over subscriptions in order (``l_icpt``: the delta load's constant term, 0 for
+    the slope reading). ``has`` (N x V uint8) is H as bitsets, ``h``
     the sizes |H(i)|, ``s1``/``s2`` their running sum and sum of squares (1-element
     arrays); all are updated in place, so successive batches continue one stream."""
     n = len(indptr) - 1
@@ -220,7 +263,7 @@ def _lasp_kernel(
             for j in range(a, b):
                 if has[m, indices[j]] == 0:
                     new += 1
-            l_delta = slope * new + intercept
+            l_delta = slope * new + l_icpt
             h_new = h[m] + new
             t1 = s1[0] - h[m] + h_new
             t2 = s2[0] - h[m] * h[m] + h_new * h_new
@@ -247,11 +290,14 @@ def lasp_kernel_place(
     n_matchers: int,
     cost: Any = None,
     imbalance: str = "cv",
+    *,
+    cost_reading: str | None = None,
 ) -> np.ndarray:
     """LASP's choice for every subscription of ``subs`` in row order (``-1`` for multicast
     rows, which go to all their matchers), given their
-    :class:`~routelab.s3tm.placement.Eligibility`. Same choices as :class:`LASP`."""
-    f = CostFunction.of(cost)
+    :class:`~routelab.s3tm.placement.Eligibility`. Same choices as :class:`LASP`.
+    ``cost_reading`` overrides the reading of ``cost`` (:data:`COST_READINGS`)."""
+    f = CostFunction.of(cost).with_reading(cost_reading)
     has = np.zeros((n_matchers, max(subs.n_vocab, 1)), dtype=np.uint8)
     h = np.zeros(n_matchers, dtype=np.int64)
     s1 = np.zeros(1, dtype=np.int64)
@@ -269,4 +315,5 @@ def lasp_kernel_place(
         float(f.slope),
         float(f.intercept),
         _kind_code(imbalance),
+        float(f.delta_intercept),
     )
