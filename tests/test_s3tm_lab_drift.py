@@ -175,6 +175,8 @@ def test_advantage_claim_names_the_windows_lost():
     assert drift_claims.advantage_claim(frame[frame["window"] != 2])["verdict"].verdict == "holds"
     behind = _trend_frame({"SALB": [5, 2, 2, 2], "hash": [3, 3, 3.5, 3]}).assign(dataset="tweets")
     assert drift_claims.advantage_claim(behind)["verdict"].verdict == "fails"
+    labelled = drift_claims.advantage_claim(frame, label="one source")
+    assert labelled["claim"].endswith("(one source)") and not row["claim"].endswith(")")
 
 
 # --------------------------------------------------------------------------- experiment
@@ -268,3 +270,64 @@ def test_drift_data_fits_topics_per_window():
         "s", frame, 3, n_subscriptions=200, n_topics=3, lda_passes=1, local=True, progress=False
     )
     assert again.subscribed == data.subscribed  # seeded
+
+
+# --------------------------------------------------------------------------- worked example
+
+
+def test_top_k_ties_alphabetical():
+    from routelab.s3tm.lab.drift_example import top_k
+
+    assert top_k({"b": 2, "a": 2, "c": 3, "d": 1}, 2) == ["c", "a"]
+    with pytest.raises(ValueError):
+        top_k({"a": 1}, 0)
+
+
+def test_turnover_on_a_hand_made_stream():
+    from routelab.s3tm.lab.drift_example import top_word_turnover, window_counts
+
+    # window 0: a in 5 posts, b in 4, c in 3, d in 1; window 1: a 2, c 6, d 4, e 4;
+    # window 2: c 3, e 5, a 1
+    w0 = [["a", "b", "c"]] * 3 + [["a", "b"]] + [["a", "d"]]
+    w1 = [["c", "d", "e"]] * 4 + [["c", "a"]] * 2
+    w2 = [["c", "e"]] * 3 + [["e", "a"]] + [["e"]]
+    posts = w0 + w1 + w2
+    windows = np.array([0] * len(w0) + [1] * len(w1) + [2] * len(w2))
+    counts = window_counts(Corpus.from_word_lists(posts), windows)
+    assert counts[0] == {"a": 5, "b": 4, "c": 3, "d": 1}
+    assert counts[1] == {"a": 2, "c": 6, "d": 4, "e": 4}
+    assert counts[2] == {"a": 1, "c": 3, "e": 5}
+    table = top_word_turnover(counts, k=2)
+    # top-2: (a, b) -> (c, d) [d before e on the tie] -> (e, c)
+    assert list(table["entering"]) == ["c (6), d (4)", "e (5)"]
+    assert list(table["leaving"]) == ["a (5), b (4)", "d (4)"]
+    assert list(table["kept"]) == [0, 1]
+    assert list(table["from"]) == ["0", "1"] and list(table["to"]) == ["1", "2"]
+
+
+def test_window_counts_ignores_posts_outside_windows():
+    from routelab.s3tm.lab.drift_example import window_counts
+
+    corpus = Corpus.from_word_lists([["a"], ["b"], ["a", "b"]])
+    assert window_counts(corpus, np.array([0, -1, 0])) == [{"a": 2, "b": 1}]
+    with pytest.raises(ValueError):
+        window_counts(corpus, np.array([0, 0]))
+
+
+def test_trend_summary_joins_throughput_and_gain():
+    from routelab.s3tm.lab.drift_figures import trend_summary
+
+    keys = {"dataset": "tweets", "learn_on": "all"}
+    trends = pd.DataFrame(
+        [
+            {**keys, "method": m, "drop": d, "relative_slope": s, "p_decreasing": p}
+            for m, d, s, p in (("SALB", 1.3, -0.01, 0.2), ("hash", 1.0, 0.0, 0.5))
+        ]
+    )
+    gains = trends.assign(drop=[1.2, 1.0], relative_slope=[0.01, 0.0])
+    table = trend_summary(trends, gains)
+    assert list(table["method"]) == ["hash", "SALB"]
+    salb = table.set_index("method").loc["SALB"]
+    assert salb["throughput drop"] == 1.3 and salb["gain drop"] == 1.2
+    assert salb["gain slope/window"] == 0.01
+    assert pd.isna(table.set_index("method").loc["hash", "gain drop"])

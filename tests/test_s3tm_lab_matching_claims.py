@@ -54,7 +54,7 @@ def test_salb_advantage_and_hash_claims():
     assert v(row) == "holds" and row["note"] == ""
     row = mc.salb_keeps_advantage(GFCL_WINS_ONCE)
     assert v(row) == "partly" and "(1/2)" in row["verdict"].rule  # best in 1 of 2 workloads
-    assert row["measured"] == "best method per (kind, size): {'SALB': 1, 'gFCL': 1}"
+    assert row["measured"] == "best method per (kind, size): SALB in 1, gFCL in 1"
     # where gFCL wins: spread 1.0 / 2.0, imbalance 2.0 / 1.0
     assert "beaten in 1 of 2 workloads" in row["note"] and "0.50-0.50x" in row["note"]
     assert "2.00-2.00x" in row["note"]

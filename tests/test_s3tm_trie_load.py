@@ -103,3 +103,61 @@ def test_run_scaling_local_grid(posts):
     assert len(gain) == 4 and (gain["lasp_ops"] > 0).all()
     with pytest.raises(ValueError, match="unknown"):
         run_scaling(data, [50], ["nope"], kinds=["tweet"], local=True)
+
+
+def test_reading_comparison_on_hand_made_rows():
+    from routelab.s3tm.lab.subscription_scaling import placement_label, reading_comparison
+
+    rows = []
+    for placer, reading, ops in (
+        ("LASP", "slope", (60, 80)),
+        ("LASP", "literal", (90, 110)),
+        ("random", "slope", (200, 200)),
+    ):
+        for fold, o in enumerate(ops):
+            rows.append(
+                {
+                    "kind": "tweet",
+                    "n_subs": 100,
+                    "placer": placer,
+                    "cost_reading": reading,
+                    "fold": fold,
+                    "total_ops": o,
+                    "imbalance": 1.0 + fold,
+                    "unique_words": 10,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    assert list(placement_label(frame)) == ["LASP"] * 2 + ["LASP (literal l)"] * 2 + ["random"] * 2
+    table = reading_comparison(frame)
+    assert list(table["placement"]) == ["LASP", "LASP (literal l)", "random"]
+    assert list(table["total lookups"]) == [70, 100, 200]
+    assert list(table["lookups / random"]) == [0.35, 0.5, 1.0]
+    assert list(table["imbalance (max/avg)"]) == [1.5, 1.5, 1.5]
+    from routelab.s3tm.lab.subscription_scaling import reading_summary
+
+    summary = reading_summary(table)
+    assert len(summary) == 1
+    row = summary.iloc[0]
+    assert row["lookups / random, slope l"] == 0.35 and row["lookups / random, literal l"] == 0.5
+    assert row["unique words, random"] == 10
+
+
+def test_log_ticks_label_every_tick_in_full():
+    from routelab.s3tm.lab.matching_figures import log_ticks
+
+    ticks = log_ticks([60_000, 450_000])
+    assert ticks["tickvals"] == [50_000, 100_000, 200_000, 500_000, 1_000_000]
+    assert ticks["ticktext"] == ["50k", "100k", "200k", "500k", "1M"]
+    assert log_ticks([0.0, float("nan")]) == {}
+
+
+def test_run_scaling_carries_the_cost_reading(posts):
+    from routelab.s3tm.lasp import CostFunction
+
+    streams = {"tweet": tweet_subscription_corpus(posts, 300, seed=4)}
+    data = scaling_data(posts, streams, n_folds=3, seed=0)
+    kw = dict(kinds=["tweet"], n_matchers=4, folds=[0], local=True, progress=False)
+    slope = run_scaling(data, [300], ["SALB"], cost=CostFunction(0.01, 4.0), **kw)
+    literal = run_scaling(data, [300], ["SALB"], cost=CostFunction(0.01, 4.0, "literal"), **kw)
+    assert list(slope["cost_reading"]) == ["slope"] and list(literal["cost_reading"]) == ["literal"]

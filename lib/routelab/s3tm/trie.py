@@ -125,15 +125,25 @@ class SubscriptionTrie:
         """Sorted ids of the subscriptions whose words all occur in ``words``."""
         return self.match_ops(words)[0]
 
-    def match_ops(self, words: Collection[str]) -> tuple[list[int], int]:
-        """``(sorted matching sub ids, lookup operations)``; one op = one child-table probe."""
+    def match_ops(
+        self,
+        words: Collection[str],
+        *,
+        trace: list[tuple[tuple[str, ...], str, bool]] | None = None,
+    ) -> tuple[list[int], int]:
+        """``(sorted matching sub ids, lookup operations)``; one op = one child-table probe.
+
+        ``trace``: if a list is given, every probe is appended to it in traversal order as
+        ``(path of the probed node, probed word, found)``; the root's path is ``()``. This is
+        the worked example of notebook 04 (which nodes a lookup visits).
+        """
         pub = sorted(set(words))
         out: list[int] = []
         ops = 0
-        # explicit stack of (node, index of the word that led here); root has index -1
-        stack: list[tuple[_Node, int]] = [(self._root, -1)]
+        # explicit stack of (node, index of the word that led here, path); root has index -1
+        stack: list[tuple[_Node, int, tuple[str, ...]]] = [(self._root, -1, ())]
         while stack:
-            node, pos = stack.pop()
+            node, pos, path = stack.pop()
             out.extend(node.subs)
             children = node.children
             if not children:
@@ -141,8 +151,10 @@ class SubscriptionTrie:
             for j in range(pos + 1, len(pub)):
                 ops += 1
                 child = children.get(pub[j])
+                if trace is not None:
+                    trace.append((path, pub[j], child is not None))
                 if child is not None:
-                    stack.append((child, j))
+                    stack.append((child, j, (*path, pub[j]) if trace is not None else path))
         out.sort()
         return out, ops
 

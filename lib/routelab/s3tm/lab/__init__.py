@@ -14,9 +14,12 @@ notebook               files
                        ``bench_salb.py`` (``routelab bench salb``)
 ``04_matching``        ``subscription_scaling.py`` (Fig. 3 lookup curve, Fig. 7a-h sweep,
                        LASP vs random anycast), ``matching_figures.py``, ``matching_claims.py``,
-                       ``bench_matching.py`` (``routelab bench matching``)
+                       ``matching_example.py`` (the worked example: a small trie and its
+                       lookups), ``bench_matching.py`` (``routelab bench matching``)
 ``05_drift``           ``drift_experiments.py`` (windows, per-window topics, the week-0 mapping,
-                       trend tests), ``drift_figures.py`` (Fig. 7i-l), ``drift_claims.py``
+                       trend tests), ``drift_figures.py`` (Fig. 7i-l), ``drift_claims.py``,
+                       ``drift_example.py`` (the worked example: top words entering and
+                       leaving the top-k per window)
 ``06_shedding``        ``shedding_experiments.py`` (Fig. 8a workloads and curves),
                        ``controller_simulation.py`` (L(l) and the Fig. 8b buffer simulation),
                        ``shedding_figures.py`` (Figs. 8a/8b, threshold explorer),

@@ -25,10 +25,14 @@ PANELS = (
 )
 
 
-def window_labels(table: pd.DataFrame) -> list[str]:
-    """Tick labels: window number, then month and year of the window's first post."""
+def window_labels(table: pd.DataFrame, *, short: bool = False) -> list[str]:
+    """Tick labels: window number, then month and year of the window's first post (``short``:
+    two-digit year, for narrow panels)."""
     firsts = pd.to_datetime(table["first"])
-    return [f"{w}<br>{t:%b}<br>{t:%Y}" for w, t in zip(table["window"], firsts, strict=True)]
+    year = "'%y" if short else "%Y"
+    return [
+        f"{w}<br>{t:%b}<br>{t.strftime(year)}" for w, t in zip(table["window"], firsts, strict=True)
+    ]
 
 
 def _trend_line(sel: pd.DataFrame, metric: str, first: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,12 +108,14 @@ def drift_figure(
             row=row + 1,
             col=col + 1,
         )
+    # legend in its own column right of the panels (not over the title or subplot titles);
+    # bottom margin for the three-line window ticks, the axis title and the data footer
     fig.update_layout(
-        title=f"Concept drift: mapping learned on window 0 ({dataset}, learned on {learn_on} "
-        "words)",
-        height=760,
-        legend={"orientation": "h", "y": 1.13, "x": 1, "xanchor": "right"},
-        margin={"t": 120},
+        title=f"Concept drift: mapping learned on window 0<br><sup>{dataset}; learned on "
+        f"{learn_on} words of window 0</sup>",
+        height=800,
+        legend={"orientation": "v", "y": 1.0, "x": 1.02, "xanchor": "left", "yanchor": "top"},
+        margin={"t": 110, "b": 150, "r": 120},
     )
     return fig
 
@@ -120,7 +126,9 @@ def gain_figure(
     """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift_experiments.add_gain_over_hash`),
     one panel per dataset: how much of the week-0 advantage each learned mapping keeps."""
     datasets = [d for d in tables if d in set(frame["dataset"])]
-    fig = make_subplots(rows=1, cols=len(datasets), subplot_titles=datasets)
+    fig = make_subplots(
+        rows=1, cols=len(datasets), subplot_titles=datasets, horizontal_spacing=0.06
+    )
     for c, dataset in enumerate(datasets, start=1):
         sel_all = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
         for method in [m for m in DRIFT_METHODS if m != "hash" and m in set(sel_all["method"])]:
@@ -141,7 +149,7 @@ def gain_figure(
         fig.add_hline(y=1, line={"color": "#999", "dash": "dash"}, row=1, col=c)
         fig.update_xaxes(
             tickvals=list(tables[dataset]["window"]),
-            ticktext=window_labels(tables[dataset]),
+            ticktext=window_labels(tables[dataset], short=len(datasets) > 2),
             tickangle=0,
             tickfont={"size": 9},
             title="window",
@@ -149,21 +157,28 @@ def gain_figure(
             col=c,
         )
     fig.update_yaxes(title="throughput / hash throughput", row=1, col=1)
-    fig.update_layout(title="What the week-0 mapping keeps: throughput relative to hash")
+    # a ratio near 1 on a linear axis with the reference line at 1 (a log axis labelled by
+    # decades would show a single tick over this range); lines, never bars
+    fig.update_layout(
+        title="What the week-0 mapping keeps: throughput relative to hash (1 = no advantage)",
+        height=520,
+        margin={"b": 150},
+        legend={"orientation": "v", "y": 1.0, "x": 1.02, "xanchor": "left", "yanchor": "top"},
+    )
     return fig
 
 
-def variant_table(trends: pd.DataFrame) -> pd.DataFrame:
-    """The trend tests side by side for both learning variants (display)."""
-    cols = [
-        "dataset",
-        "learn_on",
-        "method",
-        "week0",
-        "later_mean",
-        "drop",
-        "relative_slope",
-        "p_decreasing",
-        "decreasing",
-    ]
-    return trends[cols].sort_values(["dataset", "learn_on", "method"], ignore_index=True)
+def trend_summary(trends: pd.DataFrame, gain_trends: pd.DataFrame) -> pd.DataFrame:
+    """One tidy row per (dataset, learn_on, method): the drop after week 0 and the relative
+    slope per window with its one-sided p-value, for throughput and for the gain over hash
+    (hash's own gain is 1 by definition and left blank)."""
+    keys = ["dataset", "learn_on", "method"]
+    cols = {"drop": "drop", "relative_slope": "slope/window", "p_decreasing": "p(decreasing)"}
+    left = trends[[*keys, *cols]].rename(columns={k: f"throughput {v}" for k, v in cols.items()})
+    gain = gain_trends[gain_trends["method"] != "hash"][[*keys, *cols]]
+    right = gain.rename(columns={k: f"gain {v}" for k, v in cols.items()})
+    out = left.merge(right, on=keys, how="left")
+    order = {m: i for i, m in enumerate(DRIFT_METHODS)}
+    return out.sort_values(
+        keys, key=lambda c: c.map(order) if c.name == "method" else c, ignore_index=True
+    )

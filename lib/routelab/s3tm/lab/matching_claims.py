@@ -81,7 +81,8 @@ def salb_keeps_advantage(summary: pd.DataFrame) -> dict[str, Any]:
         "SALB keeps its advantage across subscription counts",
         "Fig. 7a, e",
         "SALB best at every count",
-        f"best method per (kind, size): {rank['best'].value_counts().to_dict()}",
+        "best method per (kind, size): "
+        + ", ".join(f"{m} in {n}" for m, n in rank["best"].value_counts().items()),
         share(
             int((rank["best"] == "SALB").sum()),
             len(rank),

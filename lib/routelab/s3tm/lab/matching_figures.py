@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import PALETTE, color_for, widget_view
+from routelab.plots import PALETTE, color_for, log_axis, widget_view
 from routelab.s3tm.mappings import METHODS
 
 __all__ = [
@@ -38,6 +38,31 @@ FIG7_PANELS = (
     ("spread", "spread (matchers per routed post)", False),
     ("imbalance", "load imbalance (max / avg lookups)", False),
 )
+
+
+def _si(v: float) -> str:
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+def log_ticks(values: Sequence[float] | np.ndarray) -> dict[str, list]:
+    """Tick values 1, 2, 5 x 10^k spanning ``values`` (positive), each labelled in full
+    (50k, 100k, 200k): for a log axis whose data span less than a decade or two, where the
+    decade labels of :func:`routelab.plots.log_axis` alone would leave one tick."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not len(v):
+        return {}
+    lo, hi = float(v.min()), float(v.max())
+    ticks = [
+        m * 10.0**e
+        for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
+        for m in (1, 2, 5)
+        if lo / 2.5 <= m * 10.0**e <= hi * 2.5
+    ]
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [_si(t) for t in ticks]}
 
 
 def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
@@ -79,18 +104,22 @@ def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
 
 def placement_figure(frame: pd.DataFrame) -> go.Figure:
     """LASP vs random anycast: total matching work (lookups, left) and subscription-aware
-    imbalance (right) vs the number of subscriptions, per kind (mean over folds)."""
+    imbalance (right) vs the number of subscriptions, per kind (mean over folds). Rows of
+    LASP with the literal delta load (``cost_reading == "literal"``) are drawn dashed."""
     fig = make_subplots(
         rows=1,
         cols=2,
         subplot_titles=("total matching load (lookups)", "load imbalance (max / avg)"),
     )
+    from routelab.s3tm.lab.subscription_scaling import placement_label
+
+    frame = frame.assign(placer=placement_label(frame))
     agg = (
         frame.groupby(["kind", "placer", "n_subs"])[["total_ops", "imbalance"]].mean().reset_index()
     )
-    styles = {"LASP": "solid", "random": "dot"}
+    styles = {"LASP": "solid", "LASP (literal l)": "dash", "random": "dot"}
     for k, kind in enumerate(sorted(agg["kind"].unique())):
-        for placer in ("LASP", "random"):
+        for placer in styles:
             sel = agg[(agg["kind"] == kind) & (agg["placer"] == placer)].sort_values("n_subs")
             if sel.empty:
                 continue
@@ -108,8 +137,8 @@ def placement_figure(frame: pd.DataFrame) -> go.Figure:
                     row=1,
                     col=col,
                 )
-    fig.update_xaxes(type="log", title="subscriptions")
-    fig.update_yaxes(type="log", row=1, col=1)
+    log_axis(fig, "x", title_text="subscriptions")
+    log_axis(fig, "y", row=1, col=1, **log_ticks(agg["total_ops"]))
     fig.update_layout(title="Subscription placement: LASP vs random anycast (Sect. 4.2)")
     return fig
 
@@ -152,8 +181,8 @@ def fig7(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None)
                 col=col + 1,
             )
         if log_y:
-            fig.update_yaxes(type="log", row=row + 1, col=col + 1)
-    fig.update_xaxes(type="log", title="subscriptions")
+            log_axis(fig, "y", row=row + 1, col=col + 1, **log_ticks(sel["mean"]))
+    log_axis(fig, "x", title_text="subscriptions")
     fig.update_layout(
         title=f"Fig. 7: performance vs number of subscriptions, {KIND_TITLES[kind]}",
         height=650,
@@ -195,8 +224,10 @@ def dataflow_figure(stats: pd.DataFrame) -> go.Figure:
 def streaming_figure(batches: pd.DataFrame) -> go.Figure:
     """Structured Streaming replay: posts and matches per micro-batch, and batch wall time."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Bar(x=batches["batch_id"], y=batches["posts"], name="posts"))
-    fig.add_trace(go.Bar(x=batches["batch_id"], y=batches["matches"], name="distinct matches"))
+    for col, label in (("posts", "posts"), ("matches", "distinct matches")):
+        fig.add_trace(
+            go.Scatter(x=batches["batch_id"], y=batches[col], name=label, mode="lines+markers")
+        )
     fig.add_trace(
         go.Scatter(
             x=batches["batch_id"],
@@ -208,11 +239,10 @@ def streaming_figure(batches: pd.DataFrame) -> go.Figure:
         secondary_y=True,
     )
     fig.update_layout(
-        barmode="group",
         title="Structured Streaming replay of the corpus (one micro-batch per trigger)",
         xaxis_title="micro-batch",
     )
-    fig.update_yaxes(title_text="count", type="log", secondary_y=False)
+    log_axis(fig, "y", title_text="count (log)", secondary_y=False)
     fig.update_yaxes(title_text="seconds", secondary_y=True)
     return fig
 

@@ -264,7 +264,7 @@ class _OnData:
 def scaling_task(params: dict[str, Any]) -> list[dict[str, Any]]:
     """One Fig. 7 grid point. Params: ``data`` (:class:`ScalingData`), ``kind``,
     ``n_subs``, ``method``, ``placer``, ``fold``, ``n_matchers``, ``cost``
-    (slope, intercept), ``split_hot``, ``seed``, ``capacity``."""
+    (slope, intercept, LASP's delta-load reading), ``split_hot``, ``seed``, ``capacity``."""
     data: ScalingData = params["data"]
     t0 = time.perf_counter()
     subs = data.workload(params["kind"], int(params["n_subs"]))
@@ -295,6 +295,7 @@ def scaling_task(params: dict[str, Any]) -> list[dict[str, Any]]:
         place_seconds=t2 - t1,
         match_seconds=t3 - t2,
         loads=load.ops.tolist(),
+        cost_reading=CostFunction.of(params["cost"]).reading,
     )
     return [row]
 
@@ -340,7 +341,7 @@ def run_scaling(
             "n_matchers": int(n_matchers),
             "split_hot": bool(split_hot),
             "seed": int(seed),
-            "cost": (f.slope, f.intercept),
+            "cost": (f.slope, f.intercept, f.reading),
             "capacity": float(capacity),
         }
         for kind in kinds
@@ -457,6 +458,55 @@ def placement_gain(frame: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("need rows of both placers, LASP and random")
     out = agg[["LASP", "random"]].rename(columns={"LASP": "lasp_ops", "random": "random_ops"})
     out["lasp_over_random"] = out["lasp_ops"] / out["random_ops"]
+    return out.reset_index()
+
+
+def placement_label(frame: pd.DataFrame) -> pd.Series:
+    """``placer``, with LASP's delta-load reading when it is the literal one
+    (:data:`routelab.s3tm.lasp.COST_READINGS`): "LASP", "LASP (literal l)" or "random"."""
+    reading = frame.get("cost_reading", pd.Series("slope", index=frame.index))
+    literal = (frame["placer"] == "LASP") & (reading == "literal")
+    return frame["placer"].where(~literal, "LASP (literal l)")
+
+
+def reading_comparison(frame: pd.DataFrame) -> pd.DataFrame:
+    """LASP's two readings of the delta load (Sect. 4.2, issue 11 item 7) beside random
+    anycast: per (kind, n_subs, placement) the means over folds of the total lookups, the
+    imbalance and the unique words summed over the matchers' tries, and the total lookups
+    over random anycast's."""
+    keys = ["kind", "n_subs"]
+    labelled = frame.assign(placement=placement_label(frame))
+    cols = {"total_ops": "total lookups", "imbalance": "imbalance (max/avg)"}
+    if "unique_words" in labelled:
+        cols["unique_words"] = "unique words (all tries)"
+    out = labelled.groupby([*keys, "placement"])[list(cols)].mean().reset_index()
+    rand = out[out["placement"] == "random"].set_index(keys)["total_ops"]
+    out["lookups / random"] = (
+        out["total_ops"] / rand.reindex(pd.MultiIndex.from_frame(out[keys])).to_numpy()
+    )
+    out = out.rename(columns={**cols, "n_subs": "subscriptions"})
+    order = {"LASP": 0, "LASP (literal l)": 1, "random": 2}
+    return out.sort_values(
+        ["kind", "subscriptions", "placement"],
+        key=lambda c: c.map(order) if c.name == "placement" else c,
+        ignore_index=True,
+    )
+
+
+def reading_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reading_comparison` in one row per (kind, subscriptions): total lookups over
+    random anycast's and unique words in all tries, for LASP's slope-only and literal delta
+    loads (random's unique words beside them)."""
+    keys = ["kind", "subscriptions"]
+    wide = table.pivot_table(
+        index=keys, columns="placement", values=["lookups / random", "unique words (all tries)"]
+    )
+    short = {"LASP": "slope l", "LASP (literal l)": "literal l", "random": "random"}
+    out = pd.DataFrame(index=wide.index)
+    for placement in ("LASP", "LASP (literal l)"):
+        out[f"lookups / random, {short[placement]}"] = wide[("lookups / random", placement)]
+    for placement in ("LASP", "LASP (literal l)", "random"):
+        out[f"unique words, {short[placement]}"] = wide[("unique words (all tries)", placement)]
     return out.reset_index()
 
 
