@@ -15,19 +15,9 @@ import pytest
 
 from routelab.claims import KINDS, VERDICTS
 from routelab.paths import notebooks_dir
-from routelab.report import CLAIM_KEYS, LEGACY_RULE
+from routelab.report import CLAIM_KEYS
 
 NOTEBOOKS = sorted(p.stem for p in notebooks_dir().glob("[0-9][0-9]_*.ipynb"))
-# notebooks whose claims rows all carry a graded verdict (issue 14); the others still have
-# rows recorded with the old boolean, labelled as such in their rule
-GRADED = {
-    "01_corpus",
-    "02_subscriptions",
-    "04_matching",
-    "05_drift",
-    "09_fabret_matching",
-    "11_ps2stream_partitioning",
-}
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -40,6 +30,28 @@ def test_notebook_is_committed_clean(name):
         if cell.cell_type == "code":
             assert not cell.outputs and cell.execution_count is None, "commit without outputs"
     assert "claims" in nb.cells[-1].source.lower() or "finish" in nb.cells[-1].source
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_figure_is_read_for_the_student(name):
+    """Issue 14 items 4 and 7: each cell that records a figure is followed by a "Reading
+    this figure" note, and the notebook has a worked example small enough to check by hand."""
+    nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
+    cells = nb.cells
+    unread = [
+        i
+        for i, cell in enumerate(cells)
+        if cell.cell_type == "code"
+        and "report.figure(" in cell.source
+        and not (
+            i + 1 < len(cells)
+            and cells[i + 1].cell_type == "markdown"
+            and "**Reading th" in cells[i + 1].source
+        )
+    ]
+    assert not unread, f"figure cells without a reading note after them: {unread}"
+    headings = [c.source for c in cells if c.cell_type == "markdown"]
+    assert any("worked example" in h.lower() for h in headings), "no worked example"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -83,10 +95,8 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
         assert tuple(claim) == CLAIM_KEYS
         assert claim["verdict"] in VERDICTS and claim["kind"] in KINDS
         assert claim["claim"] and claim["measured"] and claim["rule"]
-        if name in GRADED:
-            assert claim["rule"] != LEGACY_RULE, f"ungraded row: {claim['claim']}"
-            if claim["kind"] == "claim":  # the paper's side of the row, beside ours
-                assert claim["paper"] and claim["paper_value"], f"no paper value: {claim}"
+        if claim["kind"] == "claim":  # the paper's side of the row, beside ours
+            assert claim["paper"] and claim["paper_value"], f"no paper value: {claim}"
     assert results["figures"], "at least one figure"
     _check_outputs_render_offline(tmp_path / "runs" / "smoke" / f"{name}.ipynb", results)
     for fig in results["figures"]:

@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from routelab.claims import Verdict, within_factor
+from routelab.claims import not_comparable, within_factor
 from routelab.cli import main
-from routelab.report import CLAIM_KEYS, LEGACY_RULE, VERDICT_COLOURS, NotebookReport
+from routelab.report import CLAIM_KEYS, VERDICT_COLOURS, NotebookReport
 from routelab.runs import discover_notebooks, run_notebooks
 
 
@@ -36,7 +36,8 @@ def sandbox(tmp_path, monkeypatch):
         "from routelab.report import NotebookReport\n"
         "r = NotebookReport('01_ok', profile=profile, show=False)\n"
         "r.add_headline(value=value)\n"
-        "r.claim('one plus one', '2', str(1 + 1), 1 + 1 == 2)\n"
+        "from routelab.claims import at_least\n"
+        "r.claim('one plus one', '2', str(1 + 1), verdict=at_least(1 + 1, 2))\n"
         "r.finish()",
     ]
     _write_notebook(tmp_path / "notebooks" / "01_ok.ipynb", ok_cells)
@@ -74,7 +75,7 @@ def test_failing_notebook_is_named_with_its_cell_and_others_still_run(sandbox):
             "paper_value": "",
             "measured": "2",
             "verdict": "holds",
-            "rule": LEGACY_RULE,
+            "rule": "holds if >= 2",
             "note": "",
             "kind": "claim",
         }
@@ -113,15 +114,15 @@ def test_report_requires_claims_and_writes_json(tmp_path, monkeypatch):
     report = NotebookReport("xx_test", profile="smoke", show=False)
     with pytest.raises(ValueError, match="claims table"):
         report.finish()
-    with pytest.raises(TypeError):
-        report.claim("c", "p", "m", holds="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):  # the old boolean is gone: every row is graded
+        report.claim("c", "p", "m", holds=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):  # a verdict is required
+        report.claim("c", "p", "m")  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="verdict must be one of"):
         report.claim("c", "p", "m", verdict="roughly", rule="r")
     with pytest.raises(ValueError, match="rule"):
         report.claim("c", "p", "m", verdict="holds")
-    with pytest.raises(TypeError, match="not both"):
-        report.claim("c", "p", "m", True, verdict=Verdict("holds", "r"))
-    report.claim("c", "p", "m", None, "not testable here")
+    report.claim("c", "p", "m", verdict=not_comparable("not testable here"))
     report.claim(
         "two", "Sect. 1", "3x", paper_value="12x", verdict=within_factor(3, 12, 2), kind="claim"
     )

@@ -18,8 +18,9 @@ One claims schema everywhere (results.json, the notebook table, ``figures/index.
 - ``note``: why it differs, what is missing; ``kind``: ``claim`` (the paper's) or ``check``
   (a check of our own configuration, e.g. a distribution we drew ourselves).
 
-Rows still recorded with the old boolean ``holds=`` get verdict holds / fails / not
-comparable and a rule saying they were not graded against the paper's size.
+Every row is graded: :meth:`NotebookReport.claim` takes a verdict with its rule and nothing
+else (the older boolean ``holds=`` is gone; results.json files written with it are still
+read by :mod:`routelab.dashboard`, labelled as ungraded).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from routelab.paths import figures_dir, git_commit
 from routelab.plots import save_figure, show_figure, stamp
 
 CLAIM_KEYS = ("claim", "paper", "paper_value", "measured", "verdict", "rule", "note", "kind")
-LEGACY_RULE = "boolean verdict (not graded against the paper's size)"
 VERDICT_COLOURS = {
     "holds": "#d8f0d2",
     "direction only": "#fff1c2",
@@ -168,28 +168,19 @@ class NotebookReport:
         claim: str,
         paper: str,
         measured: str,
-        holds: bool | None = None,
-        note: str = "",
         *,
+        verdict: Verdict | str,
         paper_value: str = "",
-        verdict: Verdict | str | None = None,
         rule: str = "",
+        note: str = "",
         kind: str = "claim",
     ) -> Claim:
         """Record one row: the paper's claim, where it is made (``paper``), the paper's number
         (``paper_value``), ours (``measured``) and the verdict.
 
         ``verdict`` is a :class:`routelab.claims.Verdict` (it carries its rule) or one of
-        :data:`routelab.claims.VERDICTS` with ``rule``. The older boolean ``holds`` is still
-        accepted and mapped to holds / fails / not comparable with a rule saying so.
+        :data:`routelab.claims.VERDICTS` with ``rule``; every row is graded (issue 14).
         """
-        if verdict is None:
-            if holds is not None and not isinstance(holds, bool | np.bool_):
-                raise TypeError(f"holds must be True, False or None, got {holds!r}")
-            name = "not comparable" if holds is None else ("holds" if holds else "fails")
-            verdict = Verdict(name, rule or LEGACY_RULE)
-        elif holds is not None:
-            raise TypeError("give either verdict= or the older holds=, not both")
         if isinstance(verdict, str):
             verdict = Verdict(verdict, rule)
         row = Claim(
