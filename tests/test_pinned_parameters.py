@@ -46,3 +46,34 @@ def test_lda_defaults_are_the_papers():
     defaults = {k: v.default for k, v in inspect.signature(fit_topics).parameters.items()}
     assert (defaults["n_topics"], defaults["words_per_topic"]) == (100, 5)
     assert defaults["alpha"] == defaults["beta"] == 0.1
+
+
+@pytest.mark.parametrize("profile", ["default", "paper"])
+def test_the_topics_02_shows_are_fitted_as_the_experiments_fit_them(profile):
+    """Issue 11 item 8: notebook 02 shows the LDA topics the experiments (03-06) draw their
+    topic-based subscriptions from, so it fits them with the same settings in every profile
+    that means a full run."""
+    import inspect
+
+    from routelab.corpus.subscriptions import fit_topics
+    from routelab.profiles import OVERRIDES, notebook_defaults
+
+    # alpha and beta: 02 passes them, the experiments take fit_topics' defaults (in 05,
+    # ``alpha`` is a significance level)
+    keys = ("n_topics", "lda_passes", "words_per_topic")
+    priors = {k: v.default for k, v in inspect.signature(fit_topics).parameters.items()}
+
+    def settings(notebook: str) -> dict:
+        values = {**notebook_defaults(notebook), **OVERRIDES.get(profile, {}).get(notebook, {})}
+        return {k: values[k] for k in keys if k in values}
+
+    shown = settings("02_subscriptions")
+    assert {"n_topics", "lda_passes"} <= set(shown)
+    defaults = {
+        **notebook_defaults("02_subscriptions"),
+        **OVERRIDES.get(profile, {}).get("02_subscriptions", {}),
+    }
+    assert (defaults["alpha"], defaults["beta"]) == (priors["alpha"], priors["beta"])
+    for notebook in ("03_routing", "04_matching", "05_drift", "06_shedding"):
+        used = settings(notebook)
+        assert used and used == {k: shown[k] for k in used}, (notebook, used, shown)

@@ -323,7 +323,7 @@ def bundled_words_dir() -> Path:
     digest = hashlib.blake2b(digest_size=6)
     for source in (Path(text_module.__file__), Path(__file__)):
         digest.update(source.read_bytes())
-    digest.update((Path(text_module.__file__).parent / "data" / "stopwords_en.txt").read_bytes())
+    digest.update(" ".join(sorted(text_module.load_stopwords())).encode())  # file + gensim's list
     stat = prepared_path("tweets").stat()
     digest.update(f"{stat.st_size}:{int(stat.st_mtime)}".encode())
     return prepared_dir() / f"tweets_words-{digest.hexdigest()}"
