@@ -6,10 +6,10 @@ from routelab.corpus.text import clean_words, readable, surface_forms
 
 
 def test_most_frequent_surface_form_of_each_stem():
-    texts = ["Insurance for the insured; insurance!", "Peace talks", "really, REALLY real"]
+    texts = ["Insurance for the insured; insurance!", "Peace talks", "happily, HAPPILY happy"]
     forms = surface_forms(texts)
     assert forms["insur"] == "insurance"  # 2 x insurance, 1 x insured
-    assert forms["realli"] == "really"
+    assert forms["happili"] == "happily"
     assert "the" not in forms and "for" not in forms  # stop words are not words
     # every stem the cleaning produces has a form
     for text in texts:

@@ -25,7 +25,7 @@ TRICKY = [
     "RT @nasa: Launch at 5PM!! #Space https://t.co/x &amp; more",
     "“Don’t” panic… the FLU vaccines are WORKING 😀",
     "Check http://a.b/c @who $5 in 2013",
-    "We’ll see if it's well",
+    "We’ll see the shell’s glow",
     "the and of",  # only stop words -> empty
     "@x https://t.co/y",  # only a mention and a link -> empty
     "Café naïve résumé ＨＥＬＬＯ",
@@ -40,7 +40,7 @@ def _posts(spark):
         (3, None, "a duplicate without time loses", "s", None, None),
         (20, datetime(2013, 5, 1), None, "s", None, None),  # no text
         (21, datetime(2013, 5, 2), "   ", "s", None, None),  # blank text
-        (22, datetime(2013, 5, 3), "one", "s", None, None),  # one word only
+        (22, datetime(2013, 5, 3), "flu", "s", None, None),  # one word only
     ]
     schema = "post_id long, ts timestamp, text string, source string, lat double, lon double"
     return spark.createDataFrame(rows, schema)
