@@ -115,3 +115,15 @@ def test_combine():
     assert c.combine([h, n]).verdict == "holds"
     with pytest.raises(ValueError):
         c.combine([])
+
+
+def test_claim_row_is_what_report_claim_takes(tmp_path, monkeypatch):
+    from routelab.report import CLAIM_KEYS, NotebookReport
+
+    row = c.claim_row("c", "Fig. 1", "2x", "1.5x", c.within_factor(1.5, 2, 1.5), "n", kind="claim")
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
+    recorded = NotebookReport("xx_row", profile="smoke", show=False).claim(**row)
+    assert recorded.verdict == "holds" and recorded.paper_value == "2x"
+    assert set(row) | {"rule"} == set(CLAIM_KEYS)
+    with pytest.raises(ValueError, match="kind"):
+        c.claim_row("c", "p", "v", "m", c.within_factor(1.5, 2, 1.5), kind="derivation")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 VERDICTS = ("holds", "direction only", "partly", "fails", "not comparable")
 KINDS = ("claim", "check")
@@ -51,6 +52,31 @@ class Verdict:
     @property
     def holds(self) -> bool:
         return self.verdict == "holds"
+
+
+def claim_row(
+    claim: str,
+    paper: str,
+    paper_value: str,
+    measured: str,
+    verdict: Verdict,
+    note: str = "",
+    kind: str = "claim",
+) -> dict[str, Any]:
+    """One claims-table row as the keyword arguments of
+    :meth:`routelab.report.NotebookReport.claim` (``report.claim(**row)``), so a notebook's
+    claims module can build and test its rows without a report."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return {
+        "claim": claim,
+        "paper": paper,
+        "paper_value": paper_value,
+        "measured": measured,
+        "verdict": verdict,
+        "note": note,
+        "kind": kind,
+    }
 
 
 def _fmt(x: float) -> str:

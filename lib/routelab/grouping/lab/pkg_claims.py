@@ -30,6 +30,7 @@ from routelab.claims import (
     within_factor,
     within_tolerance,
 )
+from routelab.claims import claim_row as _row
 from routelab.grouping.lab.pkg_experiments import USED_BINS, StreamCase, geomean, safe_ratio
 
 Row = dict[str, Any]
@@ -82,26 +83,6 @@ BOUND_VALUE = 1.0 / USED_BINS - 1.0
 BOUND_TOL = 0.01
 #: Tolerance of a floating-point bound comparison.
 EPS = 1e-12
-
-
-def _row(
-    claim: str,
-    paper: str,
-    paper_value: str,
-    measured: str,
-    verdict: Verdict,
-    note: str = "",
-    kind: str = "claim",
-) -> Row:
-    return {
-        "claim": claim,
-        "paper": paper,
-        "paper_value": paper_value,
-        "measured": measured,
-        "verdict": verdict,
-        "note": note,
-        "kind": kind,
-    }
 
 
 def _log_interval(ratios: np.ndarray) -> tuple[float, float, float]:

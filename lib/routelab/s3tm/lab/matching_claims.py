@@ -16,32 +16,13 @@ from typing import Any
 import pandas as pd
 
 from routelab.claims import Verdict, direction, share
+from routelab.claims import claim_row as _row
 from routelab.s3tm.lab.subscription_scaling import (
     advantage_note,
     losses_to,
     method_ranking,
     throughput_drop,
 )
-
-
-def _row(
-    claim: str,
-    paper: str,
-    paper_value: str,
-    measured: str,
-    verdict: Verdict,
-    note: str = "",
-    kind: str = "claim",
-) -> dict[str, Any]:
-    return {
-        "claim": claim,
-        "paper": paper,
-        "paper_value": paper_value,
-        "measured": measured,
-        "verdict": verdict,
-        "note": note,
-        "kind": kind,
-    }
 
 
 def lasp_cuts_load(gain: pd.DataFrame, placement_sizes: Sequence[int]) -> dict[str, Any]:

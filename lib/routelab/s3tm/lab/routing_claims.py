@@ -38,6 +38,7 @@ from routelab.claims import (
     share,
     within_factor,
 )
+from routelab.claims import claim_row as _row
 from routelab.s3tm.lab.routing_summary import BASELINE, geometric_mean
 
 CONTENDERS = ("hash", "gFCL", "gNFCL", "SALB")
@@ -68,26 +69,6 @@ MAX_GAIN_ABOVE_KNEE = 0.05
 NO_SPEEDUP_MAX = 1.10
 """Sect. 5.1, "after 128 nodes no additional speedup": T(256) / T(128) without splitting at
 most this (10 % is within our fold noise)."""
-
-
-def _row(
-    claim: str,
-    paper: str,
-    paper_value: str,
-    measured: str,
-    verdict: Verdict,
-    note: str = "",
-    kind: str = "claim",
-) -> dict[str, Any]:
-    return {
-        "claim": claim,
-        "paper": paper,
-        "paper_value": paper_value,
-        "measured": measured,
-        "verdict": verdict,
-        "note": note,
-        "kind": kind,
-    }
 
 
 def _pivot(summary: pd.DataFrame, metric: str, stat: str = "mean") -> pd.DataFrame:
