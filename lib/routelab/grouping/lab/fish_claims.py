@@ -20,6 +20,7 @@ from routelab.claims import (
     Verdict,
     at_least,
     at_most,
+    claim_row,
     combine,
     direction,
     not_comparable,
@@ -86,15 +87,7 @@ def _graded(
     kind: str = "claim",
 ) -> Row:
     """A row graded with :mod:`routelab.claims` (paper value beside ours, rule attached)."""
-    return {
-        "claim": claim,
-        "paper": PAPER.get(key, key),
-        "paper_value": paper_value,
-        "measured": measured,
-        "verdict": verdict,
-        "note": note,
-        "kind": kind,
-    }
+    return claim_row(claim, PAPER.get(key, key), paper_value, measured, verdict, note, kind)
 
 
 def _size(key: str, measured: float, what: str, note: str = "") -> Row:
