@@ -48,6 +48,16 @@ def test_footer_sits_a_fixed_distance_below_the_plot_at_any_height():
     note = fig.layout.annotations[-1]
     assert note.y == 0 and note.yshift == FOOTER_SHIFT_PX and note.yanchor == "top"
     assert "data: synthetic: test" in note.text and "profile: smoke" in note.text
+    assert "<br>" not in note.text and fig.layout.margin.b == 100
+
+
+def test_a_long_footer_wraps_to_the_figure_width_instead_of_being_cut():
+    data = "real: " + ", ".join(f"dataset number {i}" for i in range(20))  # ~350 characters
+    fig = stamp(go.Figure(layout={"width": 900}), data=data, profile="default")
+    lines = fig.layout.annotations[-1].text.split("<br>")
+    assert len(lines) >= 3 and all(len(line) <= (900 - 80) / 6 for line in lines)
+    assert " ".join(lines).startswith("data: real: dataset number 0, ")
+    assert fig.layout.margin.b == 100 + (len(lines) - 1) * 13  # room for the extra lines
 
 
 def test_figure_bundle_embeds_plotlyjs_once():

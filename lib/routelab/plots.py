@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import textwrap
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -134,6 +135,8 @@ def ratio_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
 
 
 FOOTER_SHIFT_PX = -72  # below the plot area, under the x-axis title, at any figure height
+FOOTER_CHAR_PX = 6.0  # width of one 10-px footer character (DejaVu Sans, a little generous)
+FOOTER_LINE_PX = 13
 
 
 def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
@@ -147,8 +150,12 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
     if profile:
         parts.append(f"profile: {profile}")
     parts.append(f"routelab {git_commit()}")
+    # wrapped to the figure's width (the static export's, else 900 px) so it is never cut
+    # off at the right edge; each extra line moves the bottom margin down
+    width = (fig.layout.width or 900) - (fig.layout.margin.l or 80)
+    lines = textwrap.wrap(" · ".join(parts), width=max(40, int(width / FOOTER_CHAR_PX)))
     fig.add_annotation(
-        text=" · ".join(parts),
+        text="<br>".join(lines),
         xref="paper",
         yref="paper",
         x=0,
@@ -159,7 +166,7 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
         showarrow=False,
         font={"size": 10, "color": "#666"},
     )
-    bottom = max(fig.layout.margin.b or 0, 100)
+    bottom = max(fig.layout.margin.b or 0, 100) + FOOTER_LINE_PX * (len(lines) - 1)
     fig.update_layout(margin={"b": bottom})
     return fig
 
