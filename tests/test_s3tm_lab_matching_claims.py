@@ -100,3 +100,20 @@ def test_dataflow_claim():
     row = mc.dataflow_exact(5, 6, False, True)
     assert v(row) == "fails" and row["measured"] == "5 vs 6 matches; streaming replay equal: True"
     assert row["kind"] == "check"  # our implementation, not a paper claim
+
+
+def test_rows_name_the_workloads_with_synthetic_subscriptions():
+    assert mc.synthetic_note([10, 100, 1000], None, "x") == "x"
+    assert mc.synthetic_note([10, 100], 100) == ""  # 100 = the corpus size: all real
+    note = mc.synthetic_note([1000, 10, 5000], 100, "gFCL best")
+    assert note == (
+        "gFCL best; tweet-based 1,000, 5,000: 100 real posts + synthetic topic-model subscriptions"
+    )
+    row = mc.salb_keeps_advantage(GFCL_WINS_ONCE, synthetic_from=5)
+    assert (
+        row["note"].startswith("SALB is beaten") and "tweet-based 10: 5 real posts" in row["note"]
+    )
+    assert v(row) == "partly"  # the note never changes the verdict
+    assert mc.salb_beats_hash(SALB_WINS, synthetic_from=5)["note"].startswith("tweet-based 10:")
+    gain = pd.DataFrame({"lasp_over_random": [0.5, 0.9]})
+    assert "100, 1,000" in mc.lasp_cuts_load(gain, [10, 100, 1000], synthetic_from=50)["note"]

@@ -161,3 +161,156 @@ def test_run_scaling_carries_the_cost_reading(posts):
     slope = run_scaling(data, [300], ["SALB"], cost=CostFunction(0.01, 4.0), **kw)
     literal = run_scaling(data, [300], ["SALB"], cost=CostFunction(0.01, 4.0, "literal"), **kw)
     assert list(slope["cost_reading"]) == ["slope"] and list(literal["cost_reading"]) == ["literal"]
+
+
+# ---------------------------------------------------------------- beyond the corpus (issue 11.2)
+
+
+def _word_sets(corpus: Corpus, rows) -> list[tuple[str, ...]]:
+    return [tuple(corpus.words_of(int(r))) for r in rows]
+
+
+def _duplicated_posts(posts: Corpus, subs: Corpus) -> int:
+    """Subscriptions beyond the first copy of each post's word set, counted over the word
+    sets of the posts (a synthetic subscription that happens to equal a post counts too)."""
+    post_sets = pd.Series(_word_sets(posts, range(posts.n_posts))).value_counts()
+    sub_sets = pd.Series(_word_sets(subs, range(subs.n_posts))).value_counts()
+    both = sub_sets.reindex(post_sets.index).fillna(0)
+    return int((both - post_sets).clip(lower=0).sum())
+
+
+def test_tweet_subscriptions_beyond_the_corpus_repeat_no_post(posts):
+    from routelab.s3tm.lab.subscription_scaling import tweet_subscription_stream
+
+    n = 3 * posts.n_posts  # well beyond the corpus
+    subs, origins = tweet_subscription_stream(posts, n, seed=6)
+    assert subs.n_posts == n and subs.vocab == posts.vocab
+    real = origins[origins >= 0]
+    assert len(real) == len(np.unique(real)) == posts.n_posts  # every post once, no repeat
+    # origins are truthful: a real subscription holds exactly its post's words
+    row_of = {int(p): i for i, p in enumerate(posts.post_ids)}
+    for i in np.flatnonzero(origins >= 0)[::37]:
+        assert subs.words_of(int(i)) == posts.words_of(row_of[int(origins[i])])
+    # no post's word set is registered more often than the posts hold it, up to the few
+    # synthetic subscriptions that coincide with a short post by chance
+    assert _duplicated_posts(posts, subs) <= 0.05 * n
+    # the old behaviour (kept as the "repeat" variant) registers every post three times
+    old, old_origins = tweet_subscription_stream(posts, n, seed=6, beyond="repeat")
+    assert len(np.unique(old_origins)) == posts.n_posts and (old_origins >= 0).all()
+    assert _duplicated_posts(posts, old) >= 2 * posts.n_posts
+    assert _duplicated_posts(posts, tweet_subscription_corpus(posts, n, 6)) >= 2 * posts.n_posts
+    with pytest.raises(ValueError, match="beyond"):
+        tweet_subscription_stream(posts, n, beyond="nope")
+
+
+def test_real_synthetic_boundary(posts):
+    from routelab.s3tm.lab.matching_figures import fig7, synthetic_symbols
+    from routelab.s3tm.lab.subscription_scaling import scaling_task, tweet_subscription_stream
+
+    n_real = posts.n_posts
+    subs, origins = tweet_subscription_stream(posts, n_real + 500, seed=2)
+    # below the boundary: exactly the picks of the old tweet-based workload (nothing changes
+    # for workloads within the corpus)
+    old = tweet_subscription_corpus(posts, n_real, 2)
+    head = subs.subset(np.arange(n_real))
+    assert np.array_equal(head.indptr, old.indptr) and np.array_equal(head.indices, old.indices)
+    assert (origins[:n_real] >= 0).all() and (origins[n_real:] == -1).all()
+    data = scaling_data(posts, {"tweet": subs}, n_folds=3, origins={"tweet": origins})
+    assert data.synthetic_from("tweet") == n_real
+    assert [data.synthetic_count("tweet", n) for n in (10, n_real, n_real + 1, n_real + 500)] == [
+        0,
+        0,
+        1,
+        500,
+    ]
+    described = data.describe([n_real, n_real + 500]).set_index("subscriptions")["synthetic"]
+    assert described.to_dict() == {n_real: 0, n_real + 500: 500}
+    assert data.data_line([100, n_real]) == "real: posts"
+    assert (
+        data.data_line([100, n_real + 1])
+        == f"semi-synthetic: posts; tweet subs > {n_real:,} synthetic"
+    )
+    repeat, rep_origins = tweet_subscription_stream(posts, n_real + 500, seed=2, beyond="repeat")
+    rep = scaling_data(posts, {"tweet": repeat}, n_folds=3, origins={"tweet": rep_origins})
+    assert rep.synthetic_from("tweet") is None and rep.synthetic_count("tweet", n_real + 500) == 0
+    assert rep.data_line([n_real + 1]) == f"real: posts; tweet subs > {n_real:,} repeat posts"
+    # synthetic subscriptions use words of the posts, the most popular most often
+    synth = subs.subset(np.arange(n_real, n_real + 500))
+    freq = posts.doc_freq()
+    assert synth.nnz > 0 and (freq[synth.indices] > 0).all()
+    assert np.argmax(synth.doc_freq()) == np.argmax(freq)
+    # a workload crossing the boundary says so in its grid row
+    row = scaling_task(
+        {
+            "data": data,
+            "kind": "tweet",
+            "n_subs": n_real + 500,
+            "method": "hash",
+            "placer": "random",
+            "fold": 0,
+            "n_matchers": 4,
+            "cost": (0.01, 4.0, "slope"),
+            "split_hot": True,
+            "seed": 0,
+            "capacity": 1.0,
+        }
+    )[0]
+    assert row["synthetic_subs"] == 500
+    # the figure: open markers beyond the boundary, a dashed line at it
+    assert synthetic_symbols([100, n_real, n_real + 1], n_real) == [
+        "circle",
+        "circle",
+        "circle-open",
+    ]
+    assert synthetic_symbols([100, 10**7], None) == ["circle", "circle"]
+    summary = pd.DataFrame(
+        [
+            {"kind": "tweet", "method": "SALB", "n_subs": n, "metric": m, "mean": 1.0, "std": 0.0}
+            for n in (100, n_real + 500)
+            for m in ("relative_throughput", "throughput", "spread", "imbalance")
+        ]
+    )
+    fig = fig7(summary, "tweet", synthetic_from=n_real)
+    assert [s.x0 for s in fig.layout.shapes] == [n_real] * 4
+    assert list(fig.data[0].marker.symbol) == ["circle", "circle-open"]
+    keys = [t.name for t in fig.data if t.legendgroup == "workload"]
+    assert keys == ["real posts only", "+ synthetic subs", f"corpus size ({n_real:,})"]
+    assert not fig7(summary, "tweet").layout.shapes
+    from routelab.s3tm.lab.matching_figures import placement_figure
+
+    rows = pd.DataFrame(
+        [
+            {"kind": k, "placer": p, "n_subs": n, "total_ops": 10.0, "imbalance": 1.0}
+            for k in ("tweet", "topic")
+            for p in ("LASP", "random")
+            for n in (100, n_real + 500)
+        ]
+    )
+    symbols = {
+        t.name: list(t.marker.symbol)
+        for t in placement_figure(rows, synthetic_from=n_real).data
+        if t.showlegend
+    }
+    assert symbols["LASP, tweet"] == ["circle", "circle-open"]
+    assert symbols["random, topic"] == ["circle", "circle"]  # topic-based: never synthetic
+    with pytest.raises(ValueError, match="origins"):
+        scaling_data(posts, {"tweet": subs}, n_folds=3, origins={"tweet": origins[:5]})
+
+
+def test_synthetic_subscriptions_are_seeded_and_rank_mapped(posts):
+    from routelab.s3tm.lab.subscription_scaling import synthetic_subscriptions
+
+    a = synthetic_subscriptions(posts, 400, seed=1)
+    b = synthetic_subscriptions(posts, 400, seed=1)
+    c = synthetic_subscriptions(posts, 400, seed=2)
+    assert np.array_equal(a.indices, b.indices) and np.array_equal(a.indptr, b.indptr)
+    assert not np.array_equal(a.indices, c.indices)
+    assert list(a.post_ids) == list(range(400)) and (a.lengths() > 0).all()
+    # rank for rank: the k-th most frequent synthetic word is the k-th most frequent real one
+    freq = posts.doc_freq()
+    real_rank = np.lexsort((np.arange(len(freq)), -freq))
+    synth_freq = a.doc_freq()
+    top = np.lexsort((np.arange(len(synth_freq)), -synth_freq))[:3]
+    assert list(top) == list(real_rank[:3])
+    with pytest.raises(ValueError, match="vocab_size"):
+        synthetic_subscriptions(posts, 10, vocab_size=10**6)

@@ -88,7 +88,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
         },
         "04_matching": {
             "max_posts": 3000,
-            "sizes": [100, 1000],
+            "sizes": [100, 1000, 5000],  # 5000 > the 3000 posts: crosses into synthetic
             "n_folds": 3,
             "folds": [0],
             "fig3_sizes": [30, 100, 300],

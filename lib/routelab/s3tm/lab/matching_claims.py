@@ -6,6 +6,11 @@ Each function returns one claims-table row (``claim``, ``paper``, ``paper_value`
 (no sizes), so a direction that holds everywhere is a full "holds"; holding in some of the
 workloads is "partly". The sizes the paper gives for SALB vs hash (Fig. 5, up to 130 % /
 150 %) belong to notebook 03's rows.
+
+Beyond the corpus size, tweet-based workloads add synthetic subscriptions (issue 11 item 2);
+``synthetic_from`` (the number of real posts, :meth:`ScalingData.synthetic_from`) makes a
+row's note name the sizes it graded that hold synthetic subscriptions
+(:func:`synthetic_note`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,22 @@ from routelab.s3tm.lab.subscription_scaling import (
 )
 
 
-def lasp_cuts_load(gain: pd.DataFrame, placement_sizes: Sequence[int]) -> dict[str, Any]:
+def synthetic_note(sizes: Sequence[int], synthetic_from: int | None, note: str = "") -> str:
+    """``note`` followed by the tweet-based sizes above ``synthetic_from`` (they hold
+    synthetic subscriptions); ``note`` alone when there are none."""
+    beyond = sorted({int(n) for n in sizes if synthetic_from is not None and n > synthetic_from})
+    if not beyond:
+        return note
+    text = (
+        f"tweet-based {', '.join(f'{n:,}' for n in beyond)}: {synthetic_from:,} real posts "
+        "+ synthetic topic-model subscriptions"
+    )
+    return f"{note}; {text}" if note else text
+
+
+def lasp_cuts_load(
+    gain: pd.DataFrame, placement_sizes: Sequence[int], *, synthetic_from: int | None = None
+) -> dict[str, Any]:
     """Holds when LASP's total lookups are below random anycast's in every workload of
     :func:`~routelab.s3tm.lab.subscription_scaling.placement_gain` (partly: in some)."""
     worst = gain["lasp_over_random"].max()
@@ -37,11 +57,17 @@ def lasp_cuts_load(gain: pd.DataFrame, placement_sizes: Sequence[int]) -> dict[s
         f"LASP/random total lookups: {gain['lasp_over_random'].min():.2f}-{worst:.2f} "
         f"(SALB, {list(placement_sizes)} subs, both kinds)",
         share(below, len(gain), rule="workloads where LASP/random total lookups < 1"),
-        "" if worst < 1 else "random anycast was cheaper for some workload",
+        synthetic_note(
+            placement_sizes,
+            synthetic_from,
+            "" if worst < 1 else "random anycast was cheaper for some workload",
+        ),
     )
 
 
-def topic_falls_slower(grid: pd.DataFrame, start: int, end: int) -> dict[str, Any]:
+def topic_falls_slower(
+    grid: pd.DataFrame, start: int, end: int, *, synthetic_from: int | None = None
+) -> dict[str, Any]:
     """Holds when SALB's throughput falls by a smaller factor from ``start`` to the largest
     subscription count with topic- than with tweet-based subscriptions."""
     drop = throughput_drop(grid, start=start).set_index("kind")["drop"]
@@ -52,10 +78,13 @@ def topic_falls_slower(grid: pd.DataFrame, start: int, end: int) -> dict[str, An
         f"SALB throughput {start:,} → {end:,} subs "
         f"falls {drop['tweet']:.2f}x (tweet) vs {drop['topic']:.2f}x (topic)",
         direction(float(drop["tweet"] / drop["topic"]), neutral=1.0, expected="above"),
+        synthetic_note([start, end], synthetic_from),
     )
 
 
-def salb_keeps_advantage(summary: pd.DataFrame) -> dict[str, Any]:
+def salb_keeps_advantage(
+    summary: pd.DataFrame, *, synthetic_from: int | None = None
+) -> dict[str, Any]:
     """Holds when SALB has the best mean relative throughput in every (kind, size)."""
     rank = method_ranking(summary)
     return _row(
@@ -69,11 +98,11 @@ def salb_keeps_advantage(summary: pd.DataFrame) -> dict[str, Any]:
             len(rank),
             rule="(kind, size) workloads where SALB has the best mean relative throughput",
         ),
-        advantage_note(summary),
+        synthetic_note(rank["n_subs"], synthetic_from, advantage_note(summary)),
     )
 
 
-def salb_beats_hash(summary: pd.DataFrame) -> dict[str, Any]:
+def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict[str, Any]:
     """Holds when SALB's relative throughput is above hash's in every (kind, size)."""
     rank = method_ranking(summary)
     vs_hash = rank["SALB"] / rank["hash"]
@@ -88,7 +117,7 @@ def salb_beats_hash(summary: pd.DataFrame) -> dict[str, Any]:
             len(vs_hash),
             rule="(kind, size) workloads where SALB/hash relative throughput > 1",
         ),
-        losses and "not above hash at: " + losses,
+        synthetic_note(rank["n_subs"], synthetic_from, losses and "not above hash at: " + losses),
     )
 
 

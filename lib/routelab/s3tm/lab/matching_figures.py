@@ -29,6 +29,7 @@ __all__ = [
     "loads_html",
     "placement_figure",
     "streaming_figure",
+    "synthetic_symbols",
 ]
 
 KIND_TITLES = {"tweet": "tweet-based subscriptions", "topic": "topic-based subscriptions"}
@@ -102,10 +103,12 @@ def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
     return fig
 
 
-def placement_figure(frame: pd.DataFrame) -> go.Figure:
+def placement_figure(frame: pd.DataFrame, *, synthetic_from: int | None = None) -> go.Figure:
     """LASP vs random anycast: total matching work (lookups, left) and subscription-aware
     imbalance (right) vs the number of subscriptions, per kind (mean over folds). Rows of
-    LASP with the literal delta load (``cost_reading == "literal"``) are drawn dashed."""
+    LASP with the literal delta load (``cost_reading == "literal"``) are drawn dashed;
+    tweet-based workloads above ``synthetic_from`` (they hold synthetic subscriptions) have
+    open markers (:func:`synthetic_symbols`)."""
     fig = make_subplots(
         rows=1,
         cols=2,
@@ -133,6 +136,11 @@ def placement_figure(frame: pd.DataFrame) -> go.Figure:
                         legendgroup=f"{placer}{kind}",
                         showlegend=col == 1,
                         line={"color": PALETTE[k % len(PALETTE)], "dash": styles[placer]},
+                        marker={
+                            "symbol": synthetic_symbols(
+                                sel["n_subs"], synthetic_from if kind == "tweet" else None
+                            )
+                        },
                     ),
                     row=1,
                     col=col,
@@ -151,8 +159,18 @@ def fig7_summary(frame: pd.DataFrame) -> pd.DataFrame:
     return summarize(frame, metrics, by=("kind", "method", "n_subs"))
 
 
-def fig7(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None) -> go.Figure:
-    """Fig. 7 a-d (tweet-based) or e-h (topic-based) vs the number of subscriptions."""
+def fig7(
+    summary: pd.DataFrame,
+    kind: str,
+    methods: Sequence[str] | None = None,
+    *,
+    synthetic_from: int | None = None,
+) -> go.Figure:
+    """Fig. 7 a-d (tweet-based) or e-h (topic-based) vs the number of subscriptions.
+
+    ``synthetic_from``: the number of real posts the subscriptions copy before synthetic
+    ones follow (:meth:`ScalingData.synthetic_from`); workloads larger than it are drawn
+    with open markers, right of a dashed vertical line at the corpus size."""
     letters = "abcd" if kind == "tweet" else "efgh"
     titles = [f"({c}) {label}" for c, (_, label, _) in zip(letters, FIG7_PANELS, strict=True)]
     fig = make_subplots(rows=2, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
@@ -176,18 +194,50 @@ def fig7(summary: pd.DataFrame, kind: str, methods: Sequence[str] | None = None)
                     legendgroup=method,
                     showlegend=i == 0,
                     line={"color": color_for(method, METHODS)},
+                    marker={"symbol": synthetic_symbols(line["n_subs"], synthetic_from)},
                 ),
                 row=row + 1,
                 col=col + 1,
             )
         if log_y:
             log_axis(fig, "y", row=row + 1, col=col + 1, **log_ticks(sel["mean"]))
+        if synthetic_from is not None:
+            fig.add_vline(
+                x=synthetic_from, line={"dash": "dash", "color": "grey"}, row=row + 1, col=col + 1
+            )
     log_axis(fig, "x", title_text="subscriptions")
+    if synthetic_from is not None:
+        # legend-only keys for the marker styles and the line
+        for name, marker, line in (
+            ("real posts only", {"symbol": "circle", "color": "grey"}, None),
+            ("+ synthetic subs", {"symbol": "circle-open", "color": "grey"}, None),
+            (f"corpus size ({synthetic_from:,})", None, {"dash": "dash", "color": "grey"}),
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=[None],
+                    y=[None],
+                    mode="markers" if marker else "lines",
+                    marker=marker,
+                    line=line,
+                    name=name,
+                    legendgroup="workload",
+                )
+            )
     fig.update_layout(
         title=f"Fig. 7: performance vs number of subscriptions, {KIND_TITLES[kind]}",
         height=650,
     )
     return fig
+
+
+def synthetic_symbols(n_subs: Sequence[int] | pd.Series, synthetic_from: int | None) -> list[str]:
+    """Marker symbol per workload: "circle" when every subscription is real,
+    "circle-open" when the workload holds synthetic ones (``n_subs > synthetic_from``)."""
+    return [
+        "circle-open" if synthetic_from is not None and int(n) > synthetic_from else "circle"
+        for n in n_subs
+    ]
 
 
 def dataflow_figure(stats: pd.DataFrame) -> go.Figure:

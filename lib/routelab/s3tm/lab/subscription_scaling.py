@@ -4,7 +4,12 @@ N = 16 matchers, subscriptions from 100 up to 10M (paper), tweet- and topic-base
 methods hash, gFCL, gNFCL, SALB (and the others on request). Each grid point
 
 1. takes the first ``n_subs`` subscriptions of one seeded stream per kind (nested sets:
-   a larger workload adds subscriptions, it never swaps them);
+   a larger workload adds subscriptions, it never swaps them). The tweet-based stream
+   registers every real post once, in seeded random order; beyond the corpus size it goes
+   on with synthetic topic-model posts (:func:`synthetic_subscriptions`, issue 11 item 2)
+   instead of repeating posts (``beyond="repeat"``, the old behaviour, kept as a labelled
+   variant). Topic-based subscriptions are drawn from the LDA topics at every size (the
+   paper's model: at most 31 word sets per topic, so they repeat by design);
 2. learns the mapping on the training folds restricted to their subscribed words W^s
    (hot-word splitting on, Sect. 5.1);
 3. places the subscriptions with LASP (cost function f from Fig. 3) or random anycast;
@@ -51,16 +56,29 @@ __all__ = [
     "placement_gain",
     "throughput_drop",
     "ScalingData",
+    "BEYOND_CORPUS",
     "add_relative_throughput",
     "cached_topic_model",
     "real_scaling_data",
     "run_scaling",
     "scaling_data",
     "scaling_task",
+    "synthetic_subscriptions",
     "tweet_subscription_corpus",
+    "tweet_subscription_stream",
 ]
 
 FIG7_METHODS = ("hash", "gFCL", "gNFCL", "SALB")
+
+BEYOND_CORPUS = ("synthetic", "repeat")
+"""What the tweet-based stream registers once every real post is a subscription:
+``"synthetic"`` posts of the topic-model generator (default) or ``"repeat"`` the real posts
+in fresh seeded rounds (the old behaviour; at 1M subscriptions and 84k posts almost all are
+duplicates)."""
+
+SYNTHETIC_SEED_TAG = 0x5E17
+"""Mixed into the seed of the synthetic subscriptions, so they do not share random draws
+with the selection of real posts."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +93,8 @@ class ScalingData:
             stream order; workload n is the first n rows.
         info: how the data was made.
         ts: post times (epoch ms, aligned with ``posts``; -1 unknown), for stream replays.
+        origins: kind -> per subscription the id of the post it copies, -1 for a synthetic
+            one (kinds without an entry, e.g. topic-based, are not copies of posts).
     """
 
     posts: Corpus
@@ -83,10 +103,40 @@ class ScalingData:
     streams: dict[str, Corpus]
     info: dict[str, Any] = field(default_factory=dict)
     ts: np.ndarray | None = None
+    origins: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def synthetic_from(self, kind: str) -> int | None:
+        """Position of the first synthetic subscription in ``kind``'s stream (workloads
+        larger than it hold synthetic ones); None if the stream has none."""
+        origin = self.origins.get(kind)
+        if origin is None or not (origin < 0).any():
+            return None
+        return int(np.argmax(origin < 0))
+
+    def data_line(self, sizes: Sequence[int], kind: str = "tweet") -> str:
+        """The start of a figure's data line for workloads of ``sizes``: "real: <source>",
+        or "semi-synthetic: <source>; tweet subs > <n> synthetic" when a size holds
+        synthetic subscriptions ("real: <source>; tweet subs > <n> repeat posts" for the
+        repeat variant)."""
+        source = self.info.get("source", "posts")
+        start = self.synthetic_from(kind)
+        if start is not None and max(sizes, default=0) > start:
+            return f"semi-synthetic: {source}; {kind} subs > {start:,} synthetic"
+        n_posts = int(np.count_nonzero(self.posts.lengths()))
+        origin = self.origins.get(kind)
+        if origin is not None and max(sizes, default=0) > n_posts:
+            return f"real: {source}; {kind} subs > {n_posts:,} repeat posts"
+        return f"real: {source}"
+
+    def synthetic_count(self, kind: str, n_subs: int) -> int:
+        """Synthetic subscriptions among the first ``n_subs`` of ``kind``."""
+        start = self.synthetic_from(kind)
+        return 0 if start is None else max(0, int(n_subs) - start)
 
     def describe(self, sizes: Sequence[int] = ()) -> pd.DataFrame:
-        """Per kind and workload size: subscriptions, distinct word sets, mean length,
-        subscribed words |W^s| and the share of posts holding a subscribed word."""
+        """Per kind and workload size: subscriptions, how many of them are synthetic,
+        distinct word sets, mean length, subscribed words |W^s| and the share of posts
+        holding a subscribed word."""
         rows = []
         for kind, stream in self.streams.items():
             for n in sorted({*sizes, stream.n_posts}):
@@ -103,6 +153,7 @@ class ScalingData:
                     {
                         "kind": kind,
                         "subscriptions": n,
+                        "synthetic": self.synthetic_count(kind, n),
                         "distinct word sets": _distinct_sets(subs),
                         "mean length": float(subs.lengths().mean()),
                         "subscribed words": int(mask.sum()),
@@ -133,18 +184,111 @@ def _distinct_sets(corpus: Corpus) -> int:
     return int(len(np.unique(sums)))
 
 
-def tweet_subscription_corpus(posts: Corpus, n: int, seed: int = 0) -> Corpus:
-    """Tweet-based subscriptions (Sect. 6.1) straight from the posts' CSR: the same picks
-    as :func:`routelab.corpus.subscriptions.tweet_subscriptions` (seeded, posts with words only,
-    ``sub_id`` 0..n-1), without materializing word lists."""
+def _tweet_picks(posts: Corpus, n: int, seed: int) -> np.ndarray:
+    """Rows of ``posts`` picked by :func:`routelab.corpus.subscriptions.select_posts`
+    (seeded, posts with words only; repeats in fresh rounds beyond the corpus)."""
     from routelab.corpus.subscriptions import select_posts
 
     nonempty = np.flatnonzero(posts.lengths() > 0)
     picks = select_posts(posts.post_ids[nonempty], n, seed)
     order = np.argsort(posts.post_ids)
-    rows = order[np.searchsorted(posts.post_ids, picks, sorter=order)]
-    chosen = posts.subset(rows)
+    return order[np.searchsorted(posts.post_ids, picks, sorter=order)]
+
+
+def tweet_subscription_corpus(posts: Corpus, n: int, seed: int = 0) -> Corpus:
+    """Tweet-based subscriptions (Sect. 6.1) straight from the posts' CSR: the same picks
+    as :func:`routelab.corpus.subscriptions.tweet_subscriptions` (seeded, posts with words only,
+    ``sub_id`` 0..n-1), without materializing word lists. Beyond the number of posts the
+    picks repeat posts (see :func:`tweet_subscription_stream` for the alternative)."""
+    chosen = posts.subset(_tweet_picks(posts, n, seed))
     return Corpus(chosen.indptr, chosen.indices, posts.vocab, post_ids=np.arange(n))
+
+
+def synthetic_subscriptions(
+    posts: Corpus, n: int, seed: int = 0, **generator_params: Any
+) -> Corpus:
+    """``n`` synthetic tweet-based subscriptions in the vocabulary of ``posts``: posts of
+    the topic-model generator (:func:`routelab.datasets.synthetic.topic_tweets_pandas`)
+    with their words mapped onto the real words by frequency rank.
+
+    Generator settings (overridable by ``generator_params``): ``vocab_size`` = the number
+    of words occurring in ``posts``, ``mean_words`` = the posts' mean number of words,
+    ``drift=0`` (a stationary topic mix: the stream is a set of subscriptions, not a
+    time series), the other parameters the generator's defaults. Mapping: the synthetic
+    words, ranked by how many generated subscriptions hold them (ties by generator id),
+    take the real words ranked by document frequency in ``posts`` (ties by word id), rank
+    for rank. So word popularity follows the real ranking while co-occurrence follows the
+    generator's planted topics (not the real posts'; the reading taken for issue 11 item 2,
+    which asks for the generator beyond the corpus). Rows are ``0..n-1``.
+    """
+    from routelab.datasets.synthetic import topic_tweets_pandas
+
+    real_freq = posts.doc_freq()
+    real_rank = np.lexsort((np.arange(len(real_freq)), -real_freq))
+    real_rank = real_rank[real_freq[real_rank] > 0]
+    if not len(real_rank):
+        raise ValueError("no word occurs in the posts: nothing to map synthetic words onto")
+    lengths = posts.lengths()
+    params = {
+        "vocab_size": len(real_rank),
+        "mean_words": max(1.0, float(lengths[lengths > 0].mean())),
+        "drift": 0.0,
+        **generator_params,
+    }
+    if params["vocab_size"] > len(real_rank):
+        raise ValueError(
+            f"vocab_size {params['vocab_size']} exceeds the {len(real_rank)} real words"
+        )
+    params.setdefault("topic_words", min(1000, params["vocab_size"]))
+    frame = topic_tweets_pandas(n, seed=seed, **params)
+    counts = frame["words"].map(len).to_numpy()
+    flat = np.concatenate(frame["words"].to_numpy()) if n else np.array([], dtype=str)
+    synth = pd.Series(flat, dtype=str).str.slice(1).astype(np.int64).to_numpy() - 1
+    synth_freq = np.bincount(synth, minlength=params["vocab_size"])
+    synth_rank = np.lexsort((np.arange(len(synth_freq)), -synth_freq))
+    to_real = np.empty(len(synth_freq), dtype=np.int64)
+    to_real[synth_rank] = real_rank[: len(synth_freq)]
+    owner = np.repeat(np.arange(n, dtype=np.int64), counts)
+    words = to_real[synth]
+    order = np.lexsort((words, owner))
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    return Corpus(indptr, words[order], posts.vocab, post_ids=np.arange(n))
+
+
+def tweet_subscription_stream(
+    posts: Corpus,
+    n: int,
+    seed: int = 0,
+    *,
+    beyond: str = "synthetic",
+    generator: dict[str, Any] | None = None,
+) -> tuple[Corpus, np.ndarray]:
+    """``n`` tweet-based subscriptions and their origins (issue 11 item 2).
+
+    The first ``min(n, posts with words)`` are real posts in the seeded order of
+    :func:`tweet_subscription_corpus` (every post at most once); the rest are
+    :func:`synthetic_subscriptions` (``beyond="synthetic"``, seeded independently, with
+    ``generator`` parameters) or further rounds of real posts (``beyond="repeat"``).
+
+    Returns:
+        (subscriptions with ``post_ids`` 0..n-1, origin of each: the id of the post it
+        copies, -1 for a synthetic one).
+    """
+    if beyond not in BEYOND_CORPUS:
+        raise ValueError(f"beyond={beyond!r}; choose from {BEYOND_CORPUS}")
+    n_real = n if beyond == "repeat" else min(n, int(np.count_nonzero(posts.lengths())))
+    rows = _tweet_picks(posts, n_real, seed)
+    real = posts.subset(rows)
+    origins = np.concatenate([posts.post_ids[rows], np.full(n - n_real, -1, dtype=np.int64)])
+    if n_real == n:
+        return Corpus(real.indptr, real.indices, posts.vocab, post_ids=np.arange(n)), origins
+    from routelab.hashing import py_mix64
+
+    synth_seed = py_mix64(seed, SYNTHETIC_SEED_TAG) >> 33
+    synth = synthetic_subscriptions(posts, n - n_real, synth_seed, **(generator or {}))
+    indptr = np.concatenate([real.indptr, real.indptr[-1] + synth.indptr[1:]])
+    indices = np.concatenate([real.indices, synth.indices])
+    return Corpus(indptr, indices, posts.vocab, post_ids=np.arange(n)), origins
 
 
 def scaling_data(
@@ -154,15 +298,21 @@ def scaling_data(
     seed: int = 0,
     info: dict[str, Any] | None = None,
     ts: np.ndarray | None = None,
+    origins: dict[str, np.ndarray] | None = None,
 ) -> ScalingData:
-    """Assign seeded folds (shuffled) and bundle the subscription streams."""
+    """Assign seeded folds (shuffled) and bundle the subscription streams (with the
+    ``origins`` of :func:`tweet_subscription_stream`, when known)."""
     for kind, stream in streams.items():
         if stream.vocab[: posts.n_vocab] != posts.vocab:
             raise ValueError(f"{kind} subscriptions must extend the posts' vocabulary")
+    origins = {k: np.asarray(v, dtype=np.int64) for k, v in (origins or {}).items()}
+    for kind, origin in origins.items():
+        if kind not in streams or len(origin) != streams[kind].n_posts:
+            raise ValueError(f"origins of {kind!r} do not match its subscription stream")
     folds = kfold_assignment(posts.post_ids, n_folds, seed)
     if ts is not None and len(ts) != posts.n_posts:
         raise ValueError(f"{len(ts)} timestamps for {posts.n_posts} posts")
-    return ScalingData(posts, folds, n_folds, dict(streams), dict(info or {}), ts)
+    return ScalingData(posts, folds, n_folds, dict(streams), dict(info or {}), ts, origins)
 
 
 def cached_topic_model(
@@ -205,9 +355,13 @@ def real_scaling_data(
     n_folds: int = 10,
     seed: int = 0,
     progress: bool = True,
+    tweet_beyond: str = "synthetic",
+    generator: dict[str, Any] | None = None,
 ) -> ScalingData:
     """The bundled real tweets with ``max_subs`` subscriptions per kind (Sect. 6.1).
 
+    Tweet-based subscriptions: :func:`tweet_subscription_stream` (real posts, each once,
+    then ``tweet_beyond``: synthetic ones with ``generator`` parameters, or repeats).
     Topic-based subscriptions use LDA on the same posts (cached by
     :func:`cached_topic_model`).
     """
@@ -220,9 +374,12 @@ def real_scaling_data(
     frame = frame.sort_values(["ts", "post_id"], ignore_index=True)
     corpus = Corpus.from_frame(frame[["post_id", "words"]])
     streams: dict[str, Corpus] = {}
+    origins: dict[str, np.ndarray] = {}
     for kind in kinds:
         if kind == "tweet":
-            streams[kind] = tweet_subscription_corpus(corpus, max_subs, seed)
+            streams[kind], origins[kind] = tweet_subscription_stream(
+                corpus, max_subs, seed, beyond=tweet_beyond, generator=generator
+            )
         elif kind == "topic":
             model = cached_topic_model(
                 frame[["post_id", "words"]],
@@ -242,10 +399,12 @@ def real_scaling_data(
         "max_subs": max_subs,
         "n_topics": n_topics,
         "lda_passes": lda_passes,
+        "tweet_beyond": tweet_beyond,
+        "generator": dict(generator or {}),
     }
     from routelab.s3tm.streaming import epoch_ms
 
-    return scaling_data(corpus, streams, n_folds, seed, info, epoch_ms(frame["ts"]))
+    return scaling_data(corpus, streams, n_folds, seed, info, epoch_ms(frame["ts"]), origins)
 
 
 class _OnData:
@@ -288,6 +447,7 @@ def scaling_task(params: dict[str, Any]) -> list[dict[str, Any]]:
     t3 = time.perf_counter()
     row = load.as_dict()
     row.update(
+        synthetic_subs=data.synthetic_count(params["kind"], int(params["n_subs"])),
         subscribed_words=int(mask.sum()),
         n_hot=mapping.info["n_hot"],
         multicast_subs=placement.category_counts()["all_hot"],
