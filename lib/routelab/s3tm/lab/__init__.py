@@ -9,6 +9,8 @@ notebook               files
 ``03_routing``         ``workloads.py`` (posts, folds, subscriptions), ``routing_experiments.py``
                        (10-fold CV sweep, learning curve, learning time, skew ablation on Spark),
                        ``routing_summary.py`` (relative throughput, geometric means),
+                       ``routing_fig5.py`` (Fig. 5 on the union and per source),
+                       ``routing_load.py`` (Fig. 5 under Fig. 7's trie-lookup load),
                        ``routing_figures.py`` (Figs. 5, 6, 9), ``routing_claims.py``,
                        ``word_network.py`` (the top words' co-occurrence network, by matcher),
                        ``bench_salb.py`` (``routelab bench salb``)

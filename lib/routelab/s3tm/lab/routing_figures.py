@@ -102,10 +102,12 @@ def _line(
     show: bool,
     dash: str | None = None,
     label: str | None = None,
+    colour_of_method: bool = False,
 ) -> go.Scatter:
     """One method's mean +- std line; ``label`` (default ``method``) names it and picks its
-    colour."""
+    colour (``colour_of_method``: the colour stays the method's)."""
     sel = sel.sort_values(x)
+    colour = color_for(method, METHODS) if colour_of_method else None
     method = label or method
     return go.Scatter(
         x=sel[x],
@@ -115,7 +117,7 @@ def _line(
         name=method,
         legendgroup=method,
         showlegend=show,
-        line={"color": color_for(method, METHODS), "dash": dash},
+        line={"color": colour or color_for(method, METHODS), "dash": dash},
         marker={"size": 6},
     )
 
@@ -201,49 +203,89 @@ def fig5(
     return fig
 
 
+DATASET_DASH = ("solid", "dash", "dot", "dashdot")
+"""Line styles of the datasets in Figs. 6 and 9 (first = solid)."""
+
+
+def dataset_label(name: str) -> str:
+    """Short legend label of a dataset: ``synthetic`` or ``real`` (the bundled tweets)."""
+    return "synthetic" if name.startswith("synthetic") else "real"
+
+
+def _dataset_lines(
+    part: pd.DataFrame, x: str, *, show: bool, datasets: Sequence[str]
+) -> list[go.Scatter]:
+    """One line per (method, dataset) of ``part``: colour by method, dash by dataset;
+    labelled ``method (real|synthetic)`` when there are several datasets."""
+    lines = []
+    for method in _methods_in(part, None):
+        for d, name in enumerate(datasets):
+            sel = part[(part["method"] == method) & (part["dataset"] == name)]
+            if sel.empty:
+                continue
+            label = f"{method} ({dataset_label(name)})" if len(datasets) > 1 else method
+            lines.append(
+                _line(
+                    sel,
+                    x,
+                    method,
+                    show=show,
+                    dash=DATASET_DASH[d % len(DATASET_DASH)],
+                    label=label,
+                    colour_of_method=True,
+                )
+            )
+    return lines
+
+
 def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000) -> go.Figure:
     """Fig. 6: throughput on a fixed test set vs learning-corpus size, one panel per
-    subscription kind, mean +- std over repeats.
+    subscription kind, mean +- std over repeats; several datasets (real and synthetic posts)
+    share the panels, one line style each (:data:`DATASET_DASH`).
 
     Args:
         summary: :func:`routelab.s3tm.lab.routing_summary.summarize` of the learning-curve rows by
-            (kind, method, size) with metric ``throughput``.
+            (dataset, kind, method, size) with metric ``throughput``.
         n_matchers: N of the sweep (for the title).
         mark: draw a dotted line at this corpus size (the paper's 0.5M) if in range.
     """
     sel = summary[summary["metric"] == "throughput"]
+    if "dataset" not in sel:
+        sel = sel.assign(dataset="synthetic")
+    datasets = sorted(sel["dataset"].unique(), key=lambda d: (dataset_label(d) != "synthetic", d))
     kinds = [k for k in ("tweet", "topic") if k in set(sel["kind"])]
     fig = make_subplots(rows=1, cols=len(kinds), subplot_titles=[KIND_TITLES[k] for k in kinds])
     for j, kind in enumerate(kinds):
         part = sel[sel["kind"] == kind]
-        for method in _methods_in(part, None):
-            fig.add_trace(
-                _line(part[part["method"] == method], "size", method, show=j == 0),
-                row=1,
-                col=j + 1,
-            )
+        for line in _dataset_lines(part, "size", show=j == 0, datasets=datasets):
+            fig.add_trace(line, row=1, col=j + 1)
         log_axis(fig, "x", title="learning posts", row=1, col=j + 1)
         fig.update_yaxes(title="throughput (x C)" if j == 0 else None, row=1, col=j + 1)
         if mark is not None and part["size"].min() <= mark <= part["size"].max():
             fig.add_vline(x=mark, line={"dash": "dot", "color": "#888"}, row=1, col=j + 1)
+    shown = " and ".join(f"{dataset_label(d)} ({DATASET_DASH[i]})" for i, d in enumerate(datasets))
     fig.update_layout(
-        title=f"Fig. 6: throughput vs learning-corpus size (N = {n_matchers}, synthetic posts)",
+        title=f"Fig. 6: throughput vs learning-corpus size (N = {n_matchers}, {shown} posts)",
         legend_title="mapping",
     )
     return fig
 
 
 def fig9(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
-    """Fig. 9: learning time (wall seconds of ``learn_mapping``) vs learning posts, log-log."""
+    """Fig. 9: learning time (wall seconds of ``learn_mapping``) vs learning posts, log-log;
+    several datasets (real and synthetic posts) one line style each."""
+    if "dataset" not in timing:
+        timing = timing.assign(dataset="synthetic")
     agg = (
-        timing.groupby(["method", "size"])["learn_wall_seconds"]
+        timing.groupby(["dataset", "method", "size"])["learn_wall_seconds"]
         .agg(mean="mean", std="std")
         .reset_index()
         .fillna({"std": 0.0})
     )
+    datasets = sorted(agg["dataset"].unique(), key=lambda d: (dataset_label(d) != "synthetic", d))
     fig = go.Figure()
-    for method in _methods_in(agg, None):
-        fig.add_trace(_line(agg[agg["method"] == method], "size", method, show=True))
+    for line in _dataset_lines(agg, "size", show=True, datasets=datasets):
+        fig.add_trace(line)
     log_axis(fig, "x", title="learning posts")
     _log(fig, "y", _y_values(agg), title="learning time (s)")
     fig.update_layout(
@@ -347,5 +389,52 @@ def load_figure(
         f"imbalance {row['imbalance']:.2f}, spread {row['spread_routed']:.2f}, "
         f"throughput {row['throughput']:.2f}",
         showlegend=False,
+    )
+    return fig
+
+
+def fig5_load(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
+    """Fig. 5 under two loads (issue 11 item 6): relative throughput (SALB = 1) and
+    imbalance vs N, one row per subscription kind; colour = method, solid = unit cost
+    (Eq. 3, Fig. 5), dashed = trie lookups (Fig. 7); a dotted line at N = ``mark`` (Fig. 7's
+    N = 16).
+
+    Args:
+        comparison: :func:`routelab.s3tm.lab.routing_load.load_comparison`.
+    """
+    kinds = [k for k in ("tweet", "topic") if k in set(comparison["kind"])]
+    if not kinds:
+        raise ValueError("no tweet or topic rows to draw")
+    costs = list(dict.fromkeys(comparison["cost"]))
+    panels = (("relative_throughput", "relative throughput (SALB = 1)"), ("imbalance", "imbalance"))
+    titles = [f"{k}-based: {label}" for k in kinds for _, label in panels]
+    fig = make_subplots(rows=len(kinds), cols=2, subplot_titles=titles, vertical_spacing=0.16)
+    for r, kind in enumerate(kinds):
+        for c, (metric, _) in enumerate(panels):
+            sel = comparison[(comparison["kind"] == kind) & (comparison["metric"] == metric)]
+            for method in _methods_in(sel, None):
+                for d, cost in enumerate(costs):
+                    part = sel[(sel["method"] == method) & (sel["cost"] == cost)]
+                    if part.empty:
+                        continue
+                    line = _line(
+                        part,
+                        "n_matchers",
+                        method,
+                        show=r == 0 and c == 0,
+                        dash=DATASET_DASH[d % len(DATASET_DASH)],
+                        label=f"{method}, {cost}",
+                        colour_of_method=True,
+                    )
+                    fig.add_trace(line, row=r + 1, col=c + 1)
+            _node_axis(fig, sel["n_matchers"], row=r + 1, col=c + 1)
+            if metric == "imbalance":
+                _log(fig, "y", _y_values(sel), row=r + 1, col=c + 1)
+            if mark is not None and sel["n_matchers"].min() <= mark <= sel["n_matchers"].max():
+                fig.add_vline(x=mark, line={"dash": "dot", "color": "#888"}, row=r + 1, col=c + 1)
+    fig.update_layout(
+        title="Fig. 5 under two loads: unit cost (solid) vs trie lookups (dashed)",
+        legend_title="mapping, load",
+        height=360 * len(kinds),
     )
     return fig

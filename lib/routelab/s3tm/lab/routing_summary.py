@@ -4,6 +4,9 @@ standard deviations over folds, geometric means across datasets.
 - :func:`add_relative_throughput`: throughput relative to SALB (= 1) in the same
   experiment; :func:`across_datasets`: the geometric mean across datasets ("The geometric
   mean of the relative throughputs from both datasets is used", Sect. 6.2);
+- :func:`geomean_of_means`: the same over datasets with different fold counts (the
+  per-source datasets of issue 11 item 3);
+- :func:`relative_by_dataset`: each dataset's relative throughput side by side;
 - :func:`summarize`: mean and standard deviation over folds (the paper's error bars), tidy;
 - :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`,
   :func:`headline_table`: what the notebook shows;
@@ -84,6 +87,56 @@ def across_datasets(frame: pd.DataFrame, metric: str = "relative_throughput") ->
     return out
 
 
+def geomean_of_means(
+    frame: pd.DataFrame,
+    datasets: Sequence[str],
+    metric: str = "relative_throughput",
+    by: Sequence[str] = ("kind", "method", "n_matchers"),
+) -> pd.DataFrame:
+    """Combine ``datasets`` by the geometric mean of their per-dataset means (Sect. 6.2),
+    for datasets whose folds differ in number (e.g. fewer folds for the per-source datasets),
+    so folds cannot be paired as :func:`across_datasets` does.
+
+    Per (``by``) cell: mean = exp(mean_d log m_d) over the datasets' fold means m_d; std by
+    the delta method, g * sqrt(sum_d (s_d / m_d)^2) / D with s_d the fold std of dataset d;
+    n = the smallest number of folds. Returns rows in the tidy format of :func:`summarize`
+    with ``dataset`` = ``"geomean(a, b)"`` (or the only dataset's name).
+
+    Raises:
+        ValueError: no datasets, a dataset is absent, or some cell lacks a dataset.
+    """
+    names = list(dict.fromkeys(datasets))
+    if not names:
+        raise ValueError("no datasets to combine")
+    absent = sorted(set(names) - set(frame["dataset"]))
+    if absent:
+        raise ValueError(f"dataset(s) {absent} have no rows")
+    by = [b for b in by if b in frame.columns]
+    sel = frame[frame["dataset"].isin(names)]
+    per = sel.groupby([*by, "dataset"], sort=True)[metric].agg(["mean", "std", "count"])
+    per = per.reset_index().fillna({"std": 0.0})
+    if np.any(per.groupby(by)["dataset"].nunique().to_numpy() != len(names)):
+        raise ValueError("every dataset must have the same grid to combine them")
+    rows = []
+    for key, part in per.groupby(by, sort=True):
+        g = geometric_mean(part["mean"])
+        rel = part["std"].to_numpy() / part["mean"].to_numpy()
+        std = g * float(np.sqrt(np.sum(rel**2))) / len(part)
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "metric": metric,
+                "mean": g,
+                "std": std,
+                "n": int(part["count"].min()),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out.insert(0, "dataset", names[0] if len(names) == 1 else f"geomean({', '.join(names)})")
+    return out
+
+
 def summarize(
     frame: pd.DataFrame,
     metrics: Sequence[str] = FIG5_METRICS,
@@ -132,10 +185,19 @@ def _pm(mean: float, std: float) -> str:
     return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
-def fig5_summary(cv: pd.DataFrame, main_dataset: str | None = None) -> pd.DataFrame:
+def fig5_summary(
+    cv: pd.DataFrame,
+    main_dataset: str | None = None,
+    *,
+    combine: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """The numbers behind Fig. 5, tidy: relative throughput (SALB = 1) combined across
     datasets by the geometric mean, and throughput, spread and imbalance of
     ``main_dataset`` (default: the first; the paper shows April 2013 for those).
+
+    ``combine``: take the relative throughput as :func:`geomean_of_means` over these
+    datasets only (e.g. the per-source datasets, whose folds may be fewer); by default every
+    dataset in ``cv``, fold by fold (:func:`across_datasets`).
 
     Raises:
         ValueError: ``cv`` mixes splitting settings (summarize each separately).
@@ -143,7 +205,10 @@ def fig5_summary(cv: pd.DataFrame, main_dataset: str | None = None) -> pd.DataFr
     if cv["split_hot"].nunique() > 1:
         raise ValueError("cv rows mix split_hot settings; select one")
     rel = add_relative_throughput(cv)
-    combined = summarize(across_datasets(rel), ["relative_throughput"])
+    if combine:
+        combined = geomean_of_means(rel, combine)
+    else:
+        combined = summarize(across_datasets(rel), ["relative_throughput"])
     main = main_dataset or str(rel["dataset"].iloc[0])
     metrics = ["throughput", "spread_routed", "spread", "imbalance", "cv"]
     per_dataset = summarize(rel[rel["dataset"] == main], metrics)
@@ -201,3 +266,23 @@ def headline_table(numbers: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(
         {"headline": list(numbers), "value": [text(v) for v in numbers.values()]}
     ).set_index("headline")
+
+
+def relative_by_dataset(
+    cv: pd.DataFrame, kind: str, methods: Sequence[str] = ("hash", "gFCL")
+) -> pd.DataFrame:
+    """Relative throughput (SALB = 1, mean over each dataset's folds) of ``methods`` on
+    every dataset of ``cv`` (the union and each source, issue 11 item 3): a display table
+    of (dataset, method) rows x N columns for ``kind``-based subscriptions, 3 decimals.
+
+    Raises:
+        ValueError: no rows of ``methods`` for ``kind``.
+    """
+    rel = add_relative_throughput(cv[cv["kind"] == kind])
+    sel = rel[rel["method"].isin(list(methods))]
+    if sel.empty:
+        raise ValueError(f"no {list(methods)} rows for {kind!r} subscriptions")
+    table = sel.pivot_table(
+        index=["dataset", "method"], columns="n_matchers", values="relative_throughput"
+    )
+    return table.round(3)

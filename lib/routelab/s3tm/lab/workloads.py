@@ -9,10 +9,11 @@ subscriptions and cross-validation folds.
 - :class:`CVData`: a dataset restricted to each subscription kind's subscribed words W^s
   (only they route a post, Eq. 1), with its folds; built by :func:`real_cv_data` (the
   bundled real tweets with tweet- and topic-based subscriptions, Sect. 6.1),
-  :func:`synthetic_cv_data` or :func:`cv_data`.
+  :func:`synthetic_cv_data` or :func:`cv_data`; :func:`source_cv_data` makes one dataset
+  per source of the real posts (health-news tweets, one account; issue 11 item 3).
 - :class:`CurveData`: a shuffled learning pool and a fixed test set of synthetic posts for
   the learning-corpus-size sweep (Fig. 6) and the learning-time sweep (Fig. 9); built by
-  :func:`synthetic_curve_data`.
+  :func:`synthetic_curve_data`, or over the real posts' CV folds by :func:`curve_from_cv`.
 """
 
 from __future__ import annotations
@@ -213,29 +214,43 @@ def make_subscriptions(
     return out
 
 
-def real_cv_data(
-    spark: SparkSession,
+def real_posts_frame(
+    spark: SparkSession, max_posts: int | None = None, *, progress: bool = True
+) -> pd.DataFrame:
+    """The bundled real tweets (:func:`routelab.corpus.corpora.bundled_posts`) as a pandas
+    frame (``post_id``, ``ts``, ``words``, ``source``) in time order (``ts``, ``post_id``);
+    ``max_posts``: the first posts in time order."""
+    from routelab.corpus.corpora import bundled_posts
+
+    posts, _ = bundled_posts(spark, max_posts, progress=progress)
+    frame = posts.select("post_id", "ts", "words", "source").toPandas()
+    return frame.sort_values(["ts", "post_id"], ignore_index=True)
+
+
+def real_cv_from_frame(
+    frame: pd.DataFrame,
+    name: str = "tweets",
     *,
-    max_posts: int | None = None,
     kinds: Sequence[str] = KINDS,
     n_subscriptions: int = 10_000,
     n_topics: int = 100,
     lda_passes: int = 3,
     n_folds: int = 10,
     seed: int = 0,
+    all_words: bool = False,
+    keep_subscriptions: bool = False,
     progress: bool = True,
+    info: dict[str, Any] | None = None,
 ) -> CVData:
-    """The bundled real tweets with tweet- and topic-based subscriptions, ready for CV.
-
-    Posts come from :func:`routelab.corpus.corpora.bundled_posts` (``max_posts``: the first posts
-    in time order); topic-based subscriptions use LDA topics fitted on those posts
+    """Real posts (``post_id``, ``words``) with tweet- and topic-based subscriptions, ready
+    for CV (Sect. 6.1); topic-based subscriptions use LDA topics fitted on these posts
     (:func:`routelab.corpus.subscriptions.fit_topics`, ``n_topics`` topics, 5 words each).
-    """
-    from routelab.corpus.corpora import bundled_posts
 
-    posts, _ = bundled_posts(spark, max_posts, progress=progress)
-    frame = posts.select("post_id", "ts", "words").toPandas()
-    frame = frame.sort_values(["ts", "post_id"], ignore_index=True)
+    ``all_words=True`` also keeps the unrestricted posts under :data:`ALL_WORDS` (every word
+    subscribed; for the learning-time sweep of Fig. 9 on real data); ``keep_subscriptions``
+    keeps the subscriptions (kind -> ``sub_id``, ``words`` frame) in ``info["subscriptions"]``
+    (for the trie-lookup load of :mod:`routelab.s3tm.lab.routing_load`).
+    """
     corpus = Corpus.from_frame(frame[["post_id", "words"]])
     model = None
     if "topic" in kinds:
@@ -243,16 +258,116 @@ def real_cv_data(
 
         model = fit_topics(frame, n_topics, passes=lda_passes, seed=seed, progress=progress)
     subs = make_subscriptions(frame, kinds, n_subscriptions, seed, topic_model=model)
-    info = {
+    details = {
         "source": "bundled real tweets",
         "words_per_post": corpus.nnz / max(corpus.n_posts, 1),
         "n_subscriptions": n_subscriptions,
         "n_topics": n_topics if model is not None else None,
         "lda_passes": lda_passes if model is not None else None,
         "corpus_issues": dict(corpus.issues),
+        **(info or {}),
     }
     subscribed = {kind: subscribed_word_set(s) for kind, s in subs.items()}
-    return cv_data("tweets", corpus, subscribed, n_folds, seed, info=info)
+    if keep_subscriptions:
+        details["subscriptions"] = subs
+    data = cv_data(name, corpus, subscribed, n_folds, seed, info=details)
+    if all_words:
+        data.corpora[ALL_WORDS] = corpus
+    return data
+
+
+def real_cv_data(
+    spark: SparkSession,
+    *,
+    max_posts: int | None = None,
+    progress: bool = True,
+    **params: Any,
+) -> CVData:
+    """The bundled real tweets with tweet- and topic-based subscriptions, ready for CV.
+
+    Posts come from :func:`real_posts_frame` (``max_posts``: the first posts in time order);
+    the rest is :func:`real_cv_from_frame` (dataset name ``"tweets"``), which takes
+    ``params`` (``kinds``, ``n_subscriptions``, ``n_topics``, ``lda_passes``, ``n_folds``,
+    ``seed``, ``all_words``, ``keep_subscriptions``).
+    """
+    frame = real_posts_frame(spark, max_posts, progress=progress)
+    return real_cv_from_frame(frame, "tweets", progress=progress, **params)
+
+
+def source_subscriptions(n_subscriptions: int, n_source: int, n_union: int) -> int:
+    """Subscriptions per kind for one source: the union's ``n_subscriptions`` scaled by the
+    source's share of the posts (the same subscriptions-per-post ratio, Sect. 6.1: 100k per
+    1M learning posts), at least 1.
+
+    Raises:
+        ValueError: sizes are not positive or the source exceeds the union.
+    """
+    if n_union < 1 or not 1 <= n_source <= n_union:
+        raise ValueError(f"source of {n_source} posts out of a union of {n_union}")
+    return max(1, round(n_subscriptions * n_source / n_union))
+
+
+def source_cv_data(
+    frame: pd.DataFrame,
+    sources: Sequence[str] | None = None,
+    *,
+    n_subscriptions: int = 10_000,
+    n_folds: int = 10,
+    name: str = "tweets",
+    **params: Any,
+) -> list[CVData]:
+    """Each source of the real posts (``source`` column: health-news tweets, one account)
+    as its own dataset (issue 11 item 3; the paper reports the geometric mean over its
+    datasets, Sect. 6.2), named ``"<name>:<source>"``.
+
+    Each gets its own subscriptions (tweet-based from its posts, topics fitted on its posts)
+    at the union's subscriptions-per-post ratio (:func:`source_subscriptions`) and its own
+    ``n_folds`` folds; ``params`` go to :func:`real_cv_from_frame`.
+
+    Raises:
+        ValueError: a requested source has no posts.
+    """
+    present = sorted(frame["source"].unique())
+    chosen = present if sources is None else list(sources)
+    missing = [s for s in chosen if s not in present]
+    if missing:
+        raise ValueError(f"no posts from source(s) {missing}; the posts have {present}")
+    out = []
+    for source in chosen:
+        part = frame[frame["source"] == source].reset_index(drop=True)
+        n_subs = source_subscriptions(n_subscriptions, len(part), len(frame))
+        out.append(
+            real_cv_from_frame(
+                part,
+                f"{name}:{source}",
+                n_subscriptions=n_subs,
+                n_folds=n_folds,
+                info={"data_source": source},
+                **params,
+            )
+        )
+    return out
+
+
+def curve_from_cv(data: CVData, test_fold: int = 0, name: str | None = None) -> CurveData:
+    """A :class:`CurveData` over a CV dataset (Figs. 6 and 9 on real posts): fold
+    ``test_fold`` is the fixed test set, the other folds (in seeded random order) the
+    learning pool, so the largest learning corpus is a whole CV learning set. Corpora are
+    shared with ``data`` (its kinds, and :data:`ALL_WORDS` if it has them)."""
+    if not 0 <= test_fold < data.n_folds:
+        raise ValueError(f"fold {test_fold} outside 0..{data.n_folds - 1}")
+    seed = int(data.info.get("seed", 0))
+    any_corpus = next(iter(data.corpora.values()))
+    pool = np.flatnonzero(data.folds != test_fold)
+    pool = pool[seeded_order(any_corpus.post_ids[pool], seed)]
+    return CurveData(
+        name or data.name,
+        dict(data.corpora),
+        np.flatnonzero(data.folds == test_fold),
+        pool,
+        seed,
+        {**data.info, "test_fold": test_fold},
+    )
 
 
 def planted_topic_model(n_posts: int, seed: int = 0, *, words_per_topic: int = 5, **params: Any):
@@ -399,3 +514,15 @@ def synthetic_curve_data(
         "generator": dict(generator_params),
     }
     return CurveData("synthetic", corpora, np.sort(order[:n_test]), order[n_test:], seed, info)
+
+
+def sizes_up_to(sizes: Sequence[int], largest: int) -> list[int]:
+    """The learning-corpus sizes below ``largest``, then ``largest`` itself (the whole
+    learning pool), sorted without duplicates: a real corpus ends where it ends.
+
+    Raises:
+        ValueError: ``largest`` or a size is not positive.
+    """
+    if largest < 1 or any(int(s) < 1 for s in sizes):
+        raise ValueError(f"sizes must be positive, got {list(sizes)} up to {largest}")
+    return sorted({int(s) for s in sizes if int(s) < largest} | {int(largest)})
