@@ -355,7 +355,9 @@ def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
             "verdict": lag_verdict(lag),
             "note": "settling time = seconds from the rate change until the level first "
             "reaches the level it ends the segment on; a simulation with our measured L(l), "
-            "buffer and capacity, not the paper's testbed"
+            "buffer and capacity, not the paper's testbed; both times are a few whole "
+            "simulated seconds, so one second either way moves the ratio by 15-25 % and a small "
+            "change of L(l) can flip this row"
             + (
                 ""
                 if lag_verdict(lag).holds
