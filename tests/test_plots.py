@@ -57,6 +57,7 @@ def test_a_long_footer_wraps_to_the_figure_width_instead_of_being_cut():
     lines = fig.layout.annotations[-1].text.split("<br>")
     assert len(lines) >= 3 and all(len(line) <= (900 - 80) / 6 for line in lines)
     assert " ".join(lines).startswith("data: real: dataset number 0, ")
+    assert fig.layout.annotations[-1].align == "left"
     assert fig.layout.margin.b == 100 + (len(lines) - 1) * 13  # room for the extra lines
 
 

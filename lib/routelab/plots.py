@@ -163,6 +163,7 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
         yshift=FOOTER_SHIFT_PX,
         xanchor="left",
         yanchor="top",
+        align="left",  # a wrapped footer's lines start under each other
         showarrow=False,
         font={"size": 10, "color": "#666"},
     )
