@@ -61,8 +61,10 @@ $(DATA_STAMP): $(STAMP) lib/routelab/datasets/registry.py
 
 datasets: $(DATA_STAMP)
 
+# one pytest-xdist worker per core: the papermill smoke runs wait on kernel and Spark start-up,
+# which the other worker fills; every test passes on its own too (plain `pytest`)
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 test-fast: packages
 	$(PY) -m pytest -q -m "not notebook"
