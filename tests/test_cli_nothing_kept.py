@@ -34,7 +34,7 @@ def test_sniff_tells_formats_apart(tmp_path):
             "posts.csv",
             "id,text\n1,flu shots today\n2,ebola news\n",
             "twitter-json",
-            "this looks like csv, not twitter-json; try --format csv",
+            "this looks like csv, not twitter-json; try --input-format csv",
         ),
         ("ints.parquet", None, "parquet", "usable text in column 'text'"),
     ],
@@ -49,7 +49,7 @@ def test_preprocess_refuses_an_input_it_keeps_nothing_of(
         path.write_text(content)
     code = run_command(
         "preprocess",
-        ["preprocess", "--input", str(path), "--format", fmt, "--out", str(tmp_path / "out")],
+        ["preprocess", "--input", str(path), "--input-format", fmt, "--out", str(tmp_path / "out")],
     )
     assert code == 2
     assert message in capsys.readouterr().out

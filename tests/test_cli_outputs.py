@@ -7,7 +7,7 @@ import pytest
 from command_runner import run_command
 
 CASES = [
-    ("preprocess", ["preprocess", "--format", "csv", "--input", "IN", "--out", "OUT"]),
+    ("preprocess", ["preprocess", "--input-format", "csv", "--input", "IN", "--out", "OUT"]),
     ("generate", ["generate", "tweets", "--n", "10", "--out", "OUT"]),
     ("generate", ["generate", "keys", "zipf", "--n", "10", "--n-keys", "5", "--out", "OUT"]),
     (

@@ -120,12 +120,16 @@ def test_format_table1() -> None:
 def test_cli_stats(spark, tmp_path: Path, capsys) -> None:
     out = tmp_path / "words" / "posts.parquet"
     _df(spark, [["a", "b", "c"], ["a", "b"], ["c", "d"], ["a"]]).write.parquet(str(out))
-    code = main(["stats", "--posts", str(tmp_path / "words"), "--json", str(tmp_path / "s.json")])
+    argv = ["s3tm", "stats", "--posts", str(tmp_path / "words"), "--out", str(tmp_path / "s")]
+    code = main([*argv, "--format", "json"])
     printed = capsys.readouterr().out
     assert code == 0 and "# of word pairs" in printed
-    saved = json.loads((tmp_path / "s.json").read_text())
+    saved = json.loads((tmp_path / "s" / "summary.json").read_text())
     assert saved["table1"][str(tmp_path / "words")]["word_pairs"] == 4
-    assert main(["stats", "--posts", str(tmp_path / "nothing")]) == 2
+    (row,) = json.loads((tmp_path / "s" / "results.json").read_text())
+    assert row["posts"] == 4 and row["word_pairs"] == 4
+    nothing = ["s3tm", "stats", "--posts", str(tmp_path / "nothing"), "--out", str(tmp_path / "n")]
+    assert main(nothing) == 2
 
 
 def test_table1_of_the_notebooks_worked_example() -> None:

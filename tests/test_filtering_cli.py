@@ -10,14 +10,14 @@ import json
 import pytest
 from command_runner import run_command
 
-from routelab.filtering.lab.interchange import float_key, read_workload
+from routelab.filtering.io import float_key, read_workload
 from routelab.filtering.model import match_pairs
 from routelab.filtering.oracle import oracle_match
 
 
 def _read_pairs(path):
     with path.open() as fh:
-        return {(int(r["event_id"]), int(r["sub_id"])) for r in csv.DictReader(fh)}
+        return {(int(r["event_id"]), int(r["subscription_id"])) for r in csv.DictReader(fh)}
 
 
 def test_float_key_preserves_order_and_equality():
@@ -74,8 +74,12 @@ def test_export_then_match_reproduces_the_expected_matches(tmp_path, spark):
         == 0
     )
     assert _read_pairs(res / "matches.csv") == _read_pairs(out / "matches.csv")
-    timings = json.loads((res / "timings.json").read_text())
-    assert timings["subscriptions"] == 3000 and timings["bad_records"]["records"] > 0
+    summary = json.loads((res / "summary.json").read_text())
+    assert summary["counts"]["subscriptions"] == 3000 and summary["algorithm"] == "static"
+    assert json.loads((res / "bad_records.json").read_text())["bad"] == 0
+    workers = list(csv.DictReader((res / "workers.csv").open()))
+    assert [int(w["worker"]) for w in workers] == [0, 1]
+    assert sum(int(w["subscriptions"]) for w in workers) == 3000
 
 
 SUBS = """sub_id,attr,op,value

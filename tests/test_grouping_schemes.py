@@ -283,7 +283,7 @@ def test_registry():
     assert spec.check_params({"d": 3}) == {"d": 3, "probe_interval": 60.0, "probe_reset": "actual"}
     with pytest.raises(ValueError, match="its parameters: d, probe_interval"):
         spec.check_params({"theta": 0.1})
-    with pytest.raises(ValueError, match="valid: kg, sg"):
+    with pytest.raises(ValueError, match="choose from kg, sg"):
         get_scheme("hash")
     assert get_scheme("fish").supports_events and not get_scheme("kg").supports_events
     assert spec.implementation("reference") is spec.reference

@@ -131,10 +131,11 @@ def test_cli_preprocess(spark, tmp_path: Path, capsys) -> None:
     src.write_text('{"id": 1, "text": "Flu shots work"}\nnot json\n')
     code = main(
         [
+            "s3tm",
             "preprocess",
             "--input",
             str(src),
-            "--format",
+            "--input-format",
             "twitter-json",
             "--out",
             str(tmp_path / "o"),
@@ -145,12 +146,19 @@ def test_cli_preprocess(spark, tmp_path: Path, capsys) -> None:
     assert code == 0
     assert "malformed_json" in out and "1 out" in out
     assert read_posts(spark, tmp_path / "o").count() == 1
+    bad = json.loads((tmp_path / "o" / "bad_records.json").read_text())
+    assert (
+        bad["counts"]["malformed_json"] == 1 and bad["examples"]["malformed_json"][0]["line"] == 2
+    )
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["counts"]["posts_out"] == 1 and summary["command"] == "routelab s3tm preprocess"
     code = main(
         [
+            "s3tm",
             "preprocess",
             "--input",
             str(tmp_path / "nope.csv"),
-            "--format",
+            "--input-format",
             "csv",
             "--out",
             str(tmp_path / "o2"),

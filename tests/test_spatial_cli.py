@@ -56,12 +56,13 @@ def test_match_delivers_pairs_and_reports_bad_records(tmp_path: Path, spark, cap
         ]
     )
     assert rc == 0
-    pairs = pd.read_csv(out / "pairs.csv")
+    pairs = pd.read_csv(out / "matches.csv")
+    assert list(pairs.columns) == ["object_id", "query_id"]
     # q1 needs flu AND vaccine(s): o1; q2 (deleted at 5) gets o1, o2 but not o7 (ts 7)
     assert sorted(map(tuple, pairs.to_numpy().tolist())) == [
-        ("q1", "o1"),
-        ("q2", "o1"),
-        ("q2", "o2"),
+        ("o1", "q1"),
+        ("o1", "q2"),
+        ("o2", "q2"),
     ]
     bad = json.loads((out / "bad_records.json").read_text())
     assert bad["counts"] == {
@@ -94,7 +95,7 @@ def test_errors_before_spark(tmp_path: Path, capsys) -> None:
                 str(o),
                 "--queries",
                 str(q),
-                "--partitioner",
+                "--algorithm",
                 "nope",
                 "--out",
                 str(tmp_path / "x"),
@@ -102,7 +103,7 @@ def test_errors_before_spark(tmp_path: Path, capsys) -> None:
         )
         != 0
     )
-    assert "unknown partitioner" in capsys.readouterr().err
+    assert "unknown partitioner 'nope'" in capsys.readouterr().err
     o2, q2 = _files(tmp_path / "..", "id,text\n1,a\n", QUERIES)
     assert (
         main(

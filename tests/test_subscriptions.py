@@ -272,7 +272,7 @@ def test_cli_builds_both_kinds_from_parquet(spark, tmp_path, capsys):
     ]
     assert _cli(argv) == 0
     topic = sb.read_subscriptions(out)
-    model = sb.TopicModel.load(tmp_path / "topic_subs.topics.json")
+    model = sb.TopicModel.load(out / "topics.json")
     assert len(topic) == 400 and topic["words"].map(len).max() <= 4
     for words, t in zip(topic["words"], topic["topic"], strict=True):
         assert set(words) <= set(model.words[t])

@@ -17,14 +17,12 @@ from routelab.errors import RoutelabError
 
 COMMAND_MODULES = (
     "routelab.commands.datasets",
-    "routelab.commands.preprocess",
-    "routelab.commands.stats",
-    "routelab.commands.subscriptions",
+    "routelab.commands.s3tm",
     "routelab.commands.generate",
     "routelab.commands.figures",
     "routelab.commands.claims",
     "routelab.commands.filtering",
-    "routelab.commands.group",
+    "routelab.commands.grouping",
     "routelab.commands.spatial",
     "routelab.commands.bench",
 )
@@ -53,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = args.func(args)
     except RoutelabError as exc:
-        print(f"routelab {args.command}: error: {exc}", file=sys.stderr)
+        verb = getattr(args, "verb", None)
+        name = f"{args.command} {verb}" if verb else args.command
+        print(f"routelab {name}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

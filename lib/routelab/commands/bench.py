@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from routelab.commands import Outputs, add_output_options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from routelab.benchmarks import BENCHMARKS
@@ -17,18 +19,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
     parser.add_argument("--quick", action="store_true", help="smaller inputs (a quick check)")
-    parser.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    add_output_options(parser, required=False)
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    import json
+    import pandas as pd
 
     from routelab.benchmarks import format_rows, run_benchmarks
 
+    out = Outputs(args, "bench") if args.out else None
     rows = run_benchmarks(args.names or None, quick=args.quick)
     print(format_rows(rows))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=2, default=str)
+    if out is not None:
+        out.table("results", pd.DataFrame(rows))
+        out.bad_records(None)
+        out.summary({"rows": len(rows)}, benchmarks=args.names or "all")
+        print(f"written to {out.dir}")
     return 0

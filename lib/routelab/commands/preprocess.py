@@ -1,10 +1,10 @@
-"""``routelab preprocess``: load users' posts (or the bundled tweets) and write word sets."""
+"""``routelab s3tm preprocess``: load users' posts (or the bundled tweets), write word sets."""
 
 from __future__ import annotations
 
 import argparse
 
-from routelab.commands import add_master_option, check_output_dir
+from routelab.commands import Outputs, add_master_option, add_output_options, check_output_dir
 
 FORMATS = ("twitter-json", "csv", "parquet", "bundled")
 
@@ -15,9 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="clean, stem and de-duplicate posts into word sets (S3-TM Sect. 6.1) on Spark",
         description="Load posts (Twitter API v1.1/v2 JSON, CSV, Parquet, or the bundled "
         "tweets), drop links, screen names, punctuation and stop words, Porter-stem the rest, "
-        "and write each post as its set of words to OUT/posts.parquet with OUT/report.json. "
-        "Bad input records are skipped and counted by reason (with file and line examples); "
-        "the report is printed at the end.",
+        "and write each post as its set of words to OUT/posts.parquet (a Spark Parquet "
+        "directory, with OUT/report.json), OUT/summary.json and OUT/bad_records.json. Bad input "
+        "records are skipped and counted by reason (with file and line examples); the report "
+        "is printed at the end.",
     )
     parser.add_argument(
         "--input",
@@ -25,18 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="file, directory or glob to load (not needed with --format bundled)",
     )
     parser.add_argument(
-        "--format",
+        "--input-format",
         choices=FORMATS,
         required=True,
         help="input format: twitter-json (API v1.1 objects or v2 JSON lines, "
         "or a JSON array file), csv (with header), parquet, or bundled (the "
         "prepared real tweets)",
-    )
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        help="output directory (default for bundled: "
-        "datasets/prepared/tweets_words; required otherwise)",
     )
     cols = parser.add_argument_group("table columns (csv/parquet)")
     cols.add_argument("--text-col", default="text", help="text column (default: %(default)s)")
@@ -61,24 +56,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="drop posts with fewer words after cleaning (default: 1)",
     )
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace --out if it exists and is not empty"
-    )
+    add_output_options(parser, tables=False, required=False)
     add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from routelab.badrecords import BadRecordReport
     from routelab.errors import BadInputError
 
-    if args.format != "bundled" and not args.input:
-        raise BadInputError(f"--input is required with --format {args.format}")
-    if args.format != "bundled" and not args.out:
+    if args.input_format != "bundled" and not args.input:
+        raise BadInputError(f"--input is required with --format {args.input_format}")
+    if args.input_format != "bundled" and not args.out:
         raise BadInputError("--out is required (an output directory)")
     if args.min_words < 1:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
     check_output_dir(args.out, args.overwrite)
+    out = Outputs(args, "s3tm preprocess") if args.out else None
 
     from routelab.corpus.preprocess import preprocess, preprocess_bundled
     from routelab.datasets import loaders
@@ -91,10 +86,10 @@ def _run(args: argparse.Namespace) -> int:
         "stem_mode": args.stem_mode,
         "progress": not args.no_progress,
     }
-    if args.format == "bundled":
+    if args.input_format == "bundled":
         result = preprocess_bundled(spark, args.out, **options)
     else:
-        if args.format == "twitter-json":
+        if args.input_format == "twitter-json":
             loaded = loaders.load_twitter_json(spark, args.input)
         else:
             loaded = loaders.load_table(
@@ -106,12 +101,24 @@ def _run(args: argparse.Namespace) -> int:
                 lon_col=args.lon_col,
                 id_col=args.id_col,
                 time_format=args.time_format,
-                fmt=args.format,
+                fmt=args.input_format,
             )
-        explain_nothing_kept(args.input, args.format, args.text_col, loaded.report)
+        explain_nothing_kept(args.input, args.input_format, args.text_col, loaded.report)
         result = preprocess(loaded, args.out, **options)
         loaded.unpersist()
     print(result.report)
+    if out is not None:
+        report = result.report
+        out.written.extend(["posts.parquet", "report.json"])
+        # the loader's skipped records (file:line) and the posts dropped after loading
+        bad = BadRecordReport().merge(report.loader) if report.loader else BadRecordReport()
+        bad.records = max(bad.records, report.rows_in)
+        bad.counts.update({k: v for k, v in report.dropped.items() if v})
+        out.bad_records(bad)
+        out.summary(
+            {"posts_in": report.rows_in, "posts_out": report.rows_out, "dropped": report.dropped},
+            {"preprocess_s": report.seconds},
+        )
     print(f"word sets written to {result.path}")
     return 0
 
@@ -141,7 +148,7 @@ def explain_nothing_kept(path: str, fmt: str, text_col: str, report: object) -> 
     ):
         raise BadInputError(
             f"{path}: none of {records:,} records could be used: this looks like {seen}, not "
-            f"{fmt}; try --format {FORMAT_NAMES.get(seen, seen)}"
+            f"{fmt}; try --input-format {FORMAT_NAMES.get(seen, seen)}"
         )
     counts = report.counts  # type: ignore[attr-defined]
     reason, n = counts.most_common(1)[0]

@@ -1,11 +1,11 @@
-"""``routelab subscriptions``: tweet- or topic-based subscriptions from a posts Parquet."""
+"""``routelab s3tm subscriptions``: tweet- or topic-based subscriptions from a posts Parquet."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from routelab.commands import add_master_option, check_output_dir
+from routelab.commands import Outputs, add_master_option, add_output_options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,10 +16,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "subscriptions (sub_id, words, kind, topic) as Parquet. tweet: N random posts "
         "(seeded; posts without words excluded). topic: LDA topics (gensim, alpha = beta = "
         "0.1), each subscription picks a topic, a length 1..max-len with P(k) ~ k^-skew, and "
-        "that many of the topic's top words; the topics are saved as <out>.topics.json.",
+        "that many of the topic's top words. Writes OUT/subscriptions.parquet, "
+        "OUT/topics.json (topic), OUT/summary.json and OUT/bad_records.json.",
     )
-    parser.add_argument("--posts", required=True, help="posts Parquet directory")
-    parser.add_argument("--out", required=True, help="output Parquet directory")
+    parser.add_argument(
+        "--posts", required=True, help="posts: `routelab s3tm preprocess`'s folder or a Parquet"
+    )
     parser.add_argument(
         "--kind", required=True, choices=("tweet", "topic"), help="subscription model"
     )
@@ -56,24 +58,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="topic: fit LDA on a seeded sample of at most this many posts",
     )
-    parser.add_argument(
-        "--overwrite", action="store_true", help="replace --out if it is a Parquet directory"
-    )
+    add_output_options(parser, tables=False)
     add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from routelab.corpus.subscriptions import build_subscriptions
+    from routelab.badrecords import BadRecordReport
+    from routelab.corpus.subscriptions import SUBSCRIPTIONS_DIR, build_subscriptions
     from routelab.errors import BadInputError
     from routelab.spark import get_spark
 
-    check_output_dir(args.out, args.overwrite)
+    if args.n < 1:
+        raise BadInputError(f"--n must be >= 1, got {args.n}")
+    out = Outputs(args, "s3tm subscriptions")
     try:
         summary = build_subscriptions(
             args.posts,
-            args.out,
+            out.path(SUBSCRIPTIONS_DIR),
             kind=args.kind,
             n=args.n,
             seed=args.seed,
@@ -84,11 +87,18 @@ def _run(args: argparse.Namespace) -> int:
             topic_choice=args.topic_choice,
             passes=args.passes,
             max_posts=args.max_posts,
-            overwrite=args.overwrite,
+            overwrite=True,
             spark=get_spark(args.master, app_name="routelab-subscriptions"),
             progress=not args.no_progress,
+            topics_path=out.path("topics.json") if args.kind == "topic" else None,
         )
     except ValueError as exc:
         raise BadInputError(str(exc)) from None
     print(json.dumps(summary, indent=1))
+    bad = BadRecordReport(records=summary["posts"])
+    if summary["posts_without_words"]:
+        bad.counts["no_words"] = summary["posts_without_words"]
+    out.bad_records(bad)
+    out.summary({k: v for k, v in summary.items() if isinstance(v, int)}, details=summary)
+    print(f"written to {out.dir}")
     return 0

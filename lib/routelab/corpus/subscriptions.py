@@ -589,11 +589,18 @@ def write_subscriptions(
     return path
 
 
+#: the subscriptions' Parquet directory inside the folder ``routelab s3tm subscriptions`` writes
+SUBSCRIPTIONS_DIR = "subscriptions.parquet"
+
+
 def read_subscriptions(
     path: str | Path, spark: SparkSession | None = None
 ) -> pd.DataFrame | DataFrame:
-    """Read subscriptions written by :func:`write_subscriptions` (pandas, or Spark if given)."""
+    """Read subscriptions written by :func:`write_subscriptions` (pandas, or Spark if given);
+    ``path`` may also be the folder ``routelab s3tm subscriptions`` writes."""
     path = Path(path)
+    if (path / SUBSCRIPTIONS_DIR).exists():
+        path = path / SUBSCRIPTIONS_DIR
     if not path.exists():
         raise BadInputError(f"{path}: no such subscriptions directory")
     if spark is not None:
@@ -636,11 +643,12 @@ def build_subscriptions(
     overwrite: bool = False,
     spark: SparkSession | None = None,
     progress: bool = True,
+    topics_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """Read posts from Parquet, make ``n`` subscriptions of ``kind``, write them to ``out``.
 
-    For ``kind="topic"`` the fitted topics are also saved as ``<out>.topics.json``
-    (:meth:`TopicModel.save`). Returns a summary dict (counts and paths).
+    For ``kind="topic"`` the fitted topics are also saved to ``topics_path`` (default
+    ``<out>.topics.json``; :meth:`TopicModel.save`). Returns a summary dict (counts, paths).
     """
     from routelab.spark import get_spark
 
@@ -673,7 +681,9 @@ def build_subscriptions(
             max_posts=max_posts,
             progress=progress,
         )
-        model_path = model.save(out.with_name(out.name + ".topics.json"))
+        model_path = model.save(
+            Path(topics_path) if topics_path else out.with_name(out.name + ".topics.json")
+        )
         summary.update(
             topics_file=str(model_path),
             lda_posts=model.params["n_posts"],

@@ -14,16 +14,18 @@ Files and the paper's sections:
 ``prefetch.py``     the software prefetch instruction of Sect. 2.2.3 for numba kernels
 ``costmodel.py``    the matching-cost model and event statistics (Sect. 3.1, Ex. 3.1)
 ``static.py``       best(S, A) and the greedy hashing configuration (Sect. 3.2)
-``matchers.py``     counting, propagation, propagation_wp, static behind one interface
+``matchers.py``     the registry ``MATCHERS``: counting, propagation, propagation_wp, static
+                    behind one interface (build, insert, delete, match)
 ``workload.py``     the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
 ``dataflow.py``     subscriptions partitioned over Spark partitions as matcher instances
+``io.py``           the neutral CSV files of ``routelab filtering export`` / ``match``
 ==================  ======================================================================
 
 The notebooks' code (experiments, figures, claims of notebook 09) is in ``lab/``.
 """
 
-from routelab.filtering.matchers import ALGORITHMS, build_matcher
+from routelab.filtering.matchers import ALGORITHMS, MATCHERS, build_matcher
 from routelab.filtering.model import Events, Subscriptions
 from routelab.filtering.oracle import oracle_match
 
-__all__ = ["ALGORITHMS", "Events", "Subscriptions", "build_matcher", "oracle_match"]
+__all__ = ["ALGORITHMS", "MATCHERS", "Events", "Subscriptions", "build_matcher", "oracle_match"]

@@ -24,18 +24,24 @@ supports ``insert(sub_id, predicates)`` / ``delete(sub_id)`` between batches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
-from routelab.filtering.clusters import CATCH_ALL, ClusterIndex, equality_first, match_kernel
+from routelab.filtering.clusters import (
+    CATCH_ALL,
+    ClusterIndex,
+    equality_first,
+    match_kernel,
+    match_reference,
+)
 from routelab.filtering.costmodel import CostConstants, EventStats
-from routelab.filtering.counting import CountingMatcher, sort_ids_per_event
+from routelab.filtering.counting import CountingMatcher, counting_reference, sort_ids_per_event
 from routelab.filtering.model import EQ, Events, Subscriptions
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, greedy_configuration, predicate_nu
-
-ALGORITHMS = ("counting", "propagation", "propagation_wp", "static")
+from routelab.methods import Method, MethodRegistry
 
 
 class ClusterMatcher:
@@ -186,6 +192,84 @@ def _remaining(subs: Subscriptions, used: np.ndarray) -> tuple[np.ndarray, np.nd
     return ptr, rem
 
 
+def _build_counting(subs: Subscriptions, **_: object) -> CountingMatcher:
+    return CountingMatcher(subs)
+
+
+def _build_propagation(
+    subs: Subscriptions, *, stats: EventStats | None = None, prefetch: bool = False, **_: object
+) -> ClusterMatcher:
+    name = "propagation_wp" if prefetch else "propagation"
+    return ClusterMatcher(subs, stats=stats, prefetch=prefetch, name=name)
+
+
+def _build_static(
+    subs: Subscriptions,
+    *,
+    stats: EventStats | None = None,
+    consts: CostConstants | None = None,
+    greedy_sample: int = 200_000,
+    max_schema_size: int = 3,
+    seed: int = 0,
+    **_: object,
+) -> ClusterMatcher:
+    if stats is None:
+        raise ValueError("static clustering needs event statistics (stats=)")
+    schemas, _ = greedy_configuration(
+        subs, stats, consts, sample=greedy_sample, max_schema_size=max_schema_size, seed=seed
+    )
+    return ClusterMatcher(subs, stats=stats, schemas=schemas, prefetch=True, name="static")
+
+
+def _counting_reference(subs: Subscriptions, events: Events, **_: object) -> list[list[int]]:
+    return counting_reference(subs, events)
+
+
+def _cluster_reference(build: Callable[..., ClusterMatcher]) -> Callable[..., list[list[int]]]:
+    def reference(subs: Subscriptions, events: Events, **params: object) -> list[list[int]]:
+        """Fig. 2 and cluster_matching in plain Python over the structures ``build`` makes."""
+        m = build(subs, **params)
+        internal = match_reference(m.index, m.registry, events.widen(m.registry.n_attrs).values)
+        ids = m.registry.ids.view()
+        return [sorted(int(ids[i]) for i in row) for row in internal]
+
+    return reference
+
+
+#: the four algorithms of Sect. 6: ``kernel(subs, **params)`` builds a matcher (``match``,
+#: ``insert``, ``delete``); ``reference(subs, events, **params)`` returns each event's
+#: matching subscription ids by the readable version of the same algorithm
+MATCHERS: MethodRegistry[Method] = MethodRegistry(
+    "matching algorithm",
+    [
+        Method("counting", "counting", "Sect. 5", _build_counting, _counting_reference),
+        Method(
+            "propagation",
+            "propagation",
+            "Sects. 2.2, 3.3 (best(S, A0))",
+            _build_propagation,
+            _cluster_reference(_build_propagation),
+        ),
+        Method(
+            "propagation_wp",
+            "propagation (prefetching)",
+            "Sect. 2.2.3",
+            partial(_build_propagation, prefetch=True),
+            _cluster_reference(partial(_build_propagation, prefetch=True)),
+        ),
+        Method(
+            "static",
+            "static",
+            "Sect. 3.2.3",
+            _build_static,
+            _cluster_reference(_build_static),
+            {"greedy_sample": 200_000, "max_schema_size": 3},
+        ),
+    ],
+)
+ALGORITHMS = MATCHERS.names
+
+
 def build_matcher(
     algorithm: str,
     subs: Subscriptions,
@@ -196,20 +280,14 @@ def build_matcher(
     max_schema_size: int = 3,
     seed: int = 0,
 ) -> CountingMatcher | ClusterMatcher:
-    """Build one of :data:`ALGORITHMS` over ``subs`` (``stats`` from sample events, needed
+    """Build one of :data:`MATCHERS` over ``subs`` (``stats`` from sample events, needed
     by ``static`` to cost its tables; ``propagation`` uses it to pick the access predicate
     of least nu, else the lowest attribute)."""
-    if algorithm == "counting":
-        return CountingMatcher(subs)
-    if algorithm in ("propagation", "propagation_wp"):
-        return ClusterMatcher(
-            subs, stats=stats, prefetch=algorithm == "propagation_wp", name=algorithm
-        )
-    if algorithm == "static":
-        if stats is None:
-            raise ValueError("static clustering needs event statistics (stats=)")
-        schemas, _ = greedy_configuration(
-            subs, stats, consts, sample=greedy_sample, max_schema_size=max_schema_size, seed=seed
-        )
-        return ClusterMatcher(subs, stats=stats, schemas=schemas, prefetch=True, name="static")
-    raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    return MATCHERS.lookup(algorithm).kernel(
+        subs,
+        stats=stats,
+        consts=consts,
+        greedy_sample=greedy_sample,
+        max_schema_size=max_schema_size,
+        seed=seed,
+    )

@@ -11,49 +11,25 @@ names. FISH comes from :mod:`routelab.grouping.fish_reference` /
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from routelab.grouping import kernels, reference
 from routelab.grouping.fish_kernel import fish_route
 from routelab.grouping.fish_params import FishParams
 from routelab.grouping.fish_reference import fish_route_reference
+from routelab.methods import Method, MethodRegistry
 
 _COMMON = ("seed", "times", "capacities", "events")
 
 
 @dataclass(frozen=True)
-class SchemeSpec:
-    """One grouping scheme of the lab (see :mod:`routelab.grouping` for the signature)."""
+class SchemeSpec(Method):
+    """One grouping scheme of the lab (see :mod:`routelab.grouping` for the signature);
+    ``supports_events``: the scheme takes workers joining and leaving (FISH Sect. 5)."""
 
-    name: str
-    label: str
-    reference: Callable[..., Any]
-    kernel: Callable[..., Any]
-    defaults: dict[str, Any] = field(default_factory=dict)
-    paper: str = ""
     supports_events: bool = False
-
-    def implementation(self, which: str = "kernel") -> Callable[..., Any]:
-        """The ``"kernel"`` (default) or the ``"reference"`` routing function."""
-        if which == "kernel":
-            return self.kernel
-        if which == "reference":
-            return self.reference
-        raise ValueError(f"implementation must be 'kernel' or 'reference', got {which!r}")
-
-    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults updated with ``params``; unknown names raise ``ValueError`` listing the
-        scheme's parameters."""
-        unknown = sorted(set(params) - set(self.defaults))
-        if unknown:
-            valid = ", ".join(sorted(self.defaults)) or "none"
-            raise ValueError(
-                f"scheme {self.name!r} has no parameter(s) {', '.join(unknown)}; "
-                f"its parameters: {valid}"
-            )
-        return {**self.defaults, **params}
 
 
 def _defaults(func: Callable[..., Any]) -> dict[str, Any]:
@@ -71,7 +47,7 @@ def _spec(name: str, label: str, ref: Callable, kern: Callable, paper: str) -> S
     defaults = _defaults(ref)
     if defaults != _defaults(kern):
         raise RuntimeError(f"{name}: reference and kernel parameters differ")  # pragma: no cover
-    return SchemeSpec(name, label, ref, kern, defaults, paper, False)
+    return SchemeSpec(name, label, paper, kern, ref, defaults)
 
 
 R, K = reference, kernels
@@ -89,21 +65,23 @@ _PKG_SIDE = (
     ("wchoices", "W-C", R.wchoices_reference, K.wchoices_route, "FISH Sect. 2.2 [15]"),
 )
 
-SCHEMES: dict[str, SchemeSpec] = {row[0]: _spec(*row) for row in _PKG_SIDE}
-SCHEMES["fish"] = SchemeSpec(
-    name="fish",
-    label="FISH",
-    reference=fish_route_reference,
-    kernel=fish_route,
-    defaults=FishParams().as_dict(),
-    paper="FISH Sects. 4-5",
-    supports_events=True,
+SCHEMES: MethodRegistry[SchemeSpec] = MethodRegistry(
+    "grouping scheme",
+    [
+        *(_spec(*row) for row in _PKG_SIDE),
+        SchemeSpec(
+            name="fish",
+            label="FISH",
+            paper="FISH Sects. 4-5",
+            kernel=fish_route,
+            reference=fish_route_reference,
+            defaults=FishParams().as_dict(),
+            supports_events=True,
+        ),
+    ],
 )
 
 
 def get_scheme(name: str) -> SchemeSpec:
     """The :class:`SchemeSpec` called ``name``; ``ValueError`` listing valid names otherwise."""
-    try:
-        return SCHEMES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown grouping scheme {name!r}; valid: {', '.join(SCHEMES)}") from None
+    return SCHEMES.lookup(name)

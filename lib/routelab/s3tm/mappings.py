@@ -1,7 +1,7 @@
 """Learning a word-to-matcher mapping M (S3-TM Sect. 3): one entry point for all methods.
 
 ``learn_mapping(posts, n_matchers, method, subscriptions=None, seed=0, ...)`` with
-``method`` one of
+``method`` one of :data:`MAPPINGS` (case-insensitive)
 
 - ``hash``: seeded stable hash of the word string (the default policy of Sect. 3.1);
 - ``gC``, ``gFC``, ``gFCL``, ``gNFCL``: METIS on the word network (Sect. 3.2,
@@ -21,11 +21,13 @@ Learning steps, the same for every method:
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from routelab.hashing import string_bucket
+from routelab.methods import Method, MethodRegistry
 from routelab.s3tm.partition import GRAPH_METHODS, partition_words
 from routelab.s3tm.routing import Mapping, mapping_from_assignment
 from routelab.s3tm.salb_kernel import salb_kernel
@@ -34,7 +36,80 @@ from routelab.s3tm.skew import apply_split, split_plan
 from routelab.s3tm.wordnet import word_network
 from routelab.s3tm.wordsets import Corpus, as_corpus, subscribed_words
 
-METHODS = ("hash", *GRAPH_METHODS, "SALB")
+
+def _hash_matchers(corpus: Corpus, n_matchers: int, seed: int, **_: Any) -> np.ndarray:
+    """The hash policy (Sect. 3.1): a seeded stable hash of each occurring word's string."""
+    out = np.full(corpus.n_vocab, -1, dtype=np.int32)
+    for w in np.flatnonzero(corpus.doc_freq() > 0).tolist():
+        out[w] = string_bucket(corpus.vocab[w], n_matchers, seed)
+    return out
+
+
+def _salb(impl: Any) -> Any:
+    def learn(corpus: Corpus, n_matchers: int, seed: int, *, progress: bool = False, **_: Any):
+        return impl(corpus, n_matchers, progress=progress)
+
+    learn.__name__ = learn.__qualname__ = f"learn_{impl.__name__}"
+    learn.__doc__ = f"Algorithm 1 (Sect. 3.3) through :func:`{impl.__module__}.{impl.__name__}`."
+    return learn
+
+
+def _graph_matchers(
+    corpus: Corpus,
+    n_matchers: int,
+    seed: int,
+    *,
+    method: str,
+    resolution: float = 100.0,
+    ufactor: int | None = None,
+    messages: list[str] | None = None,
+    **_: Any,
+) -> np.ndarray:
+    """METIS on the word network (Sect. 3.2) with the vertex/edge weights of ``method``."""
+    return partition_words(
+        word_network(corpus),
+        n_matchers,
+        method,
+        seed=seed,
+        resolution=resolution,
+        ufactor=ufactor,
+        messages=messages if messages is not None else [],
+    )
+
+
+def _graph(method: str) -> Any:
+    return partial(_graph_matchers, method=method)
+
+
+_GRAPH_PAPER = {
+    "gC": "Sect. 3.2 (co-occurrence edges)",
+    "gFC": "Sect. 3.2 (frequency vertices, co-occurrence edges)",
+    "gFCL": "Sect. 3.2 (frequency vertices, co-occurrence edges, lowest-load order)",
+    "gNFCL": "Sect. 3.2 (normalised frequency vertices)",
+}
+
+#: every mapping method: ``kernel(corpus, n_matchers, seed, **params)`` returns the matcher
+#: of each word id (``-1`` for words that do not occur); ``reference`` is the readable
+#: version (the same callable where METIS or a hash does the work)
+MAPPINGS: MethodRegistry[Method] = MethodRegistry(
+    "mapping method",
+    [
+        Method("hash", "hash", "Sect. 3.1", _hash_matchers, _hash_matchers),
+        *(
+            Method(
+                m,
+                m,
+                _GRAPH_PAPER[m],
+                _graph(m),
+                _graph(m),
+                {"resolution": 100.0, "ufactor": None},
+            )
+            for m in GRAPH_METHODS
+        ),
+        Method("SALB", "SALB", "Sect. 3.3, Alg. 1", _salb(salb_kernel), _salb(salb_reference)),
+    ],
+)
+METHODS = MAPPINGS.names
 
 
 def learn_mapping(
@@ -75,8 +150,7 @@ def learn_mapping(
         ``n_words`` (learned words incl. versions), ``n_hot`` (split words) and
         ``metis_messages`` (lines METIS printed, see :mod:`routelab.s3tm.partition`).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown mapping method {method!r}; choose from {METHODS}")
+    method = MAPPINGS.canonical(method)
     if n_matchers < 1:
         raise ValueError(f"n_matchers must be >= 1, got {n_matchers}")
     if salb_impl not in ("kernel", "reference"):
@@ -141,22 +215,13 @@ def _learn_matchers(
     messages: list[str],
 ) -> np.ndarray:
     """Matcher per word id of ``corpus`` (``-1`` for words that do not occur)."""
-    if method == "hash":
-        out = np.full(corpus.n_vocab, -1, dtype=np.int32)
-        for w in np.flatnonzero(corpus.doc_freq() > 0).tolist():
-            out[w] = string_bucket(corpus.vocab[w], n_matchers, seed)
-        return out
-    if method == "SALB":
-        if salb_impl == "reference":
-            return salb_reference(corpus, n_matchers, progress=progress)
-        return salb_kernel(corpus, n_matchers, progress=progress)
-    net = word_network(corpus)
-    return partition_words(
-        net,
+    learn = MAPPINGS[method].implementation(salb_impl)
+    return learn(
+        corpus,
         n_matchers,
-        method,
-        seed=seed,
+        seed,
         resolution=resolution,
         ufactor=ufactor,
+        progress=progress,
         messages=messages,
     )

@@ -18,9 +18,11 @@ Files and the paper's sections:
                    PartitionNode, MergeNodesIntoPartitions (Sect. IV-B)
 ``gridt.py``       the dispatchers' gridt index and routing (Sect. IV-C, Fig. 4)
 ``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D)
-``engine.py``      partition -> dispatch -> worker replay -> merger on one machine (Fig. 1)
+``engine.py``      the partitioner registry ``PARTITIONERS``; the build sample; partition ->
+                   dispatch -> worker replay -> merger on one machine (Fig. 1)
 ``replay.py``      the same run with dispatchers and workers as Spark tasks
 ``workload.py``    the workload's shape: objects : updates, query lifetimes (Sect. VI-A)
+``io.py``          a user's objects/queries files -> a stream (``routelab spatial match``)
 =================  ========================================================================
 
 The notebook's code (semi-synthetic tweets, Q1/Q2/Q3, experiments, figures, claims of

@@ -12,10 +12,13 @@ tasks.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from routelab.methods import Method, MethodRegistry
 from routelab.spatial.baselines import (
     frequency_partition,
     grid_partition,
@@ -40,7 +43,60 @@ from routelab.spatial.hybrid import HybridParams, hybrid_partition
 from routelab.spatial.kdt import Partition
 from routelab.spatial.model import INS, OBJ, Stream, assign_keys, term_frequencies
 
-PARTITIONERS = ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric", "hybrid")
+
+def _grid(setup: Setup, n: int, *, grid_gb: int = 32, **_: object) -> Partition:
+    return grid_partition(setup.stats, n, grid_gb)
+
+
+def _kd(setup: Setup, n: int, **_: object) -> Partition:
+    return kd_partition(setup.stats, n)
+
+
+def _rtree(setup: Setup, n: int, *, r_leaf: int = 4, **_: object) -> Partition:
+    return str_partition(setup.stats, n, r_leaf)
+
+
+def _frequency(setup: Setup, n: int, **_: object) -> Partition:
+    return frequency_partition(setup.stats, n, setup.term_hash)
+
+
+def _hypergraph(setup: Setup, n: int, **_: object) -> Partition:
+    return hypergraph_partition(setup.stats, n, setup.term_hash, seed=setup.seed)
+
+
+def _metric(setup: Setup, n: int, **_: object) -> Partition:
+    return metric_partition(setup.stats, n, setup.stream.vocab.terms, seed=setup.seed)
+
+
+def _hybrid(setup: Setup, n: int, *, hybrid: HybridParams | None = None, **_: object) -> Partition:
+    return hybrid_partition(setup.stats, n, setup.term_hash, hybrid)
+
+
+def _partitioner(
+    name: str,
+    label: str,
+    paper: str,
+    build: Callable[..., Partition],
+    defaults: dict[str, Any] | None = None,
+) -> Method:
+    return Method(name, label, paper, build, build, defaults or {})
+
+
+#: every partitioner: ``kernel(setup, n_workers, **params)`` returns a
+#: :class:`~routelab.spatial.kdt.Partition` (the partitioners have one implementation each,
+#: so ``reference`` is the same callable)
+PARTITIONERS: MethodRegistry[Method] = MethodRegistry(
+    "partitioner",
+    [
+        _partitioner("grid", "grid", "Sect. VI-B (space, uniform grid)", _grid, {"grid_gb": 32}),
+        _partitioner("kd-tree", "kd-tree", "Sect. VI-B (space, kd-tree)", _kd),
+        _partitioner("r-tree", "R-tree (STR)", "Sect. VI-B (space, R-tree)", _rtree, {"r_leaf": 4}),
+        _partitioner("frequency", "frequency", "Sect. VI-B (text, term frequency)", _frequency),
+        _partitioner("hypergraph", "hypergraph", "Sect. VI-B (text, hypergraph)", _hypergraph),
+        _partitioner("metric", "metric", "Sect. VI-B (text, metric space)", _metric),
+        _partitioner("hybrid", "hybrid", "Sect. IV-B, Alg. 1 (space and text)", _hybrid),
+    ],
+)
 
 #: bytes of the worker memory model: one GI2 posting, one stored query (+4 per keyword)
 POSTING_BYTES = 16
@@ -89,6 +145,30 @@ def prepare(
     )
 
 
+def build_sample(
+    stream: Stream, fraction: float = 0.1, minimum: int = 50_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """The build sample: the first objects of the stream (``max(fraction * n, min(n,
+    minimum))``) and the queries alive at the last of them."""
+    n = len(stream.objects)
+    k = int(min(n, max(fraction * n, min(n, minimum))))
+    obj_pos = np.flatnonzero(stream.kind == 0)
+    end = int(obj_pos[k - 1]) + 1 if k > 0 else 0
+    kind, ref = stream.kind[:end], stream.ref[:end]
+    alive = np.zeros(len(stream.queries), dtype=bool)
+    alive[ref[kind == 1]] = True
+    alive[ref[kind == 2]] = False
+    return np.sort(ref[kind == 0]), np.flatnonzero(alive)
+
+
+def grid_for(stream: Stream, g: int = 256) -> BaseGrid:
+    """The base grid over the objects' and queries' extent."""
+    q = stream.queries.rect
+    lon = np.concatenate([stream.objects.lon, q[:, 0], q[:, 2]])
+    lat = np.concatenate([stream.objects.lat, q[:, 1], q[:, 3]])
+    return BaseGrid.around(lon, lat, g)
+
+
 def build_partition(
     setup: Setup,
     algorithm: str,
@@ -99,26 +179,9 @@ def build_partition(
     r_leaf: int = 4,
 ) -> tuple[Partition, float]:
     """Run a partitioner; returns the partition and its build seconds."""
-    s = setup.stats
+    build = PARTITIONERS.lookup(algorithm).kernel
     t0 = time.perf_counter()
-    if algorithm == "grid":
-        p = grid_partition(s, n_workers, grid_gb)
-    elif algorithm == "kd-tree":
-        p = kd_partition(s, n_workers)
-    elif algorithm == "r-tree":
-        p = str_partition(s, n_workers, r_leaf)
-    elif algorithm == "frequency":
-        p = frequency_partition(s, n_workers, setup.term_hash)
-    elif algorithm == "hypergraph":
-        p = hypergraph_partition(s, n_workers, setup.term_hash, seed=setup.seed)
-    elif algorithm == "metric":
-        p = metric_partition(s, n_workers, setup.stream.vocab.terms, seed=setup.seed)
-    elif algorithm == "hybrid":
-        p = hybrid_partition(s, n_workers, setup.term_hash, hybrid)
-    else:
-        raise ValueError(
-            f"unknown partitioner {algorithm!r}; choose from {', '.join(PARTITIONERS)}"
-        )
+    p = build(setup, n_workers, hybrid=hybrid, grid_gb=grid_gb, r_leaf=r_leaf)
     return p, time.perf_counter() - t0
 
 

@@ -6,6 +6,5 @@
 ``figures.py``      Fig. 3(a-d), the 6.2.2 sweeps, the checks-per-event explorer
 ``claims.py``       the claims table (spec C1-C13, C16-C17) with declared tolerances
 ``bench.py``        ``routelab bench filtering``: kernel times at 1M and 6M, build, RSS
-``interchange.py``  the neutral CSV files of ``routelab filtering export`` / ``match``
 ==================  ======================================================================
 """

@@ -6,7 +6,6 @@
 ``experiments.py``  Figs. 6-11 sweeps: throughput (measured, modelled), latency, memory
 ``figures.py``      Figs. 3-4 (kdt-tree map), 6, 7-10 (bars), 11 (workers)
 ``claims.py``       claims C1-C12 with their rules and tolerances
-``files.py``        a user's objects/queries files -> a stream (``routelab spatial match``)
 ``bench.py``        ``routelab bench spatial``: GI2 and gridt rates vs a shapely STRtree matcher
 ==================  ======================================================================
 """

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from routelab.spatial.grid import KM_PER_DEGREE, BaseGrid, square_rect
+from routelab.spatial.engine import build_sample, grid_for  # noqa: F401 (notebook 11 imports)
+from routelab.spatial.grid import KM_PER_DEGREE, square_rect
 from routelab.spatial.model import Stream, Vocabulary, make_objects, make_queries
 from routelab.spatial.workload import interleave, queries_for_ratio
 
@@ -256,30 +257,6 @@ def tweet_stream(p: WorkloadParams) -> Stream:
     return build_stream(
         objects, queries, p.mu, obj_update_ratio=p.obj_update_ratio, seed=p.seed, info=info
     )
-
-
-def build_sample(
-    stream: Stream, fraction: float = 0.1, minimum: int = 50_000
-) -> tuple[np.ndarray, np.ndarray]:
-    """The build sample: the first objects of the stream (``max(fraction * n, min(n,
-    minimum))``) and the queries alive at the last of them."""
-    n = len(stream.objects)
-    k = int(min(n, max(fraction * n, min(n, minimum))))
-    obj_pos = np.flatnonzero(stream.kind == 0)
-    end = int(obj_pos[k - 1]) + 1 if k > 0 else 0
-    kind, ref = stream.kind[:end], stream.ref[:end]
-    alive = np.zeros(len(stream.queries), dtype=bool)
-    alive[ref[kind == 1]] = True
-    alive[ref[kind == 2]] = False
-    return np.sort(ref[kind == 0]), np.flatnonzero(alive)
-
-
-def grid_for(stream: Stream, g: int = 256) -> BaseGrid:
-    """The base grid over the objects' and queries' extent."""
-    q = stream.queries.rect
-    lon = np.concatenate([stream.objects.lon, q[:, 0], q[:, 2]])
-    lat = np.concatenate([stream.objects.lat, q[:, 1], q[:, 3]])
-    return BaseGrid.around(lon, lat, g)
 
 
 def helsinki_stream(

@@ -5,7 +5,8 @@ Three CSV files with a header, so any other engine can run on exactly the same w
 - ``subs.csv``: ``sub_id,attr,op,value``, one row per predicate (a subscription's rows share
   its id); ``op`` one of ``< <= = != >= >``;
 - ``events.csv``: ``event_id,attr,value``, one row per attribute/value pair;
-- ``matches.csv``: ``event_id,sub_id``, every match.
+- ``matches.csv``: ``event_id,subscription_id``, every match (the two id columns every
+  ``routelab`` matcher writes).
 
 Values may be integers, floats or strings. An attribute whose values (in both files) all
 parse as numbers is numeric: integers are kept, and if any value is a float all are mapped
@@ -49,6 +50,9 @@ class FileWorkload:
     events: Events
     attributes: list[str]
     report: BadRecordReport
+
+
+MATCHES_HEADER = ["event_id", "subscription_id"]
 
 
 def _number(text: str) -> int | float | None:
@@ -206,8 +210,9 @@ def write_workload(
 
 
 def write_matches(path: Path, event_ids: np.ndarray, sub_ids: np.ndarray) -> Path:
+    """``matches.csv``: one ``event_id,subscription_id`` row per match."""
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["event_id", "sub_id"])
+        w.writerow(MATCHES_HEADER)
         w.writerows(zip(event_ids.tolist(), sub_ids.tolist(), strict=True))
     return path
