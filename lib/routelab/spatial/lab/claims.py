@@ -1,4 +1,4 @@
-"""Notebook 11's claims table: PS2Stream's C1-C12 (spec Sect. 3) against our runs.
+"""Notebook 11's claims table: PS2Stream's claims C1-C12 against our runs.
 
 Tolerances are module constants declared before any run. The paper's numbers come from a
 32-instance Storm cluster on 280M / 58M real geo-tagged tweets; ours from a replay on one
@@ -158,7 +158,7 @@ def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
             for st in _sets(fig7)
             if "busy_imbalance" in fig7.columns
         )
-        + "): the unit costs (spec ratios, or calibrated on a synthetic workload) misjudge "
+        + "): the unit costs (default ratios, or calibrated on a synthetic workload) misjudge "
         "this machine's time per worker, so the model's winner is not the measured one.",
     }
 
