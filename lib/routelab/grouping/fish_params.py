@@ -1,8 +1,7 @@
 """FISH parameters (every formula the paper text lost, as a documented knob) and run inputs.
 
-FISH (Zhang et al., "Efficient Time-Evolving Stream Processing at Scale", in
-``shared/papers/fish-time-evolving-streams.txt``) routes a key stream with three parts:
-epoch-based recent hot-key identification (Sect. 4.1.1), hot-key classification CHK
+FISH (Zhang et al., "Efficient Time-Evolving Stream Processing at Scale") routes a key stream with
+three parts: epoch-based recent hot-key identification (Sect. 4.1.1), hot-key classification CHK
 (Sect. 4.1.2, Algorithm 2) and heuristic worker assignment (Sect. 4.2), placed on a
 consistent-hash ring (Sect. 5). The extracted text lost every formula, symbol value and
 default. Each is reconstructed below from the prose: the sentences it comes from, our
