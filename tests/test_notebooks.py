@@ -34,7 +34,7 @@ def test_notebook_is_committed_clean(name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_figure_is_read_for_the_student(name):
-    """Issue 14 items 4 and 7: each cell that records a figure is followed by a "Reading
+    """Each cell that records a figure is followed by a "Reading
     this figure" note, and the notebook has a worked example small enough to check by hand."""
     nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
     cells = nb.cells

@@ -50,7 +50,7 @@ def test_lda_defaults_are_the_papers():
 
 @pytest.mark.parametrize("profile", ["default", "paper"])
 def test_the_topics_02_shows_are_fitted_as_the_experiments_fit_them(profile):
-    """Issue 11 item 8: notebook 02 shows the LDA topics the experiments (03-06) draw their
+    """Notebook 02 shows the LDA topics the experiments (03-06) draw their
     topic-based subscriptions from, so it fits them with the same settings in every profile
     that means a full run."""
     import inspect
