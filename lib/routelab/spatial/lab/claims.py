@@ -158,7 +158,7 @@ def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
             for st in _sets(fig7)
             if "busy_imbalance" in fig7.columns
         )
-        + "): the unit costs (default ratios, or calibrated on a synthetic workload) misjudge "
+        + "): the unit costs (spec ratios, or calibrated on a synthetic workload) misjudge "
         "this machine's time per worker, so the model's winner is not the measured one.",
     }
 
