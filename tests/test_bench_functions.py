@@ -1,4 +1,4 @@
-"""Every ``make bench`` function runs on tiny sizes (issue 14, item 11), so a bench that no
+"""Every ``make bench`` function runs on tiny sizes, so a bench that no
 longer runs, or whose kernel stops agreeing with its baseline, is caught by ``make test``
 rather than on the next benchmark day. Speeds are not asserted (benchmarks, not timed tests);
 the rows' shape and the agreement flags are."""

@@ -1,4 +1,4 @@
-"""Zero kept records of an input is an error naming the likely cause (issue 13, item 8)."""
+"""Zero kept records of an input is an error naming the likely cause."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One output policy for every command (issue 13, item 10), checked before Spark starts:
+"""One output policy for every command, checked before Spark starts:
 ``--out`` naming a file is an error; a non-empty directory needs ``--overwrite``."""
 
 from __future__ import annotations

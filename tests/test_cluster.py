@@ -1,5 +1,5 @@
 """A real Spark standalone cluster on 127.0.0.1: one master, one worker, and routelab's CLI
-and one notebook run against it by nothing more than the master URL (issue 13, item 13).
+and one notebook run against it by nothing more than the master URL.
 
 The master's JSON status page lists the applications it ran; the test checks that the
 command's and the notebook's Spark applications are there and ran on the worker.

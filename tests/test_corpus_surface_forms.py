@@ -1,4 +1,4 @@
-"""Words shown to people are surface forms, not Porter stems (issue 13, item 6)."""
+"""Words shown to people are surface forms, not Porter stems."""
 
 from __future__ import annotations
 

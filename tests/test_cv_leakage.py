@@ -1,4 +1,4 @@
-"""Cross-validation without leakage (issue 14, item 9): the Fig. 5 grid (``cv_task``) and
+"""Cross-validation without leakage: the Fig. 5 grid (``cv_task``) and
 the Fig. 7 grid (``scaling_task``) learn only on the other folds and measure only on the
 held-out fold. Each test builds its own split and watches what the tasks hand to the
 learner and to the measurement, so a training split that includes the held-out fold (or a

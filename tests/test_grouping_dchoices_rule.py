@@ -1,4 +1,4 @@
-"""The D-Choices d rule (DESIGN.md, Nasir et al. ICDE'16) on a worked example and edge cases."""
+"""The D-Choices d rule (Nasir et al. ICDE'16, as their public simulator does it) on a worked example and edge cases."""
 
 from __future__ import annotations
 

@@ -238,7 +238,7 @@ def test_overall_claims_are_computed_from_the_data():
 
 
 def test_effect_sizes_are_tested_at_the_papers_size():
-    """Issue 12 item 6: 12.14x is tested as 12.14x (within 2x), 2.65x within 1.5x."""
+    """12.14x is tested as 12.14x (within 2x), 2.65x within 1.5x."""
     assert _verdict(cf._size("fig12_lifetime", 10.0, "x")) == "holds"
     assert _verdict(cf._size("fig12_lifetime", 3.0, "x")) == "direction only"
     assert _verdict(cf._size("fig12_lifetime", 0.9, "x")) == "fails"
@@ -281,7 +281,7 @@ def test_seed_spread_table_and_figure():
 
 
 def test_hot_key_epochs_hand_computed():
-    """Issue 14 item 7: n = 8, alpha = 0.6, theta = 0.5 / 8, epochs of 20 tuples; A occurs
+    """n = 8, alpha = 0.6, theta = 0.5 / 8, epochs of 20 tuples; A occurs
     8, 8, 2, 0, 0, 0, 6 times, B 4, 4, 6, 6, 6, 6, 4 times, the rest are keys seen once."""
     t = ef.hot_key_epochs()
     # c_A: 8; 0.6*8 + 8 = 12.8; 0.6*12.8 + 2 = 9.68; then 5.808, 3.4848, 2.09088, 7.254528

@@ -1,4 +1,4 @@
-"""Notebook 08's claims rules (issue 14 item 8): every row of ``fish_claims`` on hand-made
+"""Notebook 08's claims rules: every row of ``fish_claims`` on hand-made
 frames, one test per verdict each rule can give (at least holds and fails)."""
 
 from __future__ import annotations

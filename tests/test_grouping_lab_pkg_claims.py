@@ -1,5 +1,5 @@
 """Claims of notebook 07_pkg: every row's rule on hand-made frames, one test per verdict the
-rule can give (issue 14 item 8)."""
+rule can give."""
 
 from __future__ import annotations
 

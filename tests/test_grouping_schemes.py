@@ -72,7 +72,7 @@ def test_kg_is_the_first_hash_choice():
 
 
 def test_choice_seeds_are_independent_across_run_seeds():
-    """Issue 12 item 1: with ``seed + i`` choice 1 of seed s was choice 0 of seed s + 1, so
+    """With ``seed + i`` choice 1 of seed s was choice 0 of seed s + 1, so
     every key kept one of its two PKG workers from one seed to the next. Now the share of
     keys whose seed-(s+1) choices repeat a seed-s choice is what independent hashes give,
     1 - (1 - 2/W)^2, within three binomial standard deviations."""
@@ -219,7 +219,7 @@ def test_probing_resets_local_estimates_to_true_load_share():
 
 
 def test_probe_reset_readings_differ():
-    """Issue 12 item 3. S = 3: sources 0, 2, 0 send c1, c1, c2 (true loads 2, 1). The probe
+    """S = 3: sources 0, 2, 0 send c1, c1, c2 (true loads 2, 1). The probe
     at t = 10 sets source 1's estimate to (2, 1) ("actual", the paper: its two messages go
     to c2 then c1) or to (2 // 3, 1 // 3) = (0, 0) ("share": c1 then c2)."""
     n, seed = 10, 4
@@ -303,7 +303,7 @@ def test_probing_without_times_counts_one_message_per_time_unit():
 
 
 def test_distinct_choices_hand_example():
-    """Issue 12 item 2: colliding hash choices move to the next worker id."""
+    """Colliding hash choices move to the next worker id."""
     from routelab.grouping.reference import distinct_choices, hash_choice
 
     n, seed = 5, 3

@@ -63,7 +63,7 @@ def test_splitmix64_known_answers():
     """SplitMix64 (Steele, Lea & Flood 2014; Vigna's reference C code) seeded with 1234567
     emits 6457827717110365317, 3203168211198807973, ...: output k is the finalizer of
     seed + (k + 1) * golden gamma, i.e. ``py_mix64(seed + k * gamma)`` with seed 0 — in the
-    pure-Python, vectorised and numba versions alike (issue 14, item 10)."""
+    pure-Python, vectorised and numba versions alike."""
     import numpy as np
 
     from routelab.hashing import mix64, nb_mix64, py_mix64, seed_constant

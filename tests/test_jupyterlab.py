@@ -1,6 +1,6 @@
 """JupyterLab as a user starts it: the server lists the notebooks through its REST API, a
-session opens a notebook on the ``routelab`` kernel, and its first cells execute there
-(issue 13, item 14). The notebook file is not modified by being opened.
+session opens a notebook on the ``routelab`` kernel, and its first cells execute there.
+The notebook file is not modified by being opened.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The notebooks name the kernel `make setup` installs, exactly as JupyterLab writes it, so
-opening a notebook does not modify it (issue 13, item 4); papermill runs use IPC."""
+opening a notebook does not modify it; papermill runs use IPC."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The layout of lib/routelab (issue 8): algorithms apart from notebook code, no import cycles.
+"""The layout of lib/routelab: algorithms apart from notebook code, no import cycles.
 
 - ``routelab/<paper>/`` holds a paper's algorithms only: it never imports its own ``lab``
   (notebook code), plotting or the claims machinery;

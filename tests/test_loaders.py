@@ -90,7 +90,7 @@ def test_decode_line() -> None:
     assert decode_line("\ufeffcafé".encode()) == "café"
     with pytest.raises(RecordError, match="bad_encoding"):
         decode_line(b"caf\xe9")
-    # U+FFFD written as valid UTF-8 is a character, not a bad byte (issue 11, Input)
+    # U+FFFD written as valid UTF-8 is a character, not a bad byte
     assert decode_line("a\ufffdb".encode()) == "a\ufffdb"
 
 

@@ -1,4 +1,4 @@
-"""CSV rows a naive reader gets wrong (issue 13, item 9): a 1 MB row is read, not reported as
+"""CSV rows a naive reader gets wrong: a 1 MB row is read, not reported as
 "wrong number of fields" with an empty excerpt; an unclosed quote is reported with its line
 instead of silently swallowing every following row."""
 

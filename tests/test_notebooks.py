@@ -34,7 +34,7 @@ def test_notebook_is_committed_clean(name):
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_every_figure_is_read_for_the_student(name):
-    """Issue 14 items 4 and 7: each cell that records a figure is followed by a "Reading
+    """Each cell that records a figure is followed by a "Reading
     this figure" note, and the notebook has a worked example small enough to check by hand."""
     nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
     cells = nb.cells
@@ -128,7 +128,7 @@ def test_profile_overrides_name_real_parameters(name):
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_profile_is_applied_by_the_notebook_itself(name):
     """The cell after ``parameters`` applies the profile, so Lab, papermill and
-    ``routelab figures`` give the same run for the same profile (issue 13, item 1)."""
+    ``routelab figures`` give the same run for the same profile."""
     nb = nbformat.read(notebooks_dir() / f"{name}.ipynb", as_version=4)
     idx = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
     assert f'apply_profile("{name}", globals())' in nb.cells[idx + 1].source
@@ -179,7 +179,7 @@ def test_apply_profile_gives_profile_values_and_explicit_values_win(monkeypatch,
 def _check_outputs_render_offline(path, results):
     """Each recorded figure is shown exactly once, as plotly's mimetype (Lab) and as
     self-contained HTML (nbconvert); every widget carries its default view as HTML; the
-    nbconvert HTML export draws every figure without fetching anything (issue 13, 2-3)."""
+    nbconvert HTML export draws every figure without fetching anything."""
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(path, as_version=4)

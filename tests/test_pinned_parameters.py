@@ -1,4 +1,4 @@
-"""The paper readings that set defaults are pinned (issue 14, item 10): D-C/W-C, FISH and
+"""The paper readings that set defaults are pinned: D-C/W-C, FISH and
 LDA. A change to any of them must be deliberate and show up here."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from routelab.grouping.reference import hot_threshold
 
 @pytest.mark.parametrize("n", [2, 5, 10, 50, 100])
 def test_dchoices_hot_threshold_is_one_over_five_n(n):
-    """D-Choices / W-Choices (Nasir et al. ICDE'16, as DESIGN.md reads their simulator):
+    """D-Choices / W-Choices (Nasir et al. ICDE'16, as we read their simulator):
     a key is hot if its estimated frequency exceeds 1/(5n)."""
     assert hot_threshold(None, n) == pytest.approx(1 / (5 * n))
     assert hot_threshold(0.3, n) == 0.3  # an explicit theta wins
@@ -50,7 +50,7 @@ def test_lda_defaults_are_the_papers():
 
 @pytest.mark.parametrize("profile", ["default", "paper"])
 def test_the_topics_02_shows_are_fitted_as_the_experiments_fit_them(profile):
-    """Issue 11 item 8: notebook 02 shows the LDA topics the experiments (03-06) draw their
+    """Notebook 02 shows the LDA topics the experiments (03-06) draw their
     topic-based subscriptions from, so it fits them with the same settings in every profile
     that means a full run."""
     import inspect

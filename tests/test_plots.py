@@ -1,4 +1,4 @@
-"""Figure conventions shared by every notebook (issue 13 item 2, issue 14 item 5)."""
+"""Figure conventions shared by every notebook."""
 
 from __future__ import annotations
 

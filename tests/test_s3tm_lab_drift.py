@@ -132,7 +132,7 @@ def _trend_rows(rel_slopes, rel_se, drops=(1.0, 1.5, 1.4, 1.3), decreasing=(Fals
 
 
 def test_drift_claims_verdicts():
-    """Issue 11: the absence of a decrease is shown (a decrease beyond 2 %/window ruled out by
+    """The absence of a decrease is shown (a decrease beyond 2 %/window ruled out by
     the slope's one-sided 95 % bound), not read from a t-test that fails to reject."""
     v = lambda row: row["verdict"].verdict  # noqa: E731
     flat = _trend_rows([0.0, -0.002, 0.0, 0.002], [0.001] * 4)

@@ -1,4 +1,4 @@
-"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing_load, issue 11 item 6)
+"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing_load)
 on hand-made posts: the mapping re-measured is Fig. 5's own (same per-matcher deliveries),
 the comparison table and the figure."""
 

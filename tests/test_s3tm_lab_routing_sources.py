@@ -1,4 +1,4 @@
-"""Notebook 03's per-source datasets and real-data curves (issue 11 items 3 and 4):
+"""Notebook 03's per-source datasets and real-data curves:
 routelab.s3tm.lab.workloads (source_subscriptions, source_cv_data, real_cv_from_frame,
 curve_from_cv), routing_summary.geomean_of_means / fig5_summary(combine=...) and the
 two-dataset Figs. 6 and 9, on hand-made inputs.

@@ -1,5 +1,5 @@
 """The claims rules of notebook 06_shedding on hand-made inputs: every verdict each rule can
-give (issue 14 item 8)."""
+give."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def test_beats_verdict(gain, verdict):
         (0.25, "holds"),
         (0.16, "holds"),
         (0.34, "holds"),
-        (0.731, "direction only"),  # the tweet workload before session 17
-        (0.128, "direction only"),  # the topic workload before session 17
+        (0.731, "direction only"),  # the earlier tweet workload
+        (0.128, "direction only"),  # the earlier topic workload
         (0.0, "fails"),
         (math.nan, "not comparable"),
     ],

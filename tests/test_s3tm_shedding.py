@@ -309,7 +309,7 @@ def _sources(subscriptions: pd.DataFrame) -> set[int]:
 
 
 def test_default_workload_draws_subscriptions_from_learning_posts_only():
-    # issue 11 item 1: no held-out publication may be a subscription's source, and the
+    # no held-out publication may be a subscription's source, and the
     # paper's ratio (0.1 subscriptions per learning post) sets the count
     from routelab.s3tm.lab.shedding_experiments import build_workload
 

@@ -1,4 +1,4 @@
-"""The worked example of notebook 04 (issue 14 item 7): the trie's lookups, counted by hand."""
+"""The worked example of notebook 04: the trie's lookups, counted by hand."""
 
 from __future__ import annotations
 

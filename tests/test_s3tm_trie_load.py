@@ -163,7 +163,7 @@ def test_run_scaling_carries_the_cost_reading(posts):
     assert list(slope["cost_reading"]) == ["slope"] and list(literal["cost_reading"]) == ["literal"]
 
 
-# ---------------------------------------------------------------- beyond the corpus (issue 11.2)
+# ----------------------------------------------------------------------------- beyond the corpus
 
 
 def _word_sets(corpus: Corpus, rows) -> list[tuple[str, ...]]:

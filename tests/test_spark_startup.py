@@ -1,4 +1,4 @@
-"""The Spark session starts quietly, and real warnings still get through (issue 13, item 5)."""
+"""The Spark session starts quietly, and real warnings still get through."""
 
 from __future__ import annotations
 

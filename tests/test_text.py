@@ -74,7 +74,7 @@ def test_stopwords_hold_spark_list_and_tweet_additions() -> None:
 
 
 def test_default_stop_list_is_closer_to_mallets() -> None:
-    """Issue 11 item 8: common verbs and quantifiers that Mallet's list removes are stop
+    """Common verbs and quantifiers that Mallet's list removes are stop
     words by default (they reached the LDA topics with Spark's list alone); the Glasgow list's
     content nouns are kept; "spark" is the shorter list."""
     stops, spark = load_stopwords(), load_stopwords("spark")

@@ -1,7 +1,7 @@
 """The bad-record report: input records that were skipped, counted by reason, with examples.
 
-A loader never drops a record silently and never stops halfway because of one bad record
-(DESIGN.md, "Data"): every record it cannot use gets exactly one *reason* (the first check
+A loader never drops a record silently and never stops halfway because of one bad record:
+every record it cannot use gets exactly one *reason* (the first check
 it fails), the report counts records per reason and keeps the first few examples of each
 (file, 1-based line number, a short excerpt), and the good records go on.
 

@@ -1,4 +1,5 @@
-"""Seeded, stable hashes for routing (DESIGN.md principle 4).
+"""Seeded, stable hashes for routing: every random choice takes a seed, and the same
+parameters on the same data give identical results in every process.
 
 Python's built-in ``hash()`` is salted per process, so it must never decide where a key
 goes. routelab hashes integer keys with the SplitMix64 finalizer (a murmur3-fmix64-style

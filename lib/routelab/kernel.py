@@ -2,7 +2,7 @@
 
 The committed notebooks name the kernelspec ``routelab`` ("Python 3 (routelab)"), which
 ``make setup`` installs into the project's environment (``python -m routelab.kernel``), so
-JupyterLab opens a notebook without rewriting its metadata (issue 13, item 4), and
+JupyterLab opens a notebook without rewriting its metadata, and
 ``routelab figures`` uses the same kernel. :func:`ensure_kernel` installs it on first use.
 
 Kernels started by ``routelab figures`` talk to papermill over IPC (Unix sockets) rather than

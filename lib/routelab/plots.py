@@ -4,7 +4,7 @@ Static export goes through kaleido, which drives the Chromium that ``make setup`
 installs. The kaleido server is started once per process (one per notebook kernel in a
 batch) on the first static export and reused. Each saved figure carries a footer naming
 its data (real / semi-synthetic / synthetic), the profile and the code version
-(DESIGN.md principle 5).
+(every figure says what it shows and where its numbers come from).
 """
 
 from __future__ import annotations

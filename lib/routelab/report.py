@@ -179,7 +179,7 @@ class NotebookReport:
         (``paper_value``), ours (``measured``) and the verdict.
 
         ``verdict`` is a :class:`routelab.claims.Verdict` (it carries its rule) or one of
-        :data:`routelab.claims.VERDICTS` with ``rule``; every row is graded (issue 14).
+        :data:`routelab.claims.VERDICTS` with ``rule``; every row is graded.
         """
         if isinstance(verdict, str):
             verdict = Verdict(verdict, rule)

@@ -1,6 +1,6 @@
 """The one Spark session factory of routelab.
 
-Spark is routelab's execution layer (DESIGN.md, principle 2). All code obtains its
+Spark is routelab's execution layer, not an afterthought. All code obtains its
 session from :func:`get_spark`, which
 
 - points Spark's Python workers at the running interpreter (``PYSPARK_PYTHON``),

@@ -1,4 +1,4 @@
-"""Parameter sweeps as Spark tasks (DESIGN.md principle 2, "sweeps").
+"""Parameter sweeps as Spark tasks (Spark as the execution layer: a grid is Spark tasks).
 
 A grid of parameter dicts becomes one Spark task per point; each task calls a
 module-level function ``task(params) -> list[dict]`` and the result rows (each tagged with

@@ -39,7 +39,7 @@ def token_check(posts: DataFrame) -> tuple[int, int]:
     return bad, numbers
 
 
-# tolerances, declared before measuring (issue 14)
+# tolerances, declared before measuring
 WORDS_PER_POST_FACTOR = 1.5  # ours may lie this factor outside the paper's two corpora
 ZIPF_MIN_R2 = 0.9  # "a straight line on log-log axes"
 LENGTH_TEST_LEVEL = 0.01  # chi-square level for the lengths we drew ourselves

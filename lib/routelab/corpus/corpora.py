@@ -1,6 +1,6 @@
 """The word-set corpora the S3-TM notebooks share, preprocessed once and cached.
 
-:func:`bundled_posts` returns the bundled real tweets (DESIGN.md "Data") as word sets
+:func:`bundled_posts` returns the bundled real tweets (from a pinned registry package) as word sets
 (:mod:`routelab.corpus.preprocess`). The first call preprocesses on Spark and writes
 ``datasets/prepared/tweets_words-<fingerprint>/``; later calls read that Parquet. The
 fingerprint covers the cleaning code, the stop-word list and the prepared input, so a

@@ -1,7 +1,7 @@
 """Numbers printed in the papers, for side-by-side comparison in the notebooks.
 
-Only values stated in the paper texts under ``../shared/papers/`` are recorded here, each
-with its source. Nothing here is used by an algorithm.
+Only values stated in the paper texts are recorded here, each with its source. Nothing here
+is used by an algorithm.
 """
 
 from __future__ import annotations

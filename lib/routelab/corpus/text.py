@@ -38,7 +38,7 @@ The rules, in order (each choice the paper leaves open is marked *choice*):
    verbs and quantifiers that Mallet's list removes ("may", "get", "make", "also", "one")
    into the LDA topics. The Glasgow list's few nouns that carry topic content in news tweets
    (:data:`GLASGOW_CONTENT_WORDS`: "bill", "fire", "system", ...) are kept. ``"spark"``
-   selects the shorter list (the default before issue 11).
+   selects the shorter list (the default before the Glasgow list was added).
 10. Porter stemming (:class:`nltk.stem.PorterStemmer`). Default mode ``"original"``
     (``ORIGINAL_ALGORITHM``: Porter's 1980 algorithm, the paper's reference [18]);
     ``"nltk"`` and ``"martin"`` select NLTK's extended variants.

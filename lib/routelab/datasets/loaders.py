@@ -1,4 +1,4 @@
-"""Users' own data -> the standard Spark DataFrames of routelab (DESIGN.md, "Data").
+"""Users' own data -> the standard Spark DataFrames of routelab.
 
 Three loaders, each returning a :class:`LoadResult` (good rows in ``.df``, skipped records
 counted by reason in ``.report``, see :mod:`routelab.badrecords`):

@@ -7,7 +7,7 @@ pandas/pyarrow; it is idempotent (a file newer than its raw inputs is kept unles
 ``force``) and returns a :class:`PrepareReport` per dataset: rows in and out, and every
 dropped row counted by reason with the first example, never silently.
 
-Time decoding (DESIGN.md, "Data"):
+Time decoding:
 
 - health tweets carry no date, only a snowflake id: ``ts = (id >> 22) + 1288834974657`` ms;
 - Trump tweets: ``created_at`` (``YYYY-MM-DDTHH:MM:SSZ``, UTC);

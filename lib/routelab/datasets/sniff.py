@@ -2,7 +2,7 @@
 
 ``routelab preprocess --format twitter-json`` given a CSV, or ``--format csv`` given Parquet,
 reads every record as bad; the command then says what the input looks like instead of
-exiting 0 with nothing written (issue 13, item 8).
+exiting 0 with nothing written.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ hold), so later rows are touched only for survivors -- the reason for column sto
 An **access predicate** is a single equality predicate (already evaluated by phase 1, "for
 free") or a conjunction of equalities on several attributes looked up in a
 **multi-attribute hash table** of schema X (Sect. 3). Subscriptions without any equality
-predicate go to a catch-all list scanned for every event (the spec's reading; no workload
+predicate go to a catch-all list scanned for every event (our reading; no workload
 of the paper has them).
 
 Event matching (Fig. 2): phase 1 sets the bit vector; the candidate clusters are those of

@@ -8,15 +8,15 @@ Per event (Sect. 3.1.1; the simplified form)::
 with mu(H) the probability that an event carries every attribute of table H's schema,
 nu(p) the probability that an event satisfies access predicate p, and checking(p, s) the
 cost of checking s once its cluster is scanned. The paper's formula for checking was lost
-in the text (RECONSTRUCTED, spec Sect. 3.4): we read it as one unit K_c per subscription
+in the text (reconstructed from the prose): we read it as one unit K_c per subscription
 checked (``checking="unit"``, the default) or K_c per remaining predicate
 (``checking="rows"``). The initial single-attribute tables (the phase-1 equality indexes)
 cost neither lookups nor space (Sect. 3.1.2).
 
 nu and mu come from an "independent tool" in the paper; ours is :class:`EventStats`: per
 attribute, the Laplace-smoothed frequency of each value and the share of events carrying
-the attribute, measured on a window of events, and independence between attributes (the
-spec's reading). :func:`example_3_1` reproduces the paper's Example 3.1 exactly.
+the attribute, measured on a window of events, and independence between attributes (our
+reading). :func:`example_3_1` reproduces the paper's Example 3.1 exactly.
 """
 
 from __future__ import annotations

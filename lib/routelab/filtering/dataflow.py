@@ -1,5 +1,5 @@
 """Fabret et al.'s matcher as a Spark dataflow: subscriptions partitioned over parallel
-matcher instances (DESIGN.md principle 2, "dataflow"; spec Sect. 6.3).
+matcher instances (partitions play the parallel operator instances).
 
 Subscriptions are split into P parts by a seeded stable hash of their id
 (:func:`routelab.hashing.bucket`); each Spark partition plays one matcher instance: it

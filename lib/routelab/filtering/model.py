@@ -5,7 +5,7 @@ a **subscription** is a conjunction (set) of predicates, possibly several on one
 (a range such as ``price >= 5 AND price <= 10``); an **event** is a set of (attribute,
 value) pairs with no attribute twice. An event satisfies a subscription iff every predicate
 of it is matched by a pair of the event: ``event[a] op value``. A predicate on an attribute
-the event lacks is false, ``!=`` included (the definition's reading; the spec's too).
+the event lacks is false, ``!=`` included (our reading: it follows from the definition).
 
 Every distinct predicate gets one id (Sect. 2.2.1: "each indexed predicate that occurs in
 one or more subscriptions is associated with a single entry in the predicate bit vector");

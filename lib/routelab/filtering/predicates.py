@@ -2,7 +2,7 @@
 
 The paper tests predicates through "hash indexes for equality predicates and simple B-Trees
 for inequalities" (Sect. 2.3) and sets one bit-vector entry per satisfied predicate. Our
-layout (the spec's "predicate families"): predicate ids are sorted by (attribute, operator,
+layout ("predicate families", our design): predicate ids are sorted by (attribute, operator,
 value), so each (attribute, operator) family is one contiguous id range with sorted
 constants, and for an event value v the satisfied predicates of a family are
 

@@ -6,13 +6,14 @@ and which access predicate each subscription gets.
   predicates (the initial configuration A0, the phase-1 indexes) and the conjunctions of its
   equalities on a configured schema X subset of A(s); with unit checking cost that is the
   one of least nu (ties: the smaller schema, then the lower attribute).
-- The greedy choice of a hashing configuration (Sect. 3.2.3): start from A0 and repeatedly
-  add the schema of largest **benefit per unit of space** B / DS (RECONSTRUCTED arguments,
-  spec Sect. 3.5), B the decrease of the expected matching cost, DS the added space, until
-  no schema has a positive benefit or the space budget is spent. For 6M subscriptions the
-  benefit is computed on a seeded sample (the spec's scalable form): only subscriptions with
-  X subset of A(s) change, B(X) = N/n_sample * sum_s max(0, nu(cur_s) - nu(X_s)) K_c
-  - mu(X)(C_h + K_h|X|) - K_r.
+- The greedy choice of a hashing configuration (Sect. 3.2.3): start from A0 and repeatedly add
+  the schema of largest **benefit per unit of space** B / DS (the text garbles the arguments;
+  we read B(S, A, X) = bestcost(S, A) - bestcost(S, A + {X}) and
+  DS(S, A, X) = Space(S, A + {X}) - Space(S, A)), B the decrease of the expected matching
+  cost, DS the added space, until no schema has a positive benefit or the space budget is
+  spent. For 6M subscriptions the benefit is computed on a seeded sample (our scalable form):
+  only subscriptions with X subset of A(s) change,
+  B(X) = N/n_sample * sum_s max(0, nu(cur_s) - nu(X_s)) K_c - mu(X)(C_h + K_h|X|) - K_r.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ n_Pfix<, each on its own attribute: ids 0, 1, ...), the others on distinct attri
 uniformly without replacement from the remaining names with operator ``=``; predicate
 values uniform integers in [l_P, u_P]; events carry n_A attribute/value pairs, the n_Afix
 fixed attributes always (n_A = n_Afix = 32 in every experiment: every event has every
-attribute), values uniform in [l_A, u_A]. The spec's precise reading (Sect. 4.2); the paper
+attribute), values uniform in [l_A, u_A]. Our precise reading of Sect. 6.1; the paper
 uses no Zipf.
 
 Named workloads (paper numbers, Sect. 6.2): **W0** (Fig. 3a, c, d): n_t = 32, n_P = 5 with 2

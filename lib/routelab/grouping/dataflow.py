@@ -1,5 +1,6 @@
 """PKG's local load estimation as a Spark dataflow: every source is a Spark partition
-(PKG Sect. III-B; DESIGN.md principle 2, "dataflow").
+(PKG Sect. III-B; partitions play the parallel operator instances, so the routed work
+really runs in parallel).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""How many choices D-Choices gives a hot key (Nasir et al., ICDE'16; DESIGN.md "D-Choices").
+"""How many choices D-Choices gives a hot key (Nasir et al., ICDE'16, as their
+public simulator does it).
 
 With ``n`` workers, head (hot) keys ``H`` of total frequency ``p_H``, tail frequency
 ``p_T = 1 - p_H`` and top frequency ``p_1``, D-Choices uses the smallest ``d`` in

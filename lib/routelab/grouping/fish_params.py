@@ -1,8 +1,7 @@
 """FISH parameters (every formula the paper text lost, as a documented knob) and run inputs.
 
-FISH (Zhang et al., "Efficient Time-Evolving Stream Processing at Scale", in
-``shared/papers/fish-time-evolving-streams.txt``) routes a key stream with three parts:
-epoch-based recent hot-key identification (Sect. 4.1.1), hot-key classification CHK
+FISH (Zhang et al., "Efficient Time-Evolving Stream Processing at Scale") routes a key stream with
+three parts: epoch-based recent hot-key identification (Sect. 4.1.1), hot-key classification CHK
 (Sect. 4.1.2, Algorithm 2) and heuristic worker assignment (Sect. 4.2), placed on a
 consistent-hash ring (Sect. 5). The extracted text lost every formula, symbol value and
 default. Each is reconstructed below from the prose: the sentences it comes from, our
@@ -45,8 +44,8 @@ re-classified at every epoch end.
 **Hot threshold** ``hot_threshold`` (theta * n, default 0.5, i.e. theta = 1/(2n)). Sect. 6.3:
 the threshold is studied as a fraction of ``1/n`` "from [lost] down to [lost]", following
 D-C's analysis [15] that theta must lie below ``1/n``; the paper's final value is lost. We
-started from theta = 1/(5n), the D-C / W-C default (DESIGN.md); the parameter study chose
-1/(2n) (see "Defaults chosen by the parameter study" below). A key is hot when
+started from theta = 1/(5n), the D-C / W-C default of their public simulator; the parameter
+study chose 1/(2n) (see "Defaults chosen by the parameter study" below). A key is hot when
 ``f_k > theta``.
 
 **Classification time** (no knob). Sect. 4.1 ends "based on the frequency results, these

@@ -1,8 +1,7 @@
 """FISH, readable reference: one class or function per step of the paper's algorithms.
 
-Mirrors Zhang et al., "Efficient Time-Evolving Stream Processing at Scale"
-(``shared/papers/fish-time-evolving-streams.txt``), with the lost formulas read as
-documented in :mod:`routelab.grouping.fish_params`:
+Mirrors Zhang et al., "Efficient Time-Evolving Stream Processing at Scale",
+with the lost formulas read as documented in :mod:`routelab.grouping.fish_params`:
 
 - :class:`EpochTopK` -- Sect. 4.1.1 / Algorithm 1: intra-epoch top-K counting with the
   replace-min-plus-one rule, inter-epoch decay of every counter.

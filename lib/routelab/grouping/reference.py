@@ -311,7 +311,7 @@ def pkg_probe_reference(
 
 
 def hot_threshold(theta: float | None, n_workers: int) -> float:
-    """D-C/W-C hot-key threshold: ``theta`` or the default ``1 / (5 n)`` (DESIGN.md)."""
+    """D-C/W-C hot-key threshold: ``theta`` or the default ``1 / (5 n)`` (their simulator's)."""
     value = 1.0 / (5.0 * n_workers) if theta is None else float(theta)
     if not 0.0 < value < 1.0:
         raise ValueError(f"theta must be in (0, 1), got {value!r}")

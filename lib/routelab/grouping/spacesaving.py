@@ -1,8 +1,7 @@
 """SpaceSaving heavy-hitter summary (Metwally et al. 2005), as D-Choices / W-Choices use it.
 
-Each source of D-C and W-C (Nasir et al., ICDE'16; FISH Sect. 2.2 baselines; DESIGN.md
-"D-Choices / W-Choices") keeps a summary of ``capacity`` counters (100 in the public
-simulator). Offering a key:
+Each source of D-C and W-C (Nasir et al., ICDE'16; FISH Sect. 2.2 baselines) keeps a
+summary of ``capacity`` counters (100 in the public simulator). Offering a key:
 
 - if the key is monitored, its counter grows by one;
 - else if a counter is free, the key gets a counter of 1 (error 0);

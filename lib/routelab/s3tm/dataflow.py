@@ -1,6 +1,6 @@
 """The S3-TM dataflow on Spark: Router -> N Matchers -> Dispatcher (S3-TM Sect. 2, Fig. 1).
 
-Partitions play the parallel operator instances (DESIGN.md principle 2, "dataflow"):
+Partitions play the parallel operator instances, so the routed work really runs in parallel:
 
 1. **Router** (``mapPartitions`` over the posts): K(P, M) of every post with the learned
    mapping and W^s (Eq. 1); one record ``(matcher, (post_id, words))`` per target.

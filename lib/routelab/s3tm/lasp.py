@@ -20,9 +20,9 @@ Readings we take (documented choices):
 
 - **Imbalance.** Alg. 2 prints ``b = sqrt(var(L) / avg(L))`` while SALB (Alg. 1) and the
   text use the coefficient of variation ``sqrt(var(L)) / avg(L)``. We default to the CV
-  (``imbalance="cv"``: scale-free, the text's "load imbalance", DESIGN.md), and offer the
+  (``imbalance="cv"``: scale-free, the text's "load imbalance"), and offer the
   printed form as ``imbalance="alg2"``.
-- **The delta load l** (``cost_reading``, issue 11 item 7). Alg. 2 prints
+- **The delta load l** (``cost_reading``). Alg. 2 prints
   ``l = f(|S \\ H(i)|)``, i.e. *including* the intercept of f; with Fig. 3's fitted f the
   intercept dominates the slope term, so l hardly depends on how many new words S brings
   and the grouping incentive vanishes (LASP then merely balances). The prose of Sect. 4.2

@@ -1,6 +1,6 @@
 """Routing quality of a mapping (S3-TM Sect. 3.1, Eqs. 1-7).
 
-Readings (DESIGN.md, "Known gaps"):
+Readings of what the paper leaves open (listed in ``routelab/READINGS.md``):
 
 - Eq. 1: K(P, M) = {M(w) : w in P and W^s}; posts without subscribed words go nowhere.
 - Eq. 2: spread R = (1/|P|) sum_P |K(P, M)|, the average multicast size over *all*

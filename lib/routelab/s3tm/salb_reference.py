@@ -9,7 +9,7 @@ the lowest matcher id wins** (the pseudocode's strict ``u > u*`` keeps the first
 ``u = -r * b`` with ``r, b >= 0``, comparing ``u`` is the same as comparing
 ``(r * b)^2 = r^2 * var(L) / avg(L)^2``, which is rational; we compare that (no square root).
 
-Reading notes (DESIGN.md, "Known gaps"):
+Reading notes (what the pseudocode leaves open; see also ``routelab/READINGS.md``):
 
 - ``var`` is the population variance of the N candidate loads (the sample variance differs
   by the constant factor N/(N-1) and picks the same matcher);

@@ -10,7 +10,7 @@ owners of every cell it overlaps):
   one per worker, converted to the grid (the dispatcher's gridt);
 * :func:`str_partition` -- SpatialHadoop's R-tree: STR bulk tiling of the sample points into
   ``~ r_leaf * N`` tiles, tile bounds extended to cover the space without overlap (an
-  R-tree's overlapping/dead-space leaves cannot route every query and object: spec A24),
+  R-tree's overlapping/dead-space leaves cannot route every query and object),
   tiles to workers by LPT.
 
 Text partitioning (whole space; a term -> worker map; a query goes to the workers of its
@@ -25,7 +25,7 @@ registering keys, an object to every worker owning one of its terms with a live 
   SALB, learned on the sample objects with the queries' keywords as subscriptions.
   PS2Stream's query placement (the worker of each registering key) is kept.
 
-Terms absent from the sample are placed by a seeded stable hash (spec A12).
+Terms absent from the sample are placed by a seeded stable hash.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Definition 1 lists the sets a worker ``w_i`` receives in a period -- objects ``O
 query insertions ``Q_i^ins`` and deletions ``Q_i^del`` -- and four unit costs: ``c_m``
 (checking one object against one query), ``c_o`` (handling one object), ``c_ins``,
 ``c_del``. The formula itself was lost in the text; ``L = c_m * M + c_o |O| + c_ins |Q^ins|
-+ c_del |Q^del|`` with three readings of the match count ``M`` (spec A1), chosen by
++ c_del |Q^del|`` with three readings of the match count ``M``, chosen by
 ``CostParams.model``:
 
 * ``gi2_checks`` (default): ``M = sum over (cell c, term t) owned of n_o(c,t) * n_q(c,t)``,
@@ -12,6 +12,12 @@ query insertions ``Q_i^ins`` and deletions ``Q_i^del`` -- and four unit costs: `
   containing ``t``; ``n_q``: queries covering ``c`` registered under ``t``);
 * ``pairs_unit``: ``M = sum over units |O_u| * |Q_u|`` (Definition 3's ``|O_g| * |Q_g|``);
 * ``pairs_literal``: ``M = |O_i| * |Q_i|`` for the whole worker.
+
+Why ``gi2_checks`` is the default: the paper explains its results by duplication (text
+partitioning copies objects, space partitioning copies queries); under ``gi2_checks`` the
+match count does not depend on the partition, so the partitioners trade exactly those
+copies, whereas the pairs readings reward splitting dense regions for a quadratic term no
+GI2 worker pays.
 
 A **unit** is a rectangle of base cells with a term set (``None`` = all terms). It receives
 the sample objects in its rectangle that contain a term of the set with a live query
@@ -87,7 +93,7 @@ def _rect_sum(p: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> float:
 
 
 class SampleStats:
-    """The build sample's statistics (spec Sect. 1, "Sample statistics")."""
+    """The build sample's statistics (see the module docstring)."""
 
     def __init__(
         self,
@@ -239,7 +245,8 @@ class SampleStats:
         self, x0: int, y0: int, x1: int, y1: int, terms: np.ndarray | None = None
     ) -> np.ndarray:
         """``l_n(t)`` over the vocabulary for a region (text partitioning's term weight):
-        ``c_m * checks(t) + c_o * n_o(t) + c_q * n_q(t)`` (spec 2.1, RECONSTRUCTED)."""
+        ``c_m * checks(t) + c_o * n_o(t) + c_q * n_q(t)`` (our reading: the text says only
+        that it "uses the frequency values of the terms")."""
         c = self.costs
         rows = self.cell_rows(x0, y0, x1, y1)
         chk = np.asarray(self.K[rows].sum(axis=0)).ravel()

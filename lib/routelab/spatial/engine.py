@@ -124,7 +124,7 @@ def prepare(
     costs: CostParams | None = None,
     seed: int = 0,
 ) -> Setup:
-    """Registering keys from the sample's term frequencies (A11), the sample statistics.
+    """Registering keys from the sample's term frequencies, the sample statistics.
 
     ``sample_objects`` / ``sample_queries`` index the stream's objects and queries (the
     build sample: a warm-up window's objects and the queries alive at its end).

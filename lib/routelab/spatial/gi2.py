@@ -11,7 +11,7 @@ The cells are the base grid's (:mod:`routelab.spatial.grid`); the dispatcher tel
 worker which ``(cell, key)`` postings to create (its ``INS`` message), so a worker indexes
 a query only where its partition owns it.
 
-Gap (spec 2.4): lists that no object scans would keep deleted postings for ever; when the
+Gap in the paper: lists that no object scans would keep deleted postings for ever; when the
 pending deletions exceed ``purge_fraction`` of the live queries every list is swept.
 
 Two implementations with one behaviour: :class:`GI2Reference` (dicts and lists, reads like

@@ -2,8 +2,8 @@
 
 The paper builds the dispatcher's gridt index "with the granularity decided by the leaf
 nodes" of the kdt-tree and the workers' GI2 index with a granularity "determined
-empirically" and equal for all algorithms; both values are lost. Reading taken here
-(spec A10/A14): one uniform ``g x g`` grid over the data's bounding box is the *base
+empirically" and equal for all algorithms; both values are lost. Reading taken here:
+one uniform ``g x g`` grid over the data's bounding box is the *base
 grid*; every split line of every partitioner snaps to it, the dispatcher's gridt cells
 and the workers' GI2 cells are its cells. So every cell lies in exactly one space leaf,
 the GI2 granularity is the same for every algorithm (the paper's fairness condition), and
@@ -99,8 +99,8 @@ class BaseGrid:
 
 
 def square_rect(lon: np.ndarray, lat: np.ndarray, side_km: np.ndarray) -> np.ndarray:
-    """Squares of side ``side_km`` centred on the points, in degrees (spec Sect. 5:
-    ``dlat = s / 111.32``, ``dlon = s / (111.32 cos(lat))`` at the centre)."""
+    """Squares of side ``side_km`` centred on the points, in degrees (one projection
+    per query: ``dlat = s / 111.32``, ``dlon = s / (111.32 cos(lat))`` at its centre)."""
     lon = np.asarray(lon, dtype=np.float64)
     lat = np.asarray(lat, dtype=np.float64)
     half_lat = np.asarray(side_km, dtype=np.float64) / KM_PER_DEGREE / 2

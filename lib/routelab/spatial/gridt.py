@@ -6,12 +6,12 @@ text groups' workers, explicit for sample terms, seeded hash for the rest). ``H_
 term -> the workers holding live queries registered under that term for the cell, with
 reference counts.
 
-Reading of the garbled text (spec 2.3, RECONSTRUCTED): query requests are placed with
+Reading of the garbled text (the one consistent assignment): query requests are placed with
 ``H_o`` (for every covered cell and every registering key ``k``: worker ``H_o[c](k)``; the
 INS message carries the ``(cell, key)`` postings the worker must create), and objects are
 routed with ``H_q`` (to the workers of the object's terms that have live queries in its
 cell). An object whose terms have no live query in its cell is discarded ("the object can
-be discarded if it contains no terms in H_q"); with ``dispatcher_filter=False`` objects
+be discarded if it contains no terms in H_q"); with ``use_filter=False`` objects
 are routed with ``H_o`` instead (every owner of one of its terms), an ablation.
 
 :func:`dispatch` is the numba kernel (state kept between calls, so a stream can be routed
@@ -325,7 +325,7 @@ def dispatch(
     emit_queries: bool = True,
 ) -> Routed:
     """Route tuples ``lo..hi`` of a stream (kernel). ``emit_queries=False`` updates ``H_q``
-    without sending query requests (the extra dispatchers of the replay, spec Sect. 5)."""
+    without sending query requests (the extra dispatchers of the replay)."""
     hi = len(kind) if hi is None else hi
     tup, w, ptr, pc, pk, disc = _dispatch(
         state.ref,

@@ -11,11 +11,11 @@ pieces each node becomes; then MergeNodesIntoPartitions (:func:`merge_nodes`) pa
 leaves into ``N`` parts, and while ``max L > sigma * min L`` the most loaded leaf is split in
 two, up to ``max_nodes`` leaves.
 
-Readings (spec Sect. 4): ``theta`` = 0.5 and ``delta`` = 0.05 (A5), phase-1 stop at
-``min_objects`` sample objects or ``max_depth`` (A6), ``max_nodes`` = 8N (A7), text split
-by LPT on term load (A8). MERGE's acceptance "does not increase the load balancing factor"
+Readings (the paper's values are lost): ``theta`` = 0.5 and ``delta`` = 0.05, phase-1 stop
+at ``min_objects`` sample objects or ``max_depth``, ``max_nodes`` = 8N, text split by LPT
+on term load. MERGE's acceptance "does not increase the load balancing factor"
 reads the factor as max / average, i.e. the cheapest part is taken only if it does not raise
-the current maximum (the spec's A9 reading, ``max <= sigma * average``, is the parameter
+the current maximum (the other reading, ``max <= sigma * average``, is the parameter
 ``merge_rule="sigma_avg"``; see :func:`merge_nodes`).
 """
 
@@ -41,7 +41,7 @@ class HybridParams:
     max_depth: int = 12
     max_nodes_per_worker: int = 8
     query_terms: str = "all"  # similarity over all query keywords or registering keys only
-    merge_rule: str = "max"  # MERGE acceptance: "max" (default) or "sigma_avg" (spec A9)
+    merge_rule: str = "max"  # MERGE acceptance: "max" (default) or "sigma_avg"
 
 
 # --------------------------------------------------------------------------- phase 1
@@ -213,7 +213,7 @@ def merge_nodes(
     The factor is read as ``max_p L(P_p) / avg`` (the minimum is 0 while parts are empty and
     the average ``sum L(n) / N`` is fixed), so ``rule="max"`` (default) accepts the cheapest
     part only if it does not raise the current maximum -- LPT with a bonus for sharing.
-    ``rule="sigma_avg"`` (the spec's A9) accepts while ``max <= sigma * avg``: it fills the
+    ``rule="sigma_avg"`` (the other reading) accepts while ``max <= sigma * avg``: it fills the
     cheapest parts up to sigma * avg and leaves the last ones short (measured on TWEETS-US'
     Q1, 100k objects, N = 8: max/min 1.93 at 64 leaves, so the balance test never passes).
     """

@@ -3,7 +3,7 @@
 Node kinds: ``space`` (a cut at base-grid line ``cut`` along ``dim`` 0 = x/longitude,
 1 = y/latitude; child 0 below the cut), ``text`` (``groups[t]`` = the child that owns term
 ``t``; every term of the vocabulary has a child: sample terms by the partitioner, other
-terms by a seeded stable hash, spec A12) and ``leaf`` (one unit of work, assigned to a
+terms by a seeded stable hash) and ``leaf`` (one unit of work, assigned to a
 worker). Below a text node there are only text nodes and leaves (a text piece is only
 ever split by text again, Algorithm 1's PartitionNode).
 
@@ -153,5 +153,5 @@ class Partition:
 
 
 def hashed_groups(term_hash: np.ndarray, k: int) -> np.ndarray:
-    """Seeded stable hash of every term into ``0..k-1`` (unseen terms, spec A12)."""
+    """Seeded stable hash of every term into ``0..k-1`` (unseen terms)."""
     return (term_hash % np.uint64(k)).astype(np.int64)

@@ -12,7 +12,7 @@ Expressions are kept in disjunctive normal form (a list of conjuncts). The paper
 IV-C/IV-D) registers a query under "the least frequent keyword in each conjunctive norm
 form"; the rule is only complete per *conjunct of the DNF* (every object that satisfies
 the expression satisfies some conjunct and therefore contains that conjunct's key), so
-that is the reading taken here (spec A11): ``RK(q) = {argmin_{t in C_j} f(t)}`` over the
+that is the reading taken here: ``RK(q) = {argmin_{t in C_j} f(t)}`` over the
 conjuncts ``C_j``, ``f`` = number of sample objects containing ``t``, ties by term id.
 
 Everything is stored column-wise (numpy arrays + CSR offsets) so that the partitioners,
@@ -63,7 +63,7 @@ class Vocabulary:
         return np.unique(np.fromiter((self.add(w) for w in words), dtype=np.int32))
 
     def hashes(self, seed: int) -> np.ndarray:
-        """Seeded stable 64-bit hash of every term string (routing of unseen terms, A12)."""
+        """Seeded stable 64-bit hash of every term string (routing of unseen terms)."""
         return np.fromiter(
             (string_hash(t, seed) for t in self.terms), dtype=np.uint64, count=len(self.terms)
         )

@@ -1,7 +1,7 @@
-"""A PS2Stream run with dispatchers and workers as Spark tasks (spec Sect. 5).
+"""A PS2Stream run with dispatchers and workers as Spark tasks.
 
 The stream is replayed deterministically, not streamed live. ``D`` dispatcher tasks each
-receive every query request (so each keeps its own ``H_q`` consistent, reading A13) and a
+receive every query request (so each keeps its own ``H_q`` consistent, our reading) and a
 round-robin ``1/D`` share of the objects; only dispatcher 0 forwards the query requests.
 Their output is gathered and ordered by stream position, then ``N`` worker tasks each
 replay their sub-stream in order through their own GI2 and measure their busy time on

@@ -3,9 +3,10 @@ insertions and deletions.
 
 "The ratio of processing a spatio-textual tweet to inserting or deleting an STS query is
 approximately 5. The arrival speeds of requests for inserting an STS query and deleting an
-STS query are equivalent": objects : (INS + DEL) = ``obj_update_ratio`` (A16: 5, i.e.
-10 : 1 : 1). A query lives for a number of subsequent query insertions drawn from a
-Gaussian(``mu``, ``mu_sd``), so about ``mu`` queries are alive (A15: ``mu_sd`` = 0.1 mu).
+STS query are equivalent": objects : (INS + DEL) = ``obj_update_ratio`` (our
+reading: 5, i.e. 10 : 1 : 1). A query lives for a number of subsequent query insertions drawn from a
+Gaussian(``mu``, ``mu_sd``), so about ``mu`` queries are alive (the paper's
+values are lost; ``mu_sd`` = 0.1 mu).
 The first ``mu`` queries are registered before the first object so the stream starts in
 that steady state (a reading: the paper does not say how its runs started).
 

@@ -5,7 +5,7 @@ after a warm-up batch), beside counting and the brute-force oracle measured in t
 (the baselines), build time, and the resident memory of the process once it holds the index
 (the paper's measure: the pub/sub process's resident memory; the generator's temporary
 arrays are freed first, as the paper's generator ran in another process).
-Targets (issue 9, this machine): static <= 5 ms, propagation <= 30 ms, counting <= 500 ms
+Targets (ours, on this machine): static <= 5 ms, propagation <= 30 ms, counting <= 500 ms
 per 100 events at 6M; building 6M subscriptions <= 30 s; peak RSS <= 1.5 GB for
 propagation at 6M.
 """

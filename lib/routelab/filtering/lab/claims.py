@@ -1,4 +1,4 @@
-"""Notebook 09's claims table: the claims of Sect. 6 (spec C1-C13, C16-C17) against ours.
+"""Notebook 09's claims table: the claims of Sect. 6 (C1-C13, C16-C17) against ours.
 
 Every tolerance is a module constant, declared before any measurement. Machines differ by
 20 years (the paper's 500 MHz Pentium III vs this one), so absolute times are stated but

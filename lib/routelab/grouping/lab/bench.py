@@ -1,6 +1,6 @@
 """Routing speed of every scheme: messages/s of the numba kernel and of the readable reference.
 
-The issue's goals on one core: at least 20M messages/s for KG, SG and PKG, at least 5M for
+Our goals on one core: at least 20M messages/s for KG, SG and PKG, at least 5M for
 D-C, W-C and FISH. :func:`bench_schemes` times each kernel (after a warm-up call that
 compiles it) on a Zipf stream and each reference on a shorter prefix of the same stream,
 and reports the ratio. Numbers depend on the machine and on its load; the lead wires this
@@ -27,7 +27,7 @@ GOALS: dict[str, float] = {
     "wchoices": 5e6,
     "fish": 5e6,
 }
-"""Messages/s goals of the issue (schemes not listed have none)."""
+"""Messages/s goals (schemes not listed have none)."""
 
 
 def _best_seconds(run: Callable[[], object], repeats: int) -> float:
@@ -122,7 +122,7 @@ def bench_rows(
     messages/s beside its readable reference measured in the same run.
 
     ``value`` is the kernel's rate, ``baseline`` the reference's, ``ratio`` their quotient,
-    ``goal`` the issue's goal (:data:`GOALS`; ``None`` where there is none) and
+    ``goal`` our goal (:data:`GOALS`; ``None`` where there is none) and
     ``meets_goal`` whether the kernel reaches it. ``quick`` uses a 200k-message stream and
     a 5k-message reference prefix (default 2M and 20k); ``n_messages`` / ``n_reference``
     override both.

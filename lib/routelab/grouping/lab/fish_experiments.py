@@ -306,7 +306,7 @@ def add_ratios(frame: pd.DataFrame, baseline: pd.DataFrame | None = None) -> pd.
 
 def seed_spread(frame: pd.DataFrame, value: str = "exec_x_sg") -> pd.DataFrame:
     """Spread of ``value`` over run seeds per (case, workers, variant): mean, std, min,
-    max, runs and the coefficient of variation (issue 12: with independent choice seeds the
+    max, runs and the coefficient of variation (with independent choice seeds the
     runs of different seeds are independent draws)."""
     g = frame.groupby(["case", "n_workers", "variant"], sort=False)[value]
     out = g.agg(["mean", "std", "min", "max", "count"]).reset_index()

@@ -351,8 +351,8 @@ def seed_spread_figure(
     frame: pd.DataFrame, value: str = "exec_x_sg", *, title: str, y_title: str
 ) -> go.Figure:
     """One marker per run seed for each variant, a panel per (case, workers) -- cases in
-    rows, worker counts in columns: how far apart runs with different seeds land (issue 12,
-    items 1-2). Each y axis spans at least :data:`STUDY_MIN_SPAN` above its lowest value
+    rows, worker counts in columns: how far apart runs with different seeds land.
+    Each y axis spans at least :data:`STUDY_MIN_SPAN` above its lowest value
     (or 1 = SG), so seed noise of 0.01 % does not fill a panel."""
     cases = list(dict.fromkeys(frame["case"]))
     workers = sorted(frame["n_workers"].unique())

@@ -1,4 +1,4 @@
-"""Matching and placement speed (S3-TM Sects. 4.1, 4.2; issue 4 item 7).
+"""Matching and placement speed (S3-TM Sects. 4.1, 4.2).
 
 Workload: synthetic topic-model posts (:func:`routelab.datasets.synthetic.topic_tweets_pandas`,
 no Spark needed); tweet-based subscriptions are random posts (Sect. 6.1), as in Fig. 7.

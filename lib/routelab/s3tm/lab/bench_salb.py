@@ -1,4 +1,4 @@
-"""Learning-time benchmark of SALB (S3-TM Sect. 6.6, Fig. 9; issue 3 item 7).
+"""Learning-time benchmark of SALB (S3-TM Sect. 6.6, Fig. 9).
 
 Input: synthetic posts from :func:`routelab.datasets.synthetic.topic_tweets_pandas` (the
 in-process twin of the Spark topic-model generator; defaults approximate the April 2013

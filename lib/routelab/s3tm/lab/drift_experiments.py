@@ -268,7 +268,7 @@ def real_drift_data(
     The default range is the period where health-news tweets arrive steadily (2013-01 to the
     end of that collection in 2015-04, with the Trump tweets of the same period).
 
-    ``source`` keeps the posts of one source only (e.g. ``"healthtweets"``; issue 11 item 9):
+    ``source`` keeps the posts of one source only (e.g. ``"healthtweets"``):
     the mixed windows' share of Trump tweets falls from 22-28 % (windows 0-1) to 7 % over
     the default range, so their drift is partly a change of corpus composition;
     single-source windows are not. The dataset is called ``name`` in every result row.

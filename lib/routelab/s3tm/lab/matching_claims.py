@@ -7,7 +7,7 @@ Each function returns one claims-table row (``claim``, ``paper``, ``paper_value`
 workloads is "partly". The sizes the paper gives for SALB vs hash (Fig. 5, up to 130 % /
 150 %) belong to notebook 03's rows.
 
-Beyond the corpus size, tweet-based workloads add synthetic subscriptions (issue 11 item 2);
+Beyond the corpus size, tweet-based workloads add synthetic subscriptions;
 ``synthetic_from`` (the number of real posts, :meth:`ScalingData.synthetic_from`) makes a
 row's note name the sizes it graded that hold synthetic subscriptions
 (:func:`synthetic_note`).

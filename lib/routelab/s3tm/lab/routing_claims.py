@@ -5,7 +5,7 @@ of :mod:`routelab.s3tm.lab.routing_experiments`) and returns one row of the note
 table: ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
 :class:`routelab.claims.Verdict` with its rule), ``note`` and ``kind``. The rule of each row
 is in its docstring; the tolerances are the module constants below, declared before any
-run was looked at and never tuned to it (issue 11, "claims at the paper's bar"):
+run was looked at and never tuned to it ("claims at the paper's bar"):
 
 - a size the paper states ("2.56x", "up to 130 %", "six and four times") is tested with
   :func:`routelab.claims.within_factor` and :data:`SIZE_FACTOR`; the right direction but

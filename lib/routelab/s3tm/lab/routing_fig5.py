@@ -1,4 +1,4 @@
-"""Notebook 03's Fig. 5 runs over several datasets (S3-TM Sect. 6.2; issue 11 items 3, 5).
+"""Notebook 03's Fig. 5 runs over several datasets (S3-TM Sect. 6.2).
 
 The paper runs Fig. 5 on two datasets and shows "the geometric mean of the relative
 throughputs from both datasets" (Sect. 6.2). Our real tweets are two sources (health-news
@@ -10,7 +10,8 @@ tweets and one account), so :func:`run_fig5` runs the grid of
 - on each **per-source** dataset, possibly with fewer folds: the relative-throughput panels
   show the geometric mean over them (:func:`routelab.s3tm.lab.routing_summary.geomean_of_means`,
   fold counts may differ, so folds are not paired);
-- with hash under the other hot-word splitting setting on all of them (issue 11 item 5).
+- with hash under the other hot-word splitting setting on all of them (which
+  hash baseline the paper used is ambiguous).
 
 :class:`Fig5Run` holds the rows and builds the summaries for the claims and the figures.
 """

@@ -394,7 +394,7 @@ def load_figure(
 
 
 def fig5_load(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
-    """Fig. 5 under two loads (issue 11 item 6): relative throughput (SALB = 1) and
+    """Fig. 5 under two loads: relative throughput (SALB = 1) and
     imbalance vs N, one row per subscription kind; colour = method, solid = unit cost
     (Eq. 3, Fig. 5), dashed = trie lookups (Fig. 7); a dotted line at N = ``mark`` (Fig. 7's
     N = 16).

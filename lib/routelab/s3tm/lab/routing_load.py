@@ -1,5 +1,5 @@
-"""Fig. 5's throughput with the subscription-aware load (S3-TM Sects. 4, 6.2, 6.3; issue 11
-item 6).
+"""Fig. 5's throughput with the subscription-aware load (S3-TM Sects. 4, 6.2,
+6.3).
 
 Fig. 5 (Sect. 6.2) charges every publication a unit cost at each matcher it reaches (Eq. 3);
 Fig. 7 (Sect. 6.3, notebook 04) charges it the trie lookups of the matcher's subscriptions

@@ -5,13 +5,13 @@ standard deviations over folds, geometric means across datasets.
   experiment; :func:`across_datasets`: the geometric mean across datasets ("The geometric
   mean of the relative throughputs from both datasets is used", Sect. 6.2);
 - :func:`geomean_of_means`: the same over datasets with different fold counts (the
-  per-source datasets of issue 11 item 3);
+  per-source datasets);
 - :func:`relative_by_dataset`: each dataset's relative throughput side by side;
 - :func:`summarize`: mean and standard deviation over folds (the paper's error bars), tidy;
 - :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`,
   :func:`headline_table`: what the notebook shows;
 - :func:`swap_hash`: the Fig. 5 rows with hash run under the other hot-word splitting
-  setting (issue 11 item 5: which hash baseline the paper used is ambiguous).
+  setting (which hash baseline the paper used is ambiguous).
 """
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ def relative_by_dataset(
     cv: pd.DataFrame, kind: str, methods: Sequence[str] = ("hash", "gFCL")
 ) -> pd.DataFrame:
     """Relative throughput (SALB = 1, mean over each dataset's folds) of ``methods`` on
-    every dataset of ``cv`` (the union and each source, issue 11 item 3): a display table
+    every dataset of ``cv`` (the union and each source): a display table
     of (dataset, method) rows x N columns for ``kind``-based subscriptions, 3 decimals.
 
     Raises:

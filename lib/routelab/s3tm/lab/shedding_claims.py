@@ -234,7 +234,7 @@ def _shed_note(sheds: Mapping[str, float]) -> str:
 
 def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> dict[str, Any]:
     """Eq. 8 as a *check* row, not a paper claim: the controller builds ``segments``' ratio r
-    from these same level loads, so it satisfies Eq. 8 by construction (issue 11); the row
+    from these same level loads, so it satisfies Eq. 8 by construction; the row
     verifies the construction (per :func:`eq8_holds`) and is labelled a derivation."""
     ok = eq8_holds(segments, loads)
     return {

@@ -167,13 +167,13 @@ def default_thresholds(max_m: int = 12) -> list[float]:
 
 
 WORKLOADS = ("learning", "all_words")
-"""Subscription workloads of the Fig. 8a runs (issue 11, item 1):
+"""Subscription workloads of the Fig. 8a runs:
 
 - ``"learning"`` (the default, the paper's setting): subscriptions are drawn from the
   **learning** posts only, ``subscription_ratio`` of them per learning post (the paper
   registers 100k subscriptions per 1M learning posts: 0.1); no held-out publication is itself
   a subscription, and only part of the vocabulary is subscribed;
-- ``"all_words"`` (a stress variant, the behaviour before session 17): ``n_subscriptions``
+- ``"all_words"`` (a stress variant, the notebook's earlier behaviour): ``n_subscriptions``
   drawn from **all** posts, held-out ones included -- every held-out publication matches at
   least itself and almost every word is subscribed, so every publication is multicast
   widely.

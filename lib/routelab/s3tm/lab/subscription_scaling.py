@@ -6,7 +6,7 @@ methods hash, gFCL, gNFCL, SALB (and the others on request). Each grid point
 1. takes the first ``n_subs`` subscriptions of one seeded stream per kind (nested sets:
    a larger workload adds subscriptions, it never swaps them). The tweet-based stream
    registers every real post once, in seeded random order; beyond the corpus size it goes
-   on with synthetic topic-model posts (:func:`synthetic_subscriptions`, issue 11 item 2)
+   on with synthetic topic-model posts (:func:`synthetic_subscriptions`)
    instead of repeating posts (``beyond="repeat"``, the old behaviour, kept as a labelled
    variant). Topic-based subscriptions are drawn from the LDA topics at every size (the
    paper's model: at most 31 word sets per topic, so they repeat by design);
@@ -218,8 +218,8 @@ def synthetic_subscriptions(
     words, ranked by how many generated subscriptions hold them (ties by generator id),
     take the real words ranked by document frequency in ``posts`` (ties by word id), rank
     for rank. So word popularity follows the real ranking while co-occurrence follows the
-    generator's planted topics (not the real posts'; the reading taken for issue 11 item 2,
-    which asks for the generator beyond the corpus). Rows are ``0..n-1``.
+    generator's planted topics (not the real posts'; our reading of continuing the
+    stream with the generator beyond the corpus). Rows are ``0..n-1``.
     """
     from routelab.datasets.synthetic import topic_tweets_pandas
 
@@ -263,7 +263,7 @@ def tweet_subscription_stream(
     beyond: str = "synthetic",
     generator: dict[str, Any] | None = None,
 ) -> tuple[Corpus, np.ndarray]:
-    """``n`` tweet-based subscriptions and their origins (issue 11 item 2).
+    """``n`` tweet-based subscriptions and their origins.
 
     The first ``min(n, posts with words)`` are real posts in the seeded order of
     :func:`tweet_subscription_corpus` (every post at most once); the rest are
@@ -630,7 +630,7 @@ def placement_label(frame: pd.DataFrame) -> pd.Series:
 
 
 def reading_comparison(frame: pd.DataFrame) -> pd.DataFrame:
-    """LASP's two readings of the delta load (Sect. 4.2, issue 11 item 7) beside random
+    """LASP's two readings of the delta load (Sect. 4.2) beside random
     anycast: per (kind, n_subs, placement) the means over folds of the total lookups, the
     imbalance and the unique words summed over the matchers' tries, and the total lookups
     over random anycast's."""

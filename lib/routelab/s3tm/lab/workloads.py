@@ -10,7 +10,7 @@ subscriptions and cross-validation folds.
   (only they route a post, Eq. 1), with its folds; built by :func:`real_cv_data` (the
   bundled real tweets with tweet- and topic-based subscriptions, Sect. 6.1),
   :func:`synthetic_cv_data` or :func:`cv_data`; :func:`source_cv_data` makes one dataset
-  per source of the real posts (health-news tweets, one account; issue 11 item 3).
+  per source of the real posts (health-news tweets, one account).
 - :class:`CurveData`: a shuffled learning pool and a fixed test set of synthetic posts for
   the learning-corpus-size sweep (Fig. 6) and the learning-time sweep (Fig. 9); built by
   :func:`synthetic_curve_data`, or over the real posts' CV folds by :func:`curve_from_cv`.
@@ -317,7 +317,7 @@ def source_cv_data(
     **params: Any,
 ) -> list[CVData]:
     """Each source of the real posts (``source`` column: health-news tweets, one account)
-    as its own dataset (issue 11 item 3; the paper reports the geometric mean over its
+    as its own dataset (the paper reports the geometric mean over its
     datasets, Sect. 6.2), named ``"<name>:<source>"``.
 
     Each gets its own subscriptions (tweet-based from its posts, topics fitted on its posts)

@@ -12,7 +12,7 @@ time on 400k objects.
 * Hybrid build: ``prepare`` + Algorithm 1 for 8 workers with the build sample = all
   400k objects (quick: 20k).
 
-Goals (issue 10): worker >= 100k tuples/s per core, dispatcher >= 500k tuples/s per core,
+Our goals: worker >= 100k tuples/s per core, dispatcher >= 500k tuples/s per core,
 each >= 20x the STRtree matcher.
 """
 

@@ -1,4 +1,4 @@
-"""Notebook 11's claims table: PS2Stream's C1-C12 (spec Sect. 3) against our runs.
+"""Notebook 11's claims table: PS2Stream's claims C1-C12 against our runs.
 
 Tolerances are module constants declared before any run. The paper's numbers come from a
 32-instance Storm cluster on 280M / 58M real geo-tagged tweets; ours from a replay on one

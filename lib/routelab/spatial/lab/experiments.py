@@ -16,7 +16,7 @@ row per algorithm. Metrics (Sect. VI-A):
   the replay's own counts: ``c_m * checks + c_o * objects + (c_ins + c_del) * queries``),
   hardware-independent;
 * ``latency_us``: mean time in system (microseconds: a replay has no network or
-  serialization, the paper's Storm latencies are milliseconds) at a "moderate" input speed (A22: one rate per
+  serialization, the paper's Storm latencies are milliseconds) at a "moderate" input speed (our reading: one rate per
   stream, ``latency_load`` x the hybrid's measured capacity), multi-copy FIFO model
   (:func:`routelab.grouping.queueing.multicopy_latency`) with each copy's service time =
   its worker's busy time shared by the tuples' costs;

@@ -1,7 +1,7 @@
 """Notebook 11's data: semi-synthetic geo-tagged tweets, the queries Q1/Q2/Q3, the stream.
 
 The paper's TWEETS-US / TWEETS-UK (280M / 58M geo-tagged tweets) are not available; no
-package registry ships geo-tagged text at scale (spec Sect. 6). Recipe (spec Sect. 6):
+package registry ships geo-tagged text at scale. Recipe:
 
 1. **Text**: the 84,087 bundled real tweets as S3-TM word sets, resampled with replacement
    to the profile's size.
@@ -18,8 +18,9 @@ package registry ships geo-tagged text at scale (spec Sect. 6). Recipe (spec Sec
 Queries (Sect. VI-A): 1-3 keywords (uniform), all AND or all OR (fair coin), a square
 centred on a random tweet. Q1: side 1-50 km, keywords drawn in proportion to their object
 frequency. Q2: side 1-100 km, at least one keyword outside the top 1 % most frequent terms
-(A17). Q3: the country's box in 10 x 10 equal regions, each region Q1 or Q2 by a seeded
-fair coin (A18). The stream interleaves objects and updates 5 : 1 with ``mu`` live queries
+(our reading). Q3: the country's box in 10 x 10 equal regions, each region Q1 or Q2 by a
+seeded fair coin (our reading of "100 regions"). The stream interleaves objects and updates
+5 : 1 with ``mu`` live queries
 (:mod:`routelab.spatial.workload`).
 
 :func:`helsinki_stream` builds the real-POI demo: the OSM extract's named POIs as objects
