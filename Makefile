@@ -32,14 +32,14 @@ venv: $(PY)
 $(STAMP): $(PY) pyproject.toml constraints.txt
 	$(PIP) install -q --upgrade "pip>=24"
 	$(PIP) install -q -c constraints.txt -e ".[dev]"
-	$(PY) -m routelab.kernel
+	$(PY) -m routelab.jupyter_kernel
 	touch $(STAMP)
 
 KERNEL := $(VENV)/share/jupyter/kernels/routelab/kernel.json
 
 # the Jupyter kernelspec the committed notebooks name ("Python 3 (routelab)")
 $(KERNEL): $(STAMP)
-	$(PY) -m routelab.kernel
+	$(PY) -m routelab.jupyter_kernel
 
 packages: $(STAMP) $(KERNEL)
 

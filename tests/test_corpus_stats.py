@@ -1,4 +1,4 @@
-"""S3-TM Table 1 and Fig. 4 statistics (routelab.corpus.stats) and `routelab stats`."""
+"""S3-TM Table 1 and Fig. 4 statistics (routelab.corpus.stats) and `routelab s3tm stats`."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from routelab.kernel import KERNEL_NAME
+from routelab.jupyter_kernel import KERNEL_NAME
 from routelab.paths import notebooks_dir, repo_root
 
 pytestmark = [pytest.mark.lab, pytest.mark.slow]

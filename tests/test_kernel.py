@@ -6,7 +6,12 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from routelab.kernel import KERNEL_NAME, IPCKernelManager, ensure_kernel, kernelspec_metadata
+from routelab.jupyter_kernel import (
+    KERNEL_NAME,
+    IPCKernelManager,
+    ensure_kernel,
+    kernelspec_metadata,
+)
 from routelab.paths import notebooks_dir
 
 NOTEBOOKS = sorted(notebooks_dir().glob("[0-9][0-9]_*.ipynb"))

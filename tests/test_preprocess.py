@@ -1,4 +1,4 @@
-"""The Spark preprocessing pipeline (routelab.corpus.preprocess) and `routelab preprocess`."""
+"""The Spark preprocessing pipeline (routelab.corpus.preprocess) and `routelab s3tm preprocess`."""
 
 from __future__ import annotations
 

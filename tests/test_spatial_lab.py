@@ -37,7 +37,7 @@ def test_multicopy_latency_hand_example() -> None:
 @pytest.mark.spark
 @pytest.mark.parametrize("algorithm", ["hybrid", "metric"])
 def test_spark_replay_equals_local_pipeline_and_oracle(spark, algorithm: str) -> None:
-    from routelab.spatial.replay import spark_run
+    from routelab.spatial.dataflow import spark_run
 
     st = random_workload(3, n_objects=300, n_queries=80)
     setup = prepare(st, GRID, np.arange(150), np.arange(40))

@@ -16,25 +16,27 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``commands`` the subcommands of the ``routelab`` CLI;
 - the workbench modules at this level serve every paper:
 
-  ================== ==================================================================
-  ``spark.py``       the one Spark session factory (:func:`routelab.spark.get_spark`)
-  ``sweep.py``       parameter grids as Spark tasks, with a progress bar
-  ``runs.py``        the papermill runner behind ``routelab figures``
-  ``profiles.py``    what ``smoke``, ``default`` and ``paper`` mean for each notebook
-  ``report.py``      a notebook's figures, headline numbers and claims -> results.json
-  ``claims.py``      the verdict vocabulary and the declared-tolerance rules of claims
-  ``dashboard.py``   ``figures/index.html`` and ``routelab claims``: every notebook's claims
-  ``kernel.py``      the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
-  ``progress.py``    progress bars (none inside batch notebook runs)
-  ``conf/``          the driver's log4j2 configuration (quiet Spark start-up)
-  ``plots.py``       figure style; saving as HTML, PNG, SVG with a provenance footer
-  ``paths.py``       where routelab reads and writes
-  ``hashing.py``     seeded stable hashes (never Python's ``hash()``)
-  ``errors.py``      errors reported to users as one clear message
-  ``badrecords.py``  bad input records counted by reason, with file:line examples
-  ``benchmarks.py``  the registry behind ``make bench`` / ``routelab bench``
-  ``cli.py``         the ``routelab`` command line (subcommands in ``commands/``)
-  ================== ==================================================================
+  ====================== ==================================================================
+  ``spark.py``           the one Spark session factory (:func:`routelab.spark.get_spark`)
+  ``sweep.py``           parameter grids as Spark tasks, with a progress bar
+  ``runs.py``            the papermill runner behind ``routelab figures``
+  ``profiles.py``        what ``smoke``, ``default`` and ``paper`` mean for each notebook
+  ``report.py``          a notebook's figures, headline numbers and claims -> results.json
+  ``claims.py``          the verdict vocabulary and the declared-tolerance rules of claims
+  ``dashboard.py``       ``figures/index.html`` and ``routelab claims``: every notebook's claims
+  ``jupyter_kernel.py``  the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
+  ``methods.py``         one registry shape for every system's methods (:class:`MethodRegistry`)
+  ``checks.py``          argument checks shared by every module (one ValueError naming the argument)
+  ``progress.py``        progress bars (none inside batch notebook runs)
+  ``conf/``              the driver's log4j2 configuration (quiet Spark start-up)
+  ``plots.py``           figure style; saving as HTML, PNG, SVG with a provenance footer
+  ``paths.py``           where routelab reads and writes
+  ``hashing.py``         seeded stable hashes (never Python's ``hash()``)
+  ``errors.py``          errors reported to users as one clear message
+  ``badrecords.py``      bad input records counted by reason, with file:line examples
+  ``benchmarks.py``      the registry behind ``make bench`` / ``routelab bench``
+  ``cli.py``             the ``routelab`` command line (subcommands in ``commands/``)
+  ====================== ==================================================================
 """
 
 __version__ = "0.1.0"

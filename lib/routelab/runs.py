@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from routelab.errors import RoutelabError
-from routelab.kernel import KERNEL_NAME, IPCKernelManager, ensure_kernel
+from routelab.jupyter_kernel import KERNEL_NAME, IPCKernelManager, ensure_kernel
 from routelab.paths import figures_dir, git_commit, notebooks_dir, runs_dir
 from routelab.profiles import check_profile, parameters_for
 from routelab.progress import BATCH_ENV

@@ -85,7 +85,7 @@ def _match(args: argparse.Namespace) -> int:
     setup = prepare(stream, grid_for(stream, args.grid), so, sq, seed=args.seed)
     part, build_s = build_partition(setup, partitioner, n)
     from routelab.spark import get_spark
-    from routelab.spatial.replay import spark_run
+    from routelab.spatial.dataflow import spark_run
 
     spark = get_spark(args.master, app_name="routelab-spatial", quiet=True)
     res = spark_run(setup, part, n_dispatchers=args.dispatchers, spark=spark)

@@ -292,12 +292,14 @@ def read_posts(spark: SparkSession, path: str | Path) -> DataFrame:
     if not p.exists():
         raise BadInputError(
             f"{path}: no such file or directory (expected the output "
-            f"directory of `routelab preprocess`)"
+            f"directory of `routelab s3tm preprocess`)"
         )
     with spark_read_errors(str(p)):
         df = spark.read.parquet(str(p))
     if "words" not in df.columns:
-        raise BadInputError(f"{p}: no 'words' column; is it the output of `routelab preprocess`?")
+        raise BadInputError(
+            f"{p}: no 'words' column; is it the output of `routelab s3tm preprocess`?"
+        )
     return df
 
 

@@ -31,10 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from routelab.checks import check_float, check_int, check_seed
 from routelab.datasets.synthetic import (
-    check_float,
-    check_int,
-    check_seed,
     generate_blocks,
     prepare_output_dir,
     sample_cdf,
@@ -67,7 +65,7 @@ def _spark_posts(posts: DataFrame | str | Path, spark: SparkSession | None = Non
         from routelab.spark import get_spark
 
         path = Path(posts)
-        if (path / "posts.parquet").exists():  # the folder `routelab preprocess` writes
+        if (path / "posts.parquet").exists():  # the folder `routelab s3tm preprocess` writes
             path = path / "posts.parquet"
         where = str(path)
         if not path.exists():

@@ -1,6 +1,6 @@
 """Guess what a file holds from its first bytes, to explain a load that kept nothing.
 
-``routelab preprocess --format twitter-json`` given a CSV, or ``--format csv`` given Parquet,
+``routelab s3tm preprocess --input-format twitter-json`` given a CSV, or ``--input-format csv`` given Parquet,
 reads every record as bad; the command then says what the input looks like instead of
 exiting 0 with nothing written.
 """

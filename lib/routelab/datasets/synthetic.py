@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from routelab.checks import check_float, check_int, check_seed
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -62,41 +64,6 @@ LOGNORMAL_KEYS: dict[str, int] = {"LN1": 16_000, "LN2": 1_100}
 WEEK_US = 7 * 24 * 3600 * 1_000_000
 APRIL_2013_RATE = 979_442 / (30 * 24 * 3600)
 """Posts per second of S3-TM's sampled April 2013 corpus (Table 1: 979,442 tweets in 30 days)."""
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def check_int(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an ``int`` >= ``minimum``, else a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def check_float(
-    name: str, value: Any, minimum: float | None = None, *, inclusive: bool = True
-) -> float:
-    """``value`` as a finite ``float`` (>= or > ``minimum``), else a ValueError."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if minimum is None:
-        return number
-    if number < minimum or (not inclusive and number == minimum):
-        sign = ">=" if inclusive else ">"
-        raise ValueError(f"{name} must be a finite number {sign} {minimum}, got {value!r}")
-    return number
-
-
-def check_seed(seed: Any) -> int:
-    """A seed: a non-negative integer (``numpy.random.SeedSequence`` needs one)."""
-    return check_int("seed", seed, 0)
 
 
 # --------------------------------------------------------------------------- shared pieces

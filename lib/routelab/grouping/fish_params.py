@@ -169,6 +169,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from routelab.checks import check_choice, check_int
 from routelab.grouping.consistent_hash import HashRing, build_ring
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.inputs import route_inputs
@@ -199,11 +200,11 @@ class FishParams:
     placement: str = "ring"
 
     def __post_init__(self) -> None:
-        _check_int(self.epoch_size, "epoch_size", 1)
-        _check_int(self.capacity, "capacity", 1)
-        _check_int(self.min_workers, "min_workers", 1)
-        _check_int(self.cold_choices, "cold_choices", 1)
-        _check_int(self.vnodes, "vnodes", 1)
+        check_int("FISH epoch_size", self.epoch_size, 1)
+        check_int("FISH capacity", self.capacity, 1)
+        check_int("FISH min_workers", self.min_workers, 1)
+        check_int("FISH cold_choices", self.cold_choices, 1)
+        check_int("FISH vnodes", self.vnodes, 1)
         if self.vnodes >= 2**32:
             raise ValueError(f"FISH vnodes must be < 2**32, got {self.vnodes}")
         if not (isinstance(self.decay, int | float) and 0.0 <= self.decay <= 1.0):
@@ -218,11 +219,11 @@ class FishParams:
             and self.interval >= 0
         ):
             raise ValueError(f"FISH interval must be a finite number >= 0, got {self.interval!r}")
-        _check_choice(self.workers_formula, "workers_formula", WORKERS_FORMULAS)
-        _check_choice(self.counting, "counting", COUNTINGS)
-        _check_choice(self.hot_policy, "hot_policy", HOT_POLICIES)
-        _check_choice(self.assignment, "assignment", ASSIGNMENTS)
-        _check_choice(self.placement, "placement", PLACEMENTS)
+        check_choice("FISH workers_formula", self.workers_formula, WORKERS_FORMULAS)
+        check_choice("FISH counting", self.counting, COUNTINGS)
+        check_choice("FISH hot_policy", self.hot_policy, HOT_POLICIES)
+        check_choice("FISH assignment", self.assignment, ASSIGNMENTS)
+        check_choice("FISH placement", self.placement, PLACEMENTS)
 
     @classmethod
     def from_params(cls, **params: Any) -> FishParams:
@@ -247,16 +248,6 @@ class FishParams:
     def theta(self, n_workers: int) -> float:
         """The hot threshold theta = hot_threshold / n (a frequency)."""
         return self.hot_threshold / n_workers
-
-
-def _check_int(value: Any, name: str, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"FISH {name} must be an integer >= {low}, got {value!r}")
-
-
-def _check_choice(value: Any, name: str, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ValueError(f"FISH {name} must be one of {', '.join(options)}; got {value!r}")
 
 
 # The two CHK formulas are numba functions so the readable reference and the kernel evaluate

@@ -20,7 +20,7 @@ Files and the paper's sections:
 ``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D)
 ``engine.py``      the partitioner registry ``PARTITIONERS``; the build sample; partition ->
                    dispatch -> worker replay -> merger on one machine (Fig. 1)
-``replay.py``      the same run with dispatchers and workers as Spark tasks
+``dataflow.py``    the same run with dispatchers and workers as Spark tasks
 ``workload.py``    the workload's shape: objects : updates, query lifetimes (Sect. VI-A)
 ``io.py``          a user's objects/queries files -> a stream (``routelab spatial match``)
 =================  ========================================================================

@@ -5,7 +5,7 @@ routes the stream through the gridt dispatcher, replays every worker's sub-strea
 its own GI2 (timing each worker on its own: the busiest worker bounds throughput) and
 merges the results. The merger (Sect. III-B) removes duplicate ``(query, object)`` pairs:
 a query replicated on several workers, or an OR query registered under several keys, can
-deliver the same pair twice. :mod:`routelab.spatial.replay` runs the same steps as Spark
+deliver the same pair twice. :mod:`routelab.spatial.dataflow` runs the same steps as Spark
 tasks.
 """
 

@@ -218,7 +218,8 @@ def unigram_sample(
 ) -> KeyStream:
     """Keys drawn i.i.d. from the bundled English unigram counts (key = frequency rank), a
     stationary web-scale heavy tail standing in for PKG's Wikipedia page views (WP)."""
-    from routelab.datasets.synthetic import check_int, check_seed, sample_cdf
+    from routelab.checks import check_int, check_seed
+    from routelab.datasets.synthetic import sample_cdf
 
     n = check_int("n_messages", n_messages, 1)
     frame = _read("unigrams", ["count", "rank"]).sort_values("rank", kind="stable")

@@ -1,7 +1,7 @@
 """The Jupyter kernel the notebooks run on, and how papermill starts it.
 
 The committed notebooks name the kernelspec ``routelab`` ("Python 3 (routelab)"), which
-``make setup`` installs into the project's environment (``python -m routelab.kernel``), so
+``make setup`` installs into the project's environment (``python -m routelab.jupyter_kernel``), so
 JupyterLab opens a notebook without rewriting its metadata, and
 ``routelab figures`` uses the same kernel. :func:`ensure_kernel` installs it on first use.
 
