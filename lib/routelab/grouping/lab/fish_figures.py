@@ -494,8 +494,9 @@ PIPELINE_STAGES = (
 def fig5_overview(*, title: str, decay: float = 0.6, hot_threshold: float = 0.5) -> go.Figure:
     """FISH Fig. 5 (the overview of FISH), drawn our own way: FISH's pipeline (Sects. 4-5),
     sources -> epoch counting -> decay -> hot-key classification -> workers per hot key
-    (CHK) -> worker assignment -> workers, as boxes joined by arrows; ``decay`` and ``hot_threshold`` (theta n) label their boxes. The
-    decay box loops back to counting (the decayed counters start the next epoch)."""
+    (CHK) -> worker assignment -> workers, as boxes joined by arrows; ``decay`` and
+    ``hot_threshold`` (theta n) label their boxes. The decay box loops back to counting (the
+    decayed counters start the next epoch)."""
     fig = go.Figure()
     n = len(PIPELINE_STAGES)
     width, gap = 1.0, 0.3

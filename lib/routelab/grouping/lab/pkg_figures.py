@@ -381,8 +381,9 @@ def fig5b_memory_vs_throughput(agg: pd.DataFrame) -> go.Figure:
 
 
 def extra_used_bins(bins: pd.DataFrame) -> go.Figure:
-    """Not a paper figure (Sect. IV-A's argument): fraction of bins that are a choice of some key (left) and PKG's scaled
-    imbalance ``n I(m) / m`` against the bound ``n/|B| - 1`` (right), vs ``n``."""
+    """Not a paper figure (Sect. IV-A's argument): fraction of bins that are a choice of
+    some key (left) and PKG's scaled imbalance ``n I(m) / m`` against the bound
+    ``n/|B| - 1`` (right), vs ``n``."""
     stats = (
         bins.groupby("n_workers")
         .agg(
@@ -466,9 +467,9 @@ def extra_used_bins(bins: pd.DataFrame) -> go.Figure:
 
 
 def extra_two_choice_demo(keys: np.ndarray, n_workers: int, seed: int = 0) -> go.Figure:
-    """Not a paper figure: the two-choice demo, each worker's load under hashing and PKG (bars, linear axis) for
-    ``keys`` on ``n_workers`` workers, the average load m/W dashed, and where W sits against
-    the stream's ``1/p1`` and ``2/p1`` (Sect. IV-A)."""
+    """Not a paper figure: the two-choice demo, each worker's load under hashing and PKG
+    (bars, linear axis) for ``keys`` on ``n_workers`` workers, the average load m/W dashed,
+    and where W sits against the stream's ``1/p1`` and ``2/p1`` (Sect. IV-A)."""
     loads = demo_loads(keys, n_workers, seed)
     m = keys.size
     p1 = max_key_probability(keys)
