@@ -203,7 +203,8 @@ def test_named_labs_follow_the_pattern():
             assert BUILDER_NAME.match(name), f"{module}.{name}"
             m = re.match(r"fig(\d+)", name)
             if m:
-                row = next(r for r in rows if f"{module}.{name}" in builders(r))
+                row = next((r for r in rows if f"{module}.{name}" in builders(r)), None)
+                assert row is not None, f"{module}.{name} is not in the Figures table"
                 assert int(m.group(1)) in figure_numbers(row["figure"]), (name, row["figure"])
 
 
