@@ -252,11 +252,11 @@ def test_effect_sizes_are_tested_at_the_papers_size():
 
 def test_figures_have_one_trace_per_line():
     frame = _main_frame(1.02).assign(stands_in_for="x")
-    fig = ff.scaling_figure(frame, "exec_x_sg", title="t", y_title="y", hline=1.0)
+    fig = ff.fig9_execution_time_real(frame, title="t")
     assert len(fig.data) == 2 * 6  # two cases x six schemes
     assert [t.name for t in fig.data[:6]] == list(ff.VARIANT_ORDER)
     study = _study({0.0: [1.0, 1.1], 1.0: [1.05, 1.0]}, {0.0: 1.0, 1.0: 1.2})
-    time_fig, memory_fig = ff.study_figures(study, "decay", 1.0, title="t", knob_title="a")
+    time_fig, memory_fig = ff.fig12_decay(study, 1.0, title="t")
     assert len(time_fig.data) == 2 * 2  # two cases x (one worker count + the chosen mark)
     assert list(memory_fig.data[0].y) == [1.0, 1.2]  # memory of case c0 by setting
     assert "real" in ff.data_note(frame) and "ZF z=1" in ff.data_note(frame)
@@ -273,7 +273,7 @@ def test_seed_spread_table_and_figure():
     assert t.loc["D-C", "mean"] == pytest.approx(1.1) and t.loc["D-C", "count"] == 3
     assert t.loc["D-C", "cv"] == pytest.approx(0.1 / 1.1)
     assert t.loc["PKG", "cv"] == 0.0 and t.loc["PKG", "max"] == 2.0
-    fig = ff.seed_spread_figure(frame, title="t", y_title="y")
+    fig = ff.extra_seed_spread(frame, title="t", y_title="y")
     assert [len(tr.y) for tr in fig.data] == [3, 3]
 
 
@@ -310,7 +310,7 @@ def test_hot_key_epochs_rejects_overfull_epochs():
 
 
 def test_pipeline_figure_has_every_stage():
-    fig = ff.pipeline_figure(title="FISH", decay=0.6, hot_threshold=0.5)
+    fig = ff.fig5_overview(title="FISH", decay=0.6, hot_threshold=0.5)
     texts = " ".join(a.text for a in fig.layout.annotations)
     assert len(fig.layout.shapes) == len(ff.PIPELINE_STAGES)
     assert "alpha = 0.6" in texts and "theta n = 0.5" in texts and "next epoch" in texts

@@ -306,10 +306,10 @@ def test_demo_stream_and_loads():
     wide = loads.pivot(index="worker", columns="scheme", values="load")
     # W = 4 < 1/p1 ~ 5.2: PKG far more even than hashing
     assert wide["PKG"].max() - 1000 < (wide["hashing"].max() - 1000) / 5
-    fig = fp.demo_figure(keys, 4)
+    fig = fp.extra_two_choice_demo(keys, 4)
     assert [t.type for t in fig.data] == ["bar", "bar"]
     assert "W < 1/p1" in fig.layout.title.text
-    assert "W > 2/p1" in fp.demo_figure(keys, 30).layout.title.text
+    assert "W > 2/p1" in fp.extra_two_choice_demo(keys, 30).layout.title.text
 
 
 def test_throughput_frame_latency_in_ms():
@@ -335,7 +335,7 @@ def test_figures_label_decades_and_keep_key_lines_visible():
             "latency_ms": [1, 3, 1, 3, 1, 9],
         }
     )
-    fig = fp.throughput_figure(tp, 100.0)
+    fig = fp.fig5a_throughput_vs_delay(tp, 100.0)
     names = [t.name for t in fig.data if t.showlegend is not False]
     assert names == ["KG", "PKG", "SG"]  # SG drawn last, over PKG
     sg = [t for t in fig.data if t.name == "SG"][0]
@@ -353,20 +353,22 @@ def test_figures_label_decades_and_keep_key_lines_visible():
         }
     )
     c = xp.StreamCase("s", {}, 2, 2, 0.05, 1.0, "synthetic", "x")
-    fig = fp.timeline_figure(timeline, [c], 10)
+    fig = fp.fig3_imbalance_through_time(timeline, [c], 10)
     assert [t.name for t in fig.data] == ["H", "L5", "L5P", "L5P/S"]  # solid, dash, dot
     colours = {t.name: t.line.color for t in fig.data}
     assert colours["L5P/S"] != colours["L5"] == colours["L5P"]
     assert all(a["dtick"] == 1 for a in _log_axes(fig).values())
     # a panel whose data lie within one decade gets explicit labels (log_axis would show none)
     narrow = timeline.assign(imbalance_fraction=[0.02, 0.02, 0.03, 0.04] * 2)
-    axis = fp.timeline_figure(narrow, [c], 10).layout.yaxis
+    axis = fp.fig3_imbalance_through_time(narrow, [c], 10).layout.yaxis
     assert list(axis.tickvals) == [0.02, 0.03, 0.05] and list(axis.ticktext) == [
         "0.02",
         "0.03",
         "0.05",
     ]
-    assert fp.timeline_figure(timeline, [c], 10).layout.yaxis.tickvals is None  # 1e-3..0.1
+    assert (
+        fp.fig3_imbalance_through_time(timeline, [c], 10).layout.yaxis.tickvals is None
+    )  # 1e-3..0.1
     skew = pd.DataFrame(
         {
             "n_sources": 5,
@@ -375,7 +377,7 @@ def test_figures_label_decades_and_keep_key_lines_visible():
             "avg_imbalance_fraction": [2e-5, 3e-5, 1e-4, 2e-4],
         }
     )
-    assert list(fp.source_skew_figure(skew).layout.yaxis.ticktext) == [
+    assert list(fp.fig4_skewed_sources(skew).layout.yaxis.ticktext) == [
         "2e-05",
         "3e-05",
         "5e-05",

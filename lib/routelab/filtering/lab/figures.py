@@ -1,4 +1,9 @@
-"""Notebook 09's figures: Fig. 3(a-d) and the Sect. 6.2.2 sweeps, and the explorer."""
+"""Notebook 09's figures: Fig. 3(a-d) and the Sect. 6.2.2 sweeps, and the explorer.
+
+A builder is named after the paper figure it draws, ``fig<N><panels>_<what>``; one that
+draws no paper figure starts with ``extra_``. The "Figures" table of
+``lib/routelab/README.md`` maps every figure to its notebook and builder.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ LABELS = {
 }
 
 
-def versus_n(frame: pd.DataFrame, column: str, title: str) -> go.Figure:
+def _versus_n(frame: pd.DataFrame, column: str, title: str) -> go.Figure:
     """One line per algorithm: ``column`` against the number of subscriptions (log-log)."""
     fig = go.Figure()
     for algorithm, g in frame.groupby("algorithm", sort=False):
@@ -71,7 +76,26 @@ def _panels(
     return fig
 
 
-def operators(frame: pd.DataFrame) -> go.Figure:
+def fig3a_matching_time(
+    frame: pd.DataFrame, title: str = "Fig. 3(a): matching 100 W0 events"
+) -> go.Figure:
+    """Fig. 3(a): time per 100 events against the number of subscriptions, W0."""
+    return _versus_n(frame, "ms_per_100", title)
+
+
+def fig3c_memory(frame: pd.DataFrame, title: str = "Fig. 3(c): index size, W0") -> go.Figure:
+    """Fig. 3(c): bytes of the matching structures against the number of subscriptions."""
+    return _versus_n(frame, "index_mb", title)
+
+
+def fig3d_loading_time(
+    frame: pd.DataFrame, title: str = "Fig. 3(d): loading time, W0"
+) -> go.Figure:
+    """Fig. 3(d): time to build the index from N subscriptions."""
+    return _versus_n(frame, "build_s", title)
+
+
+def fig3b_operators(frame: pd.DataFrame) -> go.Figure:
     """Fig. 3(b): one panel per workload (W1op, W2op), time per 100 events vs N."""
     fig = _panels(
         frame,
@@ -85,8 +109,9 @@ def operators(frame: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def sweeps(frame: pd.DataFrame) -> go.Figure:
-    """Sect. 6.2.2: time per 100 events vs value-domain size and vs predicates."""
+def extra_sweeps(frame: pd.DataFrame) -> go.Figure:
+    """Not a paper figure (the paper states the Sect. 6.2.2 results in words): time per 100
+    events vs value-domain size and vs predicates."""
     fig = _panels(
         frame,
         "sweep",
@@ -106,7 +131,7 @@ def checks_table(frame: pd.DataFrame, workload: str, n: int) -> str:
     return table.median().round(2).to_html()
 
 
-def explorer(frame: pd.DataFrame) -> Any:
+def extra_checks_explorer(frame: pd.DataFrame) -> Any:
     """Pick a workload and N; see subscriptions checked per event for each algorithm."""
     import ipywidgets as widgets
 

@@ -1,5 +1,9 @@
-"""Figures of notebook ``08_fish`` (FISH Sect. 6, Figs. 9-19) from the frames of
+"""Figures of notebook ``08_fish`` (FISH Fig. 5, Sect. 6 Figs. 9-19) from the frames of
 :mod:`routelab.grouping.lab.fish_experiments`, plus the per-worker load explorer.
+
+A builder is named after the paper figure it draws, ``fig<N><panels>_<what>`` (``fig9_...``
+to ``fig19_...``); one that draws no paper figure starts with ``extra_``. The "Figures" table
+of ``lib/routelab/README.md`` maps every figure to its notebook and builder.
 
 Every function takes the result frame (one row per grid point: ``case``, ``n_workers``,
 ``variant`` and the measured columns) and returns a plotly figure; the notebook saves it
@@ -162,7 +166,7 @@ def _panels(
     return fig
 
 
-def scaling_figure(
+def _scaling(
     frame: pd.DataFrame,
     value: str,
     *,
@@ -172,12 +176,12 @@ def scaling_figure(
     hline: float | None = None,
 ) -> go.Figure:
     """``value`` against the number of workers (log2 axis), one panel per case, one line per
-    variant (FISH Figs. 9-11, 14-16)."""
+    variant: the layout of FISH Figs. 9-11 and 14-16."""
     return _panels(frame, "n_workers", value, "variant", title=title, x_title="workers",
                    y_title=y_title, log_y=log_y, hline=hline)  # fmt: skip
 
 
-def study_figures(
+def _study(
     frame: pd.DataFrame,
     knob: str,
     chosen: Any,
@@ -187,9 +191,9 @@ def study_figures(
     value: str = "exec_x_sg",
     memory: str = "memory_normalized",
 ) -> tuple[go.Figure, go.Figure]:
-    """FISH Figs. 12-13: execution time, and memory, against the settings of ``knob``; one
-    panel per case, one line per worker count, the chosen setting dashed; every y axis
-    spans at least :data:`STUDY_MIN_SPAN` (execution time from SG's 1.0 up)."""
+    """Execution time, and memory, against the settings of ``knob`` (the layout of FISH
+    Figs. 12-13): one panel per case, one line per worker count, the chosen setting dashed;
+    every y axis spans at least :data:`STUDY_MIN_SPAN` (execution time from SG's 1.0 up)."""
     data = frame[frame[knob].notna()]
     common = {"x_title": knob_title, "line_names": lambda n: f"{n} workers",
               "categorical_x": True, "mark_x": chosen, "min_span": STUDY_MIN_SPAN}  # fmt: skip
@@ -201,7 +205,88 @@ def study_figures(
     )  # fmt: skip
 
 
-def rehash_figure(frame: pd.DataFrame, *, title: str) -> go.Figure:
+def fig9_execution_time_real(
+    frame: pd.DataFrame, *, title: str = "Fig. 9: real stand-ins: execution time"
+) -> go.Figure:
+    """FISH Fig. 9: execution time relative to SG (log) against workers on the real
+    stand-ins, one panel per case, one line per scheme."""
+    return _scaling(frame, "exec_x_sg", title=title, y_title="execution time / SG",
+                    log_y=True, hline=1.0)  # fmt: skip
+
+
+def fig10_execution_time_zipf(
+    frame: pd.DataFrame, *, title: str = "Fig. 10: time-evolving Zipf: execution time"
+) -> go.Figure:
+    """FISH Fig. 10: as Fig. 9 on the time-evolving Zipf streams, one panel per skew."""
+    return _scaling(frame, "exec_x_sg", title=title, y_title="execution time / SG",
+                    log_y=True, hline=1.0)  # fmt: skip
+
+
+def fig11_memory(frame: pd.DataFrame, *, title: str = "Fig. 11: memory") -> go.Figure:
+    """FISH Fig. 11: memory relative to FG (log) against workers, every case."""
+    return _scaling(frame, "memory_normalized", title=title, y_title="memory / FG",
+                    log_y=True, hline=1.0)  # fmt: skip
+
+
+def fig12_decay(
+    frame: pd.DataFrame, chosen: Any, *, title: str = "Fig. 12: decay factor"
+) -> tuple[go.Figure, go.Figure]:
+    """FISH Fig. 12: execution time and memory against the decay factor alpha (two
+    figures), the chosen alpha dashed."""
+    return _study(frame, "decay", chosen, title=title, knob_title="decay α")
+
+
+def fig13_hot_threshold(
+    frame: pd.DataFrame, chosen: Any, *, title: str = "Fig. 13: hot-key threshold"
+) -> tuple[go.Figure, go.Figure]:
+    """FISH Fig. 13: execution time and memory against the hot-key threshold theta n (two
+    figures), the chosen threshold dashed."""
+    return _study(frame, "hot_threshold", chosen, title=title, knob_title="hot threshold θ·n")
+
+
+def extra_workers_formula(
+    frame: pd.DataFrame, chosen: Any, *, title: str = "RQ2: workers per hot key"
+) -> tuple[go.Figure, go.Figure]:
+    """Not a paper figure: execution time and memory for the two readings of Algorithm 2's
+    workers-per-hot-key formula (``relative``, ``share``), laid out as Figs. 12-13."""
+    return _study(frame, "workers_formula", chosen, title=title,
+                  knob_title="workers per hot key")  # fmt: skip
+
+
+def fig14_epoch_counting(
+    frame: pd.DataFrame, *, title: str = "Fig. 14: epoch-based vs lifetime counting"
+) -> go.Figure:
+    """FISH Fig. 14: execution time relative to SG against workers, FISH's epoch-based hot-key
+    identification vs lifetime counting (D-C's and W-C's)."""
+    return _scaling(frame, "exec_x_sg", title=title, y_title="execution time / SG", hline=1.0)
+
+
+def fig15_hot_key_policies(
+    frame: pd.DataFrame,
+    *,
+    title: str = "Fig. 15: CHK vs the W-C and D-C hot-key policies",
+) -> tuple[go.Figure, go.Figure]:
+    """FISH Fig. 15: memory relative to FG (the paper's panel) and, as a second figure,
+    execution time relative to SG, of FISH with CHK vs with W-C's and D-C's hot-key
+    policies, against workers."""
+    return (
+        _scaling(frame, "memory_normalized", title=f"{title} (memory)", y_title="memory / FG"),
+        _scaling(frame, "exec_x_sg", title=f"{title} (cont.): execution time",
+                 y_title="execution time / SG", hline=1.0),
+    )  # fmt: skip
+
+
+def fig16_heterogeneous_workers(
+    frame: pd.DataFrame, *, title: str = "Fig. 16: heterogeneous workers"
+) -> go.Figure:
+    """FISH Fig. 16: execution time relative to the ideal (capacity-proportional) time
+    against workers, heuristic worker assignment vs assignment by load count, half of the
+    workers faster."""
+    return _scaling(frame, "exec_x_ideal", title=title, y_title="execution time / ideal",
+                    hline=1.0)  # fmt: skip
+
+
+def fig17_consistent_hashing(frame: pd.DataFrame, *, title: str) -> go.Figure:
     """FISH Fig. 17: memory, keys whose home worker moved, and load imbalance after adding
     or removing a worker half-way, with consistent hashing (ring) vs modulo placement;
     grouped bars per case."""
@@ -238,7 +323,7 @@ LATENCY_UNIT = 1e-3
 """Every latency of notebook 08 is shown in milliseconds (figures, tables, the explorer)."""
 
 
-def latency_figure(frame: pd.DataFrame, *, title: str) -> go.Figure:
+def fig18_latency(frame: pd.DataFrame, *, title: str) -> go.Figure:
     """FISH Fig. 18: latency percentiles (p50, p95, p99; ms, log axis) per scheme, one panel
     per case: markers joined per percentile (no bars: a bar's length on a log axis means
     nothing)."""
@@ -282,7 +367,7 @@ def latency_table(frame: pd.DataFrame) -> pd.DataFrame:
     return out.round({"p50 latency (ms)": 3, "p99 latency (ms)": 3, "throughput (tuples/s)": 0})
 
 
-def throughput_figure(frame: pd.DataFrame, *, title: str) -> go.Figure:
+def fig19_throughput(frame: pd.DataFrame, *, title: str) -> go.Figure:
     """FISH Fig. 19: throughput (tuples/s) per scheme, bars grouped by case."""
     fig = go.Figure()
     order = _ordered(frame["variant"])
@@ -295,7 +380,7 @@ def throughput_figure(frame: pd.DataFrame, *, title: str) -> go.Figure:
     return fig
 
 
-def worker_load_figure(loads: np.ndarray, capacities: np.ndarray, *, title: str) -> go.Figure:
+def extra_worker_load(loads: np.ndarray, capacities: np.ndarray, *, title: str) -> go.Figure:
     """Per-worker load (tuples) and each worker's fair share by capacity."""
     caps = np.asarray(capacities, dtype=np.float64)[: loads.size]
     fair = loads.sum() * caps / caps.sum()
@@ -306,7 +391,7 @@ def worker_load_figure(loads: np.ndarray, capacities: np.ndarray, *, title: str)
     return fig
 
 
-def load_explorer(
+def extra_load_explorer(
     cases: Sequence[Mapping[str, Any]],
     variants: Sequence[Mapping[str, Any]],
     workers: Sequence[int],
@@ -337,7 +422,7 @@ def load_explorer(
             f"{s['execution_time']:.3g} s, p99 latency {s['latency_p99'] * 1e3:.3g} ms, "
             f"memory {s['memory_normalized']:.2f}x FG"
         )
-        return figure_html(worker_load_figure(np.asarray(s["loads"]), caps, title=title))
+        return figure_html(extra_worker_load(np.asarray(s["loads"]), caps, title=title))
 
     return widget_view(
         render,
@@ -347,7 +432,7 @@ def load_explorer(
     )
 
 
-def seed_spread_figure(
+def extra_seed_spread(
     frame: pd.DataFrame, value: str = "exec_x_sg", *, title: str, y_title: str
 ) -> go.Figure:
     """One marker per run seed for each variant, a panel per (case, workers) -- cases in
@@ -403,14 +488,15 @@ PIPELINE_STAGES = (
     ("assignment", "of the d_k ring<br>workers, the one<br>with the shortest<br>estimated wait"),
     ("workers", "n workers,<br>FIFO queues,<br>state per<br>(key, worker)"),
 )
-"""The boxes of :func:`pipeline_figure`: a title and a two-line description each."""
+"""The boxes of :func:`fig5_overview`: a title and a two-line description each."""
 
 
-def pipeline_figure(*, title: str, decay: float = 0.6, hot_threshold: float = 0.5) -> go.Figure:
-    """A diagram of FISH's pipeline (Sects. 4-5): sources -> epoch counting -> decay ->
-    hot-key classification -> workers per hot key (CHK) -> worker assignment -> workers, as
-    boxes joined by arrows; ``decay`` and ``hot_threshold`` (theta n) label their boxes. The
-    decay box loops back to counting (the decayed counters start the next epoch)."""
+def fig5_overview(*, title: str, decay: float = 0.6, hot_threshold: float = 0.5) -> go.Figure:
+    """FISH Fig. 5 (the overview of FISH), drawn our own way: FISH's pipeline (Sects. 4-5),
+    sources -> epoch counting -> decay -> hot-key classification -> workers per hot key
+    (CHK) -> worker assignment -> workers, as boxes joined by arrows; ``decay`` and
+    ``hot_threshold`` (theta n) label their boxes. The decay box loops back to counting (the
+    decayed counters start the next epoch)."""
     fig = go.Figure()
     n = len(PIPELINE_STAGES)
     width, gap = 1.0, 0.3

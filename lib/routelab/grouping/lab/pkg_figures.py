@@ -5,6 +5,10 @@ plotly figure; the notebook hands it to :meth:`routelab.report.NotebookReport.fi
 which adds the data/profile/version footer and saves HTML, PNG and SVG. A method keeps its
 colour in every figure (:data:`VARIANTS` through :func:`routelab.plots.color_for`).
 Imbalance is plotted on log axes; a zero imbalance cannot be shown there and is left out.
+
+A builder is named after the paper figure or table it draws, ``fig<N><panels>_<what>`` or
+``table<N>_<what>``; one that draws neither starts with ``extra_``. The "Figures" table of
+``lib/routelab/README.md`` maps every figure to its notebook and builder.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ def _imbalance_axes(
     return fig
 
 
-def table2_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
+def table2_imbalance(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
     """Table II as lines: average imbalance fraction vs workers, one panel per stream, with
     the stream's ``1/p1`` and ``2/p1`` marked and, beyond ``2/p1``, the lower bound
     ``p1/2 - 1/W`` every two-choice scheme obeys (Sect. IV-A; drawn, not claimed: it holds
@@ -197,7 +201,7 @@ def table2_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
     return _imbalance_axes(fig, workers, title, cells)
 
 
-def local_global_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
+def fig2_local_vs_global(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.Figure:
     """Fig. 2: average imbalance fraction of H, G, L_S (solid) and L_S P (dashed) vs
     workers, one panel per stream."""
     fig, cells = _grid([_title(c) for c in cases], 3, **_SPACING)
@@ -226,7 +230,7 @@ def local_global_figure(rows: pd.DataFrame, cases: Sequence[StreamCase]) -> go.F
     return _imbalance_axes(fig, workers, title, cells)
 
 
-def timeline_figure(
+def fig3_imbalance_through_time(
     timelines: pd.DataFrame, cases: Sequence[StreamCase], n_workers: int
 ) -> go.Figure:
     """Fig. 3: imbalance fraction through time at ``n_workers`` workers, one panel per
@@ -263,7 +267,7 @@ def timeline_figure(
     return fig
 
 
-def source_skew_figure(skew: pd.DataFrame) -> go.Figure:
+def fig4_skewed_sources(skew: pd.DataFrame) -> go.Figure:
     """Fig. 4: PKG (L) imbalance fraction vs workers with sources split by user (skewed,
     solid) or round robin (uniform, dashed), one colour per number of sources."""
     fig = go.Figure()
@@ -289,7 +293,7 @@ def source_skew_figure(skew: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
+def fig5a_throughput_vs_delay(tp: pd.DataFrame, source_rate: float) -> go.Figure:
     """Fig. 5a: throughput (left) and mean latency in ms (right) vs CPU delay for KG, PKG
     and SG. SG is drawn last, dashed with open markers: it often coincides with PKG."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=["throughput", "mean latency"])
@@ -345,7 +349,7 @@ def throughput_figure(tp: pd.DataFrame, source_rate: float) -> go.Figure:
     return fig
 
 
-def aggregation_figure(agg: pd.DataFrame) -> go.Figure:
+def fig5b_memory_vs_throughput(agg: pd.DataFrame) -> go.Figure:
     """Fig. 5b: saturated throughput vs memory of PKG and SG for several aggregation
     periods (labelled), with KG's throughput (nothing to aggregate) as a line."""
     fig = go.Figure()
@@ -376,9 +380,10 @@ def aggregation_figure(agg: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def used_bins_figure(bins: pd.DataFrame) -> go.Figure:
-    """Sect. IV-A: fraction of bins that are a choice of some key (left) and PKG's scaled
-    imbalance ``n I(m) / m`` against the bound ``n/|B| - 1`` (right), vs ``n``."""
+def extra_used_bins(bins: pd.DataFrame) -> go.Figure:
+    """Not a paper figure (Sect. IV-A's argument): fraction of bins that are a choice of
+    some key (left) and PKG's scaled imbalance ``n I(m) / m`` against the bound
+    ``n/|B| - 1`` (right), vs ``n``."""
     stats = (
         bins.groupby("n_workers")
         .agg(
@@ -461,10 +466,10 @@ def used_bins_figure(bins: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def demo_figure(keys: np.ndarray, n_workers: int, seed: int = 0) -> go.Figure:
-    """The two-choice demo: each worker's load under hashing and PKG (bars, linear axis) for
-    ``keys`` on ``n_workers`` workers, the average load m/W dashed, and where W sits against
-    the stream's ``1/p1`` and ``2/p1`` (Sect. IV-A)."""
+def extra_two_choice_demo(keys: np.ndarray, n_workers: int, seed: int = 0) -> go.Figure:
+    """Not a paper figure: the two-choice demo, each worker's load under hashing and PKG
+    (bars, linear axis) for ``keys`` on ``n_workers`` workers, the average load m/W dashed,
+    and where W sits against the stream's ``1/p1`` and ``2/p1`` (Sect. IV-A)."""
     loads = demo_loads(keys, n_workers, seed)
     m = keys.size
     p1 = max_key_probability(keys)

@@ -1,5 +1,10 @@
 """Notebook 11's figures: Fig. 3/4 (a real kdt-tree and its gridt over the map), Fig. 6
-(baselines), Figs. 7-10 (hybrid vs metric vs kd-tree) and Fig. 11 (workers)."""
+(baselines), Figs. 7-10 (hybrid vs metric vs kd-tree) and Fig. 11 (workers).
+
+A builder is named after the paper figure it draws, ``fig<N><panels>_<what>`` (``fig3_4_``
+for one drawing of Figs. 3 and 4). The "Figures" table of ``lib/routelab/README.md`` maps
+every figure to its notebook and builder.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from routelab.spatial.kdt import Partition
 ALGORITHM_ORDER = ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric", "hybrid")
 
 
-def fig_partition_map(
+def fig3_4_kdt_map(
     partition: Partition,
     grid: BaseGrid,
     lon: np.ndarray,
@@ -79,7 +84,7 @@ def _label(row: pd.Series) -> str:
     return f"{'UK' if row['country'] == 'GB' else row['country']}-{row['query_set']}"
 
 
-def fig_bars(
+def _bars(
     df: pd.DataFrame,
     metric: str,
     title: str,
@@ -88,7 +93,8 @@ def fig_bars(
     log: bool = False,
     algorithms: tuple[str, ...] | None = None,
 ) -> go.Figure:
-    """Grouped bars: x = dataset-query set, one bar per algorithm (Figs. 6-10)."""
+    """Grouped bars: x = dataset-query set, one bar per algorithm (the layout of Figs.
+    6-10)."""
     d = df.copy()
     d["set"] = d.apply(_label, axis=1)
     d = d.groupby(["set", "algorithm"], as_index=False)[metric].mean()
@@ -105,7 +111,51 @@ def fig_bars(
     return fig
 
 
-def fig_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure:
+def fig6_baselines(
+    df: pd.DataFrame,
+    algorithms: tuple[str, ...] | None = None,
+    title: str = "Fig. 6 - baselines: throughput (busiest worker)",
+) -> go.Figure:
+    """Fig. 6: throughput (tuples/s of the busiest worker) of the six baselines."""
+    return _bars(df, "throughput", title, "tuples/s", algorithms=algorithms)
+
+
+def fig7_throughput(
+    df: pd.DataFrame, algorithms: tuple[str, ...] | None = None, title: str = "Fig. 7 - throughput"
+) -> go.Figure:
+    """Fig. 7: throughput (tuples/s) of hybrid vs metric vs kd-tree partitioning."""
+    return _bars(df, "throughput", title, "tuples/s", algorithms=algorithms)
+
+
+def fig8_latency(
+    df: pd.DataFrame,
+    algorithms: tuple[str, ...] | None = None,
+    title: str = "Fig. 8 - mean latency at 0.6 x hybrid's capacity (steady state)",
+) -> go.Figure:
+    """Fig. 8: mean latency (microseconds) of hybrid vs metric vs kd-tree partitioning."""
+    return _bars(df, "latency_us", title, "microseconds", algorithms=algorithms)
+
+
+def fig9_dispatcher_memory(
+    df: pd.DataFrame,
+    algorithms: tuple[str, ...] | None = None,
+    title: str = "Fig. 9 - dispatcher memory (model)",
+) -> go.Figure:
+    """Fig. 9: dispatcher memory (MB, modelled) of hybrid vs metric vs kd-tree."""
+    return _bars(df, "dispatcher_mb", title, "MB", algorithms=algorithms)
+
+
+def fig10_worker_memory(
+    df: pd.DataFrame,
+    algorithms: tuple[str, ...] | None = None,
+    title: str = "Fig. 10 - worker memory (model, mean over workers)",
+) -> go.Figure:
+    """Fig. 10: worker memory (MB, modelled, mean over workers) of hybrid vs metric vs
+    kd-tree."""
+    return _bars(df, "worker_mb", title, "MB", algorithms=algorithms)
+
+
+def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure:
     """Fig. 11: throughput against the number of workers, one panel per dataset-query set."""
     d = df.copy()
     d["set"] = d.apply(_label, axis=1)
