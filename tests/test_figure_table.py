@@ -29,7 +29,7 @@ PAPER_FIGURES = {
     "Fabret": set(range(1, 5)),
     "PS2Stream": set(range(1, 17)),
 }
-"""The numbered figures of each paper (/work/shared/papers/*.txt): each needs a row."""
+"""The numbered figures of each paper (counted in the five papers' texts): each needs a row."""
 
 PAPER_NOTEBOOKS = {
     "PKG": {"07_pkg"},
