@@ -193,3 +193,99 @@ def test_unusable_files_are_clear_errors(tmp_path):
         )
         == 2
     )
+
+
+TYPO_SUBS = """sub_id,attr,op,value
+1,price,<,100
+2,price,>=,100
+3,carrier,=,UA
+3,price,<=,50
+4,price,<,1O0
+4,carrier,=,AA
+"""
+TYPO_EVENTS = """event_id,attr,value
+1,price,20
+1,carrier,UA
+2,price,cheap
+2,carrier,AA
+3,price,150.5
+"""
+
+
+def test_one_typo_never_sinks_an_attribute(tmp_path):
+    """A text value on a numeric attribute is the bad row, named by file:line; every other
+    row is kept (issue: one `2,price,cheap` used to turn price into text and drop every
+    subscription on it)."""
+    (tmp_path / "subs.csv").write_text(TYPO_SUBS)
+    (tmp_path / "events.csv").write_text(TYPO_EVENTS)
+    w = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv")
+    r = w.report
+    assert dict(r.counts) == {"non_numeric_value": 2, "subscription_dropped": 1}
+    where = sorted((e.file.rsplit("/", 1)[-1], e.line) for e in r.examples["non_numeric_value"])
+    assert where == [("events.csv", 4), ("subs.csv", 6)]  # `2,price,cheap`, `4,price,<,1O0`
+    assert sorted(w.subs.ids.tolist()) == [1, 2, 3]  # subscription 4 (the typo) alone dropped
+    ptr, idx = oracle_match(w.subs, w.events)
+    pairs = {(int(w.events.ids[e]), int(s)) for e, s in match_pairs(ptr, w.subs.ids[idx])}
+    # event 1 (20, UA): 1 and 3; event 2 (price missing, AA): none; event 3 (150.5): 2
+    assert pairs == {(1, 1), (1, 3), (3, 2)}
+    text = str(r)
+    assert "events.csv:4" in text and "a value that does not fit" in text
+
+
+def test_declared_types_win_over_the_majority(tmp_path):
+    from routelab.errors import BadInputError
+    from routelab.filtering.io import parse_types
+
+    (tmp_path / "subs.csv").write_text("sub_id,attr,op,value\n1,code,=,7\n2,code,=,x7\n")
+    (tmp_path / "events.csv").write_text("event_id,attr,value\n1,code,7\n2,code,8\n")
+    # 3 of 4 values are numbers: code is numeric and x7 (subs.csv line 3) the bad row
+    inferred = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv")
+    assert dict(inferred.report.counts) == {"non_numeric_value": 1}
+    assert inferred.report.examples["non_numeric_value"][0].line == 3
+    declared = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"code": "str"})
+    assert declared.report.bad == 0 and sorted(declared.subs.ids.tolist()) == [1, 2]
+    (tmp_path / "events.csv").write_text("event_id,attr,value\n1,code,7\n2,code,x8\n")
+    tie = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv")  # 2 of 4: text
+    assert tie.report.bad == 0
+    as_int = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"code": "int"})
+    assert as_int.report.counts["non_numeric_value"] == 2
+    assert parse_types("a=int, b=str") == {"a": "int", "b": "str"}
+    with pytest.raises(BadInputError, match="attr=int"):
+        parse_types("a")
+    with pytest.raises(BadInputError, match="one of int, float, str"):
+        read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"code": "bool"})
+    with pytest.raises(BadInputError, match="no row uses"):
+        read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"nope": "int"})
+
+
+def test_every_reason_a_reader_gives_has_a_meaning():
+    """The report's 'meaning' column is never blank: every reason passed to
+    ``BadRecordReport.add`` anywhere in routelab is in ``REASONS``."""
+    import re
+    from pathlib import Path
+
+    from routelab.badrecords import REASONS
+
+    lib = Path(__file__).resolve().parents[1] / "lib" / "routelab"
+    used = set()
+    for path in lib.rglob("*.py"):
+        used |= set(re.findall(r"\.add\(\s*\"([a-z_]+)\"", path.read_text()))
+        used |= set(re.findall(r"report\.counts\[\"([a-z_]+)\"\]", path.read_text()))
+        used |= set(re.findall(r"\"([a-z_]+)\",\s*where[,)]", path.read_text()))
+    assert used and not used - set(REASONS), sorted(used - set(REASONS))
+
+
+def test_an_export_without_matches_says_so(tmp_path, capsys):
+    out = tmp_path / "w0"
+    argv = ["filtering", "export", "--workload", "W0", "--n", "200", "--events", "5"]
+    assert run_command("filtering", [*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "0 matches" in printed and "warning: matches.csv is empty" in printed
+    assert "Try more subscriptions (--n) or events (--events)" in printed
+    assert json.loads((out / "summary.json").read_text())["counts"]["matches"] == 0
+    argv = ["filtering", "export", "--workload", "W0", "--n", "10000", "--events", "100"]
+    assert run_command("filtering", [*argv, "--out", str(tmp_path / "big")]) == 0
+    assert "Try --workload W1op: it has" in capsys.readouterr().out
+    argv[3] = "W1op"
+    assert run_command("filtering", [*argv, "--out", str(tmp_path / "w1")]) == 0
+    assert "warning" not in capsys.readouterr().out

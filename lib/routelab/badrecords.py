@@ -52,6 +52,18 @@ REASONS: dict[str, str] = {
     "bad_expression": "keyword expression not parseable (AND/OR, parentheses)",
     "stopword_keyword": "a conjunct of the expression has only stop words",
     "delete_before_insert": "a query's delete time is before its insert time",
+    "unknown_operator": "an operator outside < <= = != >= >",
+    "non_numeric_value": "a value that does not fit its attribute's kind (or a range on text)",
+    "subscription_dropped": "another row of the same subscription is bad",
+    "repeated_attribute": "an event giving one attribute twice",
+    "missing_field": "a field the dataset's record needs is absent",
+    "missing_name": "a place without a name",
+    "duplicate_key": "a key seen earlier in the file",
+    "bad_location": "no valid lat/lon",
+    "missing_value": "a value the dataset's record needs is empty or not a number",
+    "bad_rating": "a rating outside the dataset's scale",
+    "bad_population": "a population that is not a non-negative number",
+    "pre_snowflake_id": "a tweet id from before 2010 that carries no creation time",
 }
 
 MAX_EXAMPLES = 5
