@@ -115,7 +115,9 @@ def test_formats(figures):
     frame = claims_frame(load_results(root))
     md = format_claims(frame, "markdown").splitlines()
     assert md[0].startswith("| notebook | claim | paper | paper_value | measured | verdict")
-    assert md[2] == "| 01_a | faster | Sect. 6 | 2.56x | 1.3x | holds | a \\| pipe |"
+    assert md[2] == (
+        "| 01_a | faster | Sect. 6 | 2.56x | 1.3x | holds | holds if within 1.5x | a \\| pipe |"
+    )
     assert json.loads(format_claims(frame, "json"))[1]["verdict"] == "direction only"
     assert "direction only" in format_claims(frame, "text")
     with pytest.raises(ValueError, match="unknown format"):
@@ -132,3 +134,23 @@ def test_index_page_has_summary_tables_and_linked_thumbnails(figures):
     assert "a | pipe" in page
     path = write_index(root, runs)
     assert path == root / "index.html" and path.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_text_blocks_fit_the_terminal_and_read_each_rule_once(figures, monkeypatch):
+    from routelab.dashboard import compact_rule
+
+    root, _ = figures
+    frame = claims_frame(load_results(root))
+    frame.loc[0, "measured"] = "a long measurement " * 25  # 475 characters
+    frame.loc[0, "rule"] = "; ".join(["holds if above 1"] * 8 + ["fails if below 0.5"])
+    monkeypatch.setenv("COLUMNS", "60")
+    text = format_claims(frame, "text")
+    lines = text.splitlines()
+    assert lines and max(map(len, lines)) <= 60
+    assert all(not ln.startswith(" " * 16) for ln in lines)  # left-aligned, no right padding
+    block = text.split("[holds] faster")[1].split("[direction only]")[0]
+    for label in ("paper ", "paper value", "ours", "rule", "note"):
+        assert f"  {label}" in block, label
+    assert block.count("holds if above 1") == 1 and "(8 parts)" in block
+    assert compact_rule("a; b; a") == "a (2 parts); b"
+    assert max(map(len, format_claims(frame, "text", width=100).splitlines())) <= 100

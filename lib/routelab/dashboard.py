@@ -107,21 +107,73 @@ def summary_lines(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]]
     return lines
 
 
-def format_claims(frame: pd.DataFrame, fmt: str = "text") -> str:
-    """The claims table as plain text, GitHub markdown or JSON."""
+def compact_rule(rule: str) -> str:
+    """A multi-part rule with each distinct part once, in order: a part repeated for k
+    series reads "... (k parts)" instead of k times."""
+    parts = [p.strip() for p in str(rule).split(";") if p.strip()]
+    seen: dict[str, int] = {}
+    for p in parts:
+        seen[p] = seen.get(p, 0) + 1
+    return "; ".join(f"{p} ({k} parts)" if k > 1 else p for p, k in seen.items())
+
+
+def claims_text(frame: pd.DataFrame, width: int | None = None) -> str:
+    """The claims as blocks that fit a terminal ``width`` (default: the terminal's, which
+    honours ``COLUMNS``): one block per claim, left-aligned, every field labelled."""
+    import shutil
+    import textwrap
+
+    width = max(40, width or shutil.get_terminal_size((100, 24)).columns)
+    label_w = 15
+    out: list[str] = []
+    for notebook, rows in frame.groupby("notebook", sort=False):
+        out += [f"== {notebook} " + "=" * max(0, width - len(str(notebook)) - 4), ""]
+        for _, row in rows.iterrows():
+            head = f"[{row['verdict']}] {row['claim']}"
+            out += textwrap.wrap(head, width, subsequent_indent="  ")
+            fields = [
+                ("paper", row.get("paper", "")),
+                ("paper value", row.get("paper_value", "")),
+                ("ours", row.get("measured", "")),
+                ("rule", compact_rule(row.get("rule", "") or "")),
+                ("note", row.get("note", "")),
+            ]
+            for label, value in fields:
+                text = " ".join(str(value or "").split())
+                if not text or text == "nan":
+                    continue
+                first = f"  {label:<{label_w - 2}}"
+                out += textwrap.wrap(
+                    text,
+                    width,
+                    initial_indent=first,
+                    subsequent_indent=" " * label_w,
+                    break_long_words=True,
+                    break_on_hyphens=False,
+                )
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def format_claims(frame: pd.DataFrame, fmt: str = "text", width: int | None = None) -> str:
+    """The claims as terminal blocks (``text``, wrapped to ``width``), GitHub markdown or
+    JSON."""
     if fmt == "json":
         return frame.to_json(orient="records", indent=2)
     if fmt == "markdown":
-        cols = ["notebook", "claim", "paper", "paper_value", "measured", "verdict", "note"]
+        cols = ["notebook", "claim", "paper", "paper_value", "measured", "verdict", "rule", "note"]
         out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for _, row in frame.iterrows():
-            cells = [str(row[c]).replace("|", "\\|").replace("\n", " ") for c in cols]
+            cells = [
+                str(compact_rule(row[c]) if c == "rule" else row[c])
+                .replace("|", "\\|")
+                .replace("\n", " ")
+                for c in cols
+            ]
             out.append("| " + " | ".join(cells) + " |")
         return "\n".join(out)
     if fmt == "text":
-        with pd.option_context("display.max_colwidth", 60, "display.width", 250):
-            cols = ["notebook", "claim", "paper_value", "measured", "verdict"]
-            return frame[cols].to_string(index=False)
+        return claims_text(frame, width)
     raise ValueError(f"unknown format {fmt!r}; use text, markdown or json")
 
 
