@@ -1,4 +1,4 @@
-"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing_load, issue 11 item 6)
+"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing.load, issue 11 item 6)
 on hand-made posts: the mapping re-measured is Fig. 5's own (same per-matcher deliveries),
 the comparison table and the figure."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.s3tm.lab import routing_experiments as ev
-from routelab.s3tm.lab import routing_figures as figs
-from routelab.s3tm.lab import routing_load as rl
-from routelab.s3tm.lab import workloads as wl
+from routelab.s3tm.lab.routing import experiments as ev
+from routelab.s3tm.lab.routing import figures as figs
+from routelab.s3tm.lab.routing import load as rl
+from routelab.s3tm.lab.routing import workloads as wl
 
 
 def _posts():

@@ -21,13 +21,13 @@ BENCHMARKS: dict[str, tuple[str, str, str]] = {
         "(goal >= 20,000 posts/s on 2 cores)",
     ),
     "salb": (
-        "routelab.s3tm.lab.bench_salb",
+        "routelab.s3tm.lab.routing.bench",
         "bench_rows",
         "SALB kernel on 1M synthetic posts, N=256 (goal <= 10 s) vs gFCL (METIS) and the "
         "reference SALB on a subset",
     ),
     "matching": (
-        "routelab.s3tm.lab.bench_matching",
+        "routelab.s3tm.lab.matching.bench",
         "bench_rows",
         "trie matching at 100k subscriptions and LASP placement vs the brute-force oracle",
     ),

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from routelab.claims import geometric_mean
+
 if TYPE_CHECKING:
     from routelab.grouping.lab.streams import KeyStream
 
@@ -415,12 +417,6 @@ def safe_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def geomean(values: np.ndarray) -> float:
-    v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v) & (v > 0)]
-    return float(np.exp(np.log(v).mean())) if v.size else float("nan")
-
-
 def imbalance_lower_bound(p1: float, n_workers: int) -> float:
     """Sect. IV-A: the two bins of the most frequent key receive a ``p1`` fraction of the
     messages, so ``I(m) / m >= p1/2 - 1/W`` for every scheme with at most two choices."""
@@ -488,7 +484,7 @@ def local_global_summary(ratios: pd.DataFrame) -> pd.DataFrame:
                 "points": len(r),
                 "median L/G": r["L_over_G"].median(),
                 "max L/G": r["L_over_G"].max(),
-                "geo. mean LP/L": geomean(r["LP_over_L"].to_numpy()),
+                "geo. mean LP/L": geometric_mean(r["LP_over_L"].to_numpy(), positive_only=True),
                 "min LP/L": r["LP_over_L"].min(),
                 "max LP/L": r["LP_over_L"].max(),
             }

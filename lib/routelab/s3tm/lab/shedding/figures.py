@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.plots import PALETTE
-from routelab.s3tm.lab.controller_simulation import ControllerRun
+from routelab.s3tm.lab.shedding.controller_simulation import ControllerRun
 from routelab.s3tm.shedding import (
     RANDOM_DROP,
     SHEDDING_METHODS,
