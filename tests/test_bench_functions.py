@@ -29,7 +29,7 @@ def _check_rows(rows: list[dict]) -> None:
 
 @pytest.mark.spark
 def test_preprocess_bench_on_tiny_sizes(spark):
-    from routelab.corpus.preprocess import bench_rows
+    from routelab.corpus.lab.bench import bench_rows
 
     rows = bench_rows(n_posts=300, include_bundled=False)
     _check_rows(rows)

@@ -15,7 +15,7 @@ from typing import Any
 # dependency does not stop the others.
 BENCHMARKS: dict[str, tuple[str, str, str]] = {
     "preprocess": (
-        "routelab.corpus.preprocess",
+        "routelab.corpus.lab.bench",
         "bench_rows",
         "Spark preprocessing throughput, bundled corpus and 1M synthetic posts "
         "(goal >= 20,000 posts/s on 2 cores)",
