@@ -1,6 +1,6 @@
 """The claims of notebook 07_pkg (PKG Sects. IV-V: Table II, Figs. 2-5, used bins), graded
 with the rules of :mod:`routelab.claims` on the frames of
-:mod:`routelab.grouping.lab.pkg_experiments`.
+:mod:`routelab.grouping.lab.pkg`.
 
 Every function returns rows ``{"claim", "paper", "paper_value", "measured", "verdict",
 "note", "kind"}`` for :meth:`routelab.report.NotebookReport.claim`. The tolerances below are
@@ -32,7 +32,8 @@ from routelab.claims import (
     within_tolerance,
 )
 from routelab.claims import claim_row as _row
-from routelab.grouping.lab.pkg_experiments import USED_BINS, StreamCase, safe_ratio
+from routelab.grouping.lab.pkg.cases import USED_BINS, StreamCase
+from routelab.grouping.lab.pkg.reductions import safe_ratio
 
 Row = dict[str, Any]
 
