@@ -271,7 +271,7 @@ def test_figures_build_from_a_grid(small_data):
         progress=False,
     )
     summary = agg.fig5_summary(cv)
-    fig = figs.fig5(summary, "topic")
+    fig = figs.fig5_mapping_metrics(summary, "topic")
     assert len(fig.data) == 2 * 4  # two methods x four panels
     loads = figs.load_figure(cv, "tweet", "SALB", 8, fold=1)
     row = cv[(cv["kind"] == "tweet") & (cv["method"] == "SALB") & (cv["n_matchers"] == 8)]
@@ -346,7 +346,7 @@ def test_swap_hash_pairs_the_other_setting_with_the_same_salb_runs(small_data):
         agg.swap_hash(cv, cv)
     with pytest.raises(ValueError, match="mix split_hot"):
         agg.swap_hash(pd.concat([cv, plain]), plain)
-    fig = figs.fig5(
+    fig = figs.fig5_mapping_metrics(
         agg.fig5_summary(cv), "topic", hash_other=agg.fig5_summary(swapped), split_hot=True
     )
     names = [t.name for t in fig.data if t.showlegend]

@@ -179,7 +179,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
         ],
         columns=["dataset", "kind", "method", "size", "metric", "mean", "std", "n"],
     )
-    fig = figs.fig6(summary, 64)
+    fig = figs.fig6_learning_curve(summary, 64)
     assert len(fig.data) == 2 * 2 * 2  # kinds x methods x datasets
     names = {t.name: t.line.dash for t in fig.data}
     assert names == {
@@ -191,7 +191,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
     colours = {t.name: t.line.color for t in fig.data}
     assert colours["SALB (real)"] == colours["SALB (synthetic)"]
     assert colours["SALB (real)"] != colours["hash (real)"]
-    one = figs.fig6(summary[summary["dataset"] == "synthetic"], 64)
+    one = figs.fig6_learning_curve(summary[summary["dataset"] == "synthetic"], 64)
     assert {t.name for t in one.data} == {"hash", "SALB"}
     timing = pd.DataFrame(
         [
@@ -203,7 +203,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
         ],
         columns=["dataset", "method", "size", "repeat", "learn_wall_seconds"],
     )
-    fig9 = figs.fig9(timing, 64)
+    fig9 = figs.fig9_learning_time(timing, 64)
     assert len(fig9.data) == 4
     salb_real = next(t for t in fig9.data if t.name == "SALB (real)")
     assert salb_real.line.dash == "dash"

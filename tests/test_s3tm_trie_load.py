@@ -194,7 +194,7 @@ def test_tweet_subscriptions_beyond_the_corpus_repeat_no_post(posts):
 
 
 def test_real_synthetic_boundary(posts):
-    from routelab.s3tm.lab.matching.figures import fig7, synthetic_symbols
+    from routelab.s3tm.lab.matching.figures import fig7ah_subscription_scaling, synthetic_symbols
     from routelab.s3tm.lab.matching.scaling import tweet_subscription_stream
     from routelab.s3tm.lab.shared import scaling_task
 
@@ -261,12 +261,12 @@ def test_real_synthetic_boundary(posts):
             for m in ("relative_throughput", "throughput", "spread", "imbalance")
         ]
     )
-    fig = fig7(summary, "tweet", synthetic_from=n_real)
+    fig = fig7ah_subscription_scaling(summary, "tweet", synthetic_from=n_real)
     assert [s.x0 for s in fig.layout.shapes] == [n_real] * 4
     assert list(fig.data[0].marker.symbol) == ["circle", "circle-open"]
     keys = [t.name for t in fig.data if t.legendgroup == "workload"]
     assert keys == ["real posts only", "+ synthetic subs", f"corpus size ({n_real:,})"]
-    assert not fig7(summary, "tweet").layout.shapes
+    assert not fig7ah_subscription_scaling(summary, "tweet").layout.shapes
     from routelab.s3tm.lab.matching.figures import placement_figure
 
     rows = pd.DataFrame(

@@ -42,7 +42,7 @@ def _trend_line(sel: pd.DataFrame, metric: str, first: int) -> tuple[np.ndarray,
     return x, intercept + slope * x
 
 
-def drift_figure(
+def fig7il_drift(
     frame: pd.DataFrame,
     table: pd.DataFrame,
     *,

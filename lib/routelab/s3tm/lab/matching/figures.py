@@ -21,8 +21,8 @@ from routelab.s3tm.mappings import METHODS
 
 __all__ = [
     "dataflow_figure",
-    "fig3",
-    "fig7",
+    "fig3_lookup_curve",
+    "fig7ah_subscription_scaling",
     "fig7_summary",
     "loads_explorer",
     "loads_figure",
@@ -41,7 +41,7 @@ FIG7_PANELS = (
 )
 
 
-def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
+def fig3_lookup_curve(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
     """Fig. 3: lookups per publication vs unique words in a matcher's trie, one point per
     (matcher, workload), with the fitted line f(h) = slope * h + intercept."""
     fig = go.Figure()
@@ -134,7 +134,7 @@ def fig7_summary(frame: pd.DataFrame) -> pd.DataFrame:
     return summarize(frame, metrics, by=("kind", "method", "n_subs"))
 
 
-def fig7(
+def fig7ah_subscription_scaling(
     summary: pd.DataFrame,
     kind: str,
     methods: Sequence[str] | None = None,

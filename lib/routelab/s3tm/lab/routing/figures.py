@@ -107,7 +107,7 @@ def _hash_label(split_hot: bool) -> str:
     return "hash+split" if split_hot else "hash"
 
 
-def fig5(
+def fig5_mapping_metrics(
     summary: pd.DataFrame,
     kind: str,
     methods: Sequence[str] | None = None,
@@ -219,7 +219,9 @@ def _dataset_lines(
     return lines
 
 
-def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000) -> go.Figure:
+def fig6_learning_curve(
+    summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000
+) -> go.Figure:
     """Fig. 6: throughput on a fixed test set vs learning-corpus size, one panel per
     subscription kind, mean +- std over repeats; several datasets (real and synthetic posts)
     share the panels, one line style each (:data:`DATASET_DASH`).
@@ -252,7 +254,7 @@ def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000
     return fig
 
 
-def fig9(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
+def fig9_learning_time(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
     """Fig. 9: learning time (wall seconds of ``learn_mapping``) vs learning posts, log-log;
     several datasets (real and synthetic posts) one line style each."""
     if "dataset" not in timing:
@@ -374,7 +376,7 @@ def load_figure(
     return fig
 
 
-def fig5_load(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
+def fig5_two_loads(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
     """Fig. 5 under two loads (issue 11 item 6): relative throughput (SALB = 1) and
     imbalance vs N, one row per subscription kind; colour = method, solid = unit cost
     (Eq. 3, Fig. 5), dashed = trie lookups (Fig. 7); a dotted line at N = ``mark`` (Fig. 7's
