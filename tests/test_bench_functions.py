@@ -29,7 +29,7 @@ def _check_rows(rows: list[dict]) -> None:
 
 @pytest.mark.spark
 def test_preprocess_bench_on_tiny_sizes(spark):
-    from routelab.corpus.preprocess import bench_rows
+    from routelab.corpus.lab.bench import bench_rows
 
     rows = bench_rows(n_posts=300, include_bundled=False)
     _check_rows(rows)
@@ -37,7 +37,7 @@ def test_preprocess_bench_on_tiny_sizes(spark):
 
 
 def test_salb_bench_on_tiny_sizes():
-    from routelab.s3tm.lab.bench_salb import bench_rows
+    from routelab.s3tm.lab.routing.bench import bench_rows
 
     rows = bench_rows(n_posts=400, reference_posts=60)
     _check_rows(rows)
@@ -47,7 +47,7 @@ def test_salb_bench_on_tiny_sizes():
 
 
 def test_matching_benches_on_tiny_sizes():
-    from routelab.s3tm.lab.bench_matching import bench_lasp, bench_matching
+    from routelab.s3tm.lab.matching.bench import bench_lasp, bench_matching
 
     m = bench_matching(300, 200, oracle_pubs=30, reference_pubs=50)
     assert m["kernel_agrees_with_oracle"] and m["n_subs"] == 300

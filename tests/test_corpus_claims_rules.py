@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from routelab.corpus import claims as cc
+from routelab.corpus.lab import claims as cc
 
 
 def _v(row):

@@ -11,15 +11,13 @@ import pandas as pd
 import pytest
 
 from routelab.cli import main
+from routelab.corpus.lab.figures import fig4_word_frequencies, fig4_zipf_fit, zipf_table
 from routelab.corpus.stats import (
-    add_zipf_fit,
     fit_zipf,
     format_table1,
-    rank_frequency_figure,
     table1,
     table1_of,
     word_frequencies,
-    zipf_table,
 )
 
 SCHEMA = "post_id long, words array<string>"
@@ -73,17 +71,17 @@ def test_fit_zipf_recovers_exponent() -> None:
         fit_zipf(freqs.head(1))
 
 
-def test_rank_frequency_figure() -> None:
+def test_fig4_word_frequencies() -> None:
     ranks = np.arange(1, 10_001)
     freqs = pd.DataFrame({"word": ranks.astype(str), "freq": 10_001 - ranks, "rank": ranks})
-    fig = rank_frequency_figure(freqs, "corpus A")
+    fig = fig4_word_frequencies(freqs, "corpus A")
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     assert fig.layout.title.text and fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     (trace,) = fig.data
     assert trace.name == "corpus A"
     assert len(trace.x) <= 2000 and trace.x[0] == 1 and trace.x[-1] == 10_000
     assert (np.diff(trace.y) <= 0).all()
-    fig = rank_frequency_figure(freqs.head(10), "corpus B", fig=fig)
+    fig = fig4_word_frequencies(freqs.head(10), "corpus B", fig=fig)
     assert [t.name for t in fig.data] == ["corpus A", "corpus B"]
     # every decade labelled, no bare minor labels
     assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
@@ -93,7 +91,7 @@ def test_zipf_fit_line_and_table() -> None:
     ranks = np.arange(1, 1001)
     freqs = pd.DataFrame({"word": ranks.astype(str), "freq": np.round(1e5 / ranks), "rank": ranks})
     fit = fit_zipf(freqs, min_rank=10, max_rank=500)
-    fig = add_zipf_fit(rank_frequency_figure(freqs, "A"), fit)
+    fig = fig4_zipf_fit(fig4_word_frequencies(freqs, "A"), fit)
     line = fig.data[-1]
     assert line.line.dash == "dash" and "s = 1.00" in line.name
     # the line spans the fitted ranks only and follows 1e5 / rank

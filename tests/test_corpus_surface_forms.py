@@ -28,7 +28,7 @@ def test_topic_walkthrough_reads_words_and_counts_matches():
     import numpy as np
     import pandas as pd
 
-    from routelab.corpus.subscription_stats import topic_walkthrough
+    from routelab.corpus.lab.subscription_stats import topic_walkthrough
 
     model = SimpleNamespace(weights=np.array([0.2, 0.8]), words=[["a"], ["insur", "flu"]])
     subs = pd.DataFrame(

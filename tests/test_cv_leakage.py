@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routelab.s3tm.lab import routing_experiments as rx
-from routelab.s3tm.lab import subscription_scaling as ss
-from routelab.s3tm.lab.routing_experiments import CVData, kfold_assignment
+from routelab.s3tm.lab import shared as ss
+from routelab.s3tm.lab.routing import experiments as rx
+from routelab.s3tm.lab.routing.workloads import CVData
+from routelab.s3tm.lab.shared import kfold_assignment
 from routelab.s3tm.lasp import CostFunction
 from routelab.s3tm.wordsets import Corpus
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from routelab.grouping.kernels import kg_route, pkg_global_route
-from routelab.grouping.lab import pkg_experiments as xp
+from routelab.grouping.lab import pkg as xp
 from routelab.grouping.lab import pkg_figures as fp
 from routelab.grouping.lab.bench import GOALS, bench_rows
 from routelab.grouping.lab.tasks import simulate_task

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from routelab.claims import VERDICTS, Verdict
+from routelab.grouping.lab import pkg as xp
 from routelab.grouping.lab import pkg_claims as pc
-from routelab.grouping.lab import pkg_experiments as xp
 
 KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}
 

@@ -2,6 +2,9 @@
 
 - ``routelab/<paper>/`` holds a paper's algorithms only: it never imports its own ``lab``
   (notebook code), plotting or the claims machinery;
+- ``routelab/corpus/`` (the corpus side of S3-TM) follows the same rule with its ``lab``;
+- under ``s3tm/lab/`` each notebook's package imports only ``s3tm/lab/shared.py``, never
+  another notebook's package;
 - every package (and every ``lab``) has an ``__init__`` docstring that maps its files;
 - no two routelab modules import each other, directly or through others, whether the import
   is at module level or inside a function.
@@ -17,6 +20,8 @@ import pytest
 LIB = Path(__file__).resolve().parents[1] / "lib"
 ROOT = LIB / "routelab"
 PAPERS = [p.name for p in ROOT.iterdir() if (p / "lab").is_dir()]
+S3TM_LAB = ROOT / "s3tm" / "lab"
+NOTEBOOK_PACKAGES = sorted(p.name for p in S3TM_LAB.iterdir() if (p / "__init__.py").exists())
 
 
 def _module_name(path: Path) -> str:
@@ -63,7 +68,7 @@ MODULES = {_module_name(p): p for p in ROOT.rglob("*.py")}
 
 
 def test_there_are_paper_packages_with_a_lab():
-    assert {"s3tm", "grouping"} <= set(PAPERS)
+    assert {"s3tm", "grouping", "corpus"} <= set(PAPERS)
 
 
 @pytest.mark.parametrize("paper", PAPERS)
@@ -127,3 +132,64 @@ def test_no_import_cycles():
         if node not in state:
             visit(node)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_s3tm_lab_has_one_package_per_notebook():
+    assert {"routing", "matching", "drift", "shedding"} <= set(NOTEBOOK_PACKAGES)
+    assert (S3TM_LAB / "shared.py").exists()
+
+
+@pytest.mark.parametrize("package", NOTEBOOK_PACKAGES)
+def test_s3tm_notebook_packages_import_only_the_shared_module(package):
+    """No notebook package under s3tm/lab imports another (nor does shared.py import any);
+    what two notebooks share lives in s3tm/lab/shared.py."""
+    prefix = f"routelab.s3tm.lab.{package}"
+    offenders = []
+    for name, path in MODULES.items():
+        if not (name == prefix or name.startswith(prefix + ".")):
+            continue
+        for imported in _imports(path):
+            other = imported.removeprefix("routelab.s3tm.lab").lstrip(".").split(".")[0]
+            if imported.startswith("routelab.s3tm.lab") and other not in ("", "shared", package):
+                offenders.append(f"{name} imports {imported}")
+    shared = MODULES["routelab.s3tm.lab.shared"]
+    offenders += [
+        f"shared imports {m}" for m in _imports(shared) if m.startswith(prefix + ".") or m == prefix
+    ]
+    assert not offenders, offenders
+
+
+def _resolves(name: str) -> bool:
+    import importlib
+
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_dotted_routelab_name_in_the_docs_resolves():
+    """A docstring, README or READINGS entry that names ``routelab.x.y`` names a module or an
+    attribute that exists, so a move or rename cannot leave a reader at a dead end."""
+    import re
+
+    pattern = re.compile(r"\broutelab(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+    sources = [*ROOT.rglob("*.py"), *ROOT.rglob("*.md"), LIB.parent / "README.md"]
+    dead = sorted(
+        {
+            f"{path.relative_to(LIB.parent)}: {name}"
+            for path in sources
+            for name in pattern.findall(path.read_text())
+            if not name.endswith((".py", ".md", ".json", ".txt", ".properties"))
+            and not _resolves(name)
+        }
+    )
+    assert not dead, dead

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from routelab.datasets import loaders
+from routelab.datasets.loaders import records
 
 
 @pytest.fixture
@@ -31,11 +32,11 @@ def test_a_one_megabyte_row_is_read(load):
 
 
 def test_a_field_over_the_limit_is_reported_with_its_start(monkeypatch):
-    monkeypatch.setattr(loaders, "MAX_FIELD_CHARS", 1000)
-    inp = loaders._Input("file:/x.csv", "/x.csv", "x.csv", "x.csv", 0, "x")
-    spec = loaders._TableSpec(text_col="text", id_col="id")
+    monkeypatch.setattr(records, "MAX_FIELD_CHARS", 1000)
+    inp = records._Input("file:/x.csv", "/x.csv", "x.csv", "x.csv", 0, "x")
+    spec = records._TableSpec(text_col="text", id_col="id")
     content = ("id,text\n1," + "x" * 5000 + "\n2,fine\n").encode()
-    outcomes = list(loaders._csv_rows(content, inp, spec, loaders._table_row, ","))
+    outcomes = list(records._csv_rows(content, inp, spec, records._table_row, ","))
     # each outcome: (parsed columns..., reason, detail, excerpt), line
     bad = [(o, line) for o, line in outcomes if o[-3] == "row_too_long"]
     assert len(bad) == 1 and bad[0][1] == 2
@@ -69,9 +70,9 @@ def test_a_replacement_character_is_text_but_a_bad_byte_is_not(spark, tmp_path):
 
 
 def test_json_array_keeps_replacement_characters(tmp_path):
-    inp = loaders._Input("file:/x.json", "/x.json", "x.json", "x.json", 0, "x")
+    inp = records._Input("file:/x.json", "/x.json", "x.json", "x.json", 0, "x")
     content = ('[{"id": 1, "text": "caf\ufffd"},\n{"id": 2, "text": "x"}]').encode()
-    outcomes = [o for o, _ in loaders._json_array_rows(content, inp)]
+    outcomes = [o for o, _ in records._json_array_rows(content, inp)]
     assert [o[-3] for o in outcomes] == [None, None]
     bad = b'[{"id": 1, "text": "caf\xe9"}]'
-    assert [o[-3] for o, _ in loaders._json_array_rows(bad, inp)] == ["bad_encoding"]
+    assert [o[-3] for o, _ in records._json_array_rows(bad, inp)] == ["bad_encoding"]

@@ -11,6 +11,7 @@ from routelab.plots import (
     color_for,
     figure_bundle,
     log_axis,
+    log_ticks,
     ratio_axis,
     stamp,
 )
@@ -69,3 +70,24 @@ def test_figure_bundle_embeds_plotlyjs_once():
     second = figure_bundle(go.Figure())
     assert len(first["text/html"]) > 1_000_000 > len(second["text/html"])
     assert first["application/vnd.plotly.v1+json"]["data"] == []
+
+
+def test_log_ticks_label_every_tick_in_full():
+    """1-2-5 ticks with SI labels (Fig. 7's lookups)."""
+    ticks = log_ticks([60_000, 450_000])
+    assert ticks["tickvals"] == [50_000, 100_000, 200_000, 500_000, 1_000_000]
+    assert ticks["ticktext"] == ["50k", "100k", "200k", "500k", "1M"]
+    assert log_ticks([0.0, float("nan")]) == {}
+
+
+def test_log_ticks_label_steps_or_decades():
+    """Fig. 5/6's reading: fine steps within a decade, 1-2-5 over two, decades beyond."""
+
+    def vals(values):
+        ticks = log_ticks(values, margin=1.15, max_decades=2.5, fine=True, si=False)
+        return ticks["tickvals"] if ticks else None
+
+    assert vals([1.0, 3.2]) == [1, 1.5, 2, 3]  # half a decade: 1-1.5-2-3-5-7 steps
+    assert vals([1.0, 30.0]) == [1, 2, 5, 10, 20]  # 1.5 decades: 1-2-5 steps
+    assert vals([0.01, 10.0]) is None  # 3 decades: plotly's labelled decades
+    assert vals([]) is None

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from routelab.cli import main
+from routelab.corpus.lab.bench import synthetic_texts
 from routelab.corpus.preprocess import (
     PreprocessReport,
     preprocess,
     read_posts,
     read_report,
-    synthetic_texts,
 )
 from routelab.corpus.text import clean_words
 from routelab.datasets.loaders import load_table

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from routelab.s3tm.lab import drift_claims
-from routelab.s3tm.lab import drift_experiments as drift
+from routelab.s3tm.lab.drift import claims as drift_claims
+from routelab.s3tm.lab.drift import experiments as drift
 from routelab.s3tm.mappings import learn_mapping
 from routelab.s3tm.metrics import route_metrics
 from routelab.s3tm.wordsets import Corpus
@@ -276,7 +276,7 @@ def test_drift_data_fits_topics_per_window():
 
 
 def test_top_k_ties_alphabetical():
-    from routelab.s3tm.lab.drift_example import top_k
+    from routelab.s3tm.lab.drift.example import top_k
 
     assert top_k({"b": 2, "a": 2, "c": 3, "d": 1}, 2) == ["c", "a"]
     with pytest.raises(ValueError):
@@ -284,7 +284,7 @@ def test_top_k_ties_alphabetical():
 
 
 def test_turnover_on_a_hand_made_stream():
-    from routelab.s3tm.lab.drift_example import top_word_turnover, window_counts
+    from routelab.s3tm.lab.drift.example import top_word_turnover, window_counts
 
     # window 0: a in 5 posts, b in 4, c in 3, d in 1; window 1: a 2, c 6, d 4, e 4;
     # window 2: c 3, e 5, a 1
@@ -306,7 +306,7 @@ def test_turnover_on_a_hand_made_stream():
 
 
 def test_window_counts_ignores_posts_outside_windows():
-    from routelab.s3tm.lab.drift_example import window_counts
+    from routelab.s3tm.lab.drift.example import window_counts
 
     corpus = Corpus.from_word_lists([["a"], ["b"], ["a", "b"]])
     assert window_counts(corpus, np.array([0, -1, 0])) == [{"a": 2, "b": 1}]
@@ -315,7 +315,7 @@ def test_window_counts_ignores_posts_outside_windows():
 
 
 def test_trend_summary_joins_throughput_and_gain():
-    from routelab.s3tm.lab.drift_figures import trend_summary
+    from routelab.s3tm.lab.drift.figures import trend_summary
 
     keys = {"dataset": "tweets", "learn_on": "all"}
     trends = pd.DataFrame(

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import pandas as pd
 
 from routelab.report import CLAIM_KEYS, NotebookReport
-from routelab.s3tm.lab import matching_claims as mc
+from routelab.s3tm.lab.matching import claims as mc
 
 
 def _summary(values: dict[tuple[str, int, str], tuple[float, float, float]]) -> pd.DataFrame:

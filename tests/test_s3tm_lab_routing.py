@@ -1,4 +1,4 @@
-"""Cross-validated routing evaluation (routelab.s3tm.lab.workloads, evaluate, aggregate) and
+"""Cross-validated routing evaluation (routelab.s3tm.lab.routing.workloads, evaluate, aggregate) and
 its figures (the claims are in test_s3tm_lab_routing_claims.py).
 
 Folds partition the posts exactly and are seeded; the Spark grid reproduces the in-process
@@ -17,11 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from routelab.claims import geometric_mean
 from routelab.s3tm import learn_mapping, route_metrics
-from routelab.s3tm.lab import routing_experiments as ev
-from routelab.s3tm.lab import routing_figures as figs
-from routelab.s3tm.lab import routing_summary as agg
-from routelab.s3tm.lab import workloads as wl
+from routelab.s3tm.lab import shared
+from routelab.s3tm.lab.routing import experiments as ev
+from routelab.s3tm.lab.routing import figures as figs
+from routelab.s3tm.lab.routing import summary as agg
+from routelab.s3tm.lab.routing import workloads as wl
 
 # --------------------------------------------------------------------------- folds
 
@@ -36,14 +38,14 @@ from routelab.s3tm.lab import workloads as wl
 def test_folds_partition_posts_exactly(n, k, seed, shuffle):
     if n < k:
         with pytest.raises(ValueError, match="cannot be split"):
-            wl.kfold_assignment(np.arange(n), k, seed)
+            shared.kfold_assignment(np.arange(n), k, seed)
         return
     rng = np.random.default_rng(seed)
     ids = rng.choice(10 * n, size=n, replace=False)
-    folds = wl.kfold_assignment(ids, k, seed, shuffle=shuffle)
+    folds = shared.kfold_assignment(ids, k, seed, shuffle=shuffle)
     sizes = np.bincount(folds, minlength=k)
     assert len(sizes) == k and sizes.sum() == n and sizes.max() - sizes.min() <= 1
-    splits = wl.kfold_splits(ids, k, seed, shuffle=shuffle)
+    splits = shared.kfold_splits(ids, k, seed, shuffle=shuffle)
     tests = np.concatenate([test for _, test in splits])
     assert np.array_equal(np.sort(tests), np.arange(n))  # every post held out exactly once
     for f, (train, test) in enumerate(splits):
@@ -54,46 +56,46 @@ def test_folds_partition_posts_exactly(n, k, seed, shuffle):
 
 def test_folds_are_seeded_and_follow_post_ids():
     ids = np.arange(1000, 3000, dtype=np.int64)
-    a = wl.kfold_assignment(ids, 10, seed=7)
-    assert np.array_equal(a, wl.kfold_assignment(ids, 10, seed=7))
-    assert not np.array_equal(a, wl.kfold_assignment(ids, 10, seed=8))
+    a = shared.kfold_assignment(ids, 10, seed=7)
+    assert np.array_equal(a, shared.kfold_assignment(ids, 10, seed=7))
+    assert not np.array_equal(a, shared.kfold_assignment(ids, 10, seed=8))
     # a post keeps its fold when the rows are reordered
     perm = np.random.default_rng(0).permutation(len(ids))
-    assert np.array_equal(wl.kfold_assignment(ids[perm], 10, seed=7), a[perm])
+    assert np.array_equal(shared.kfold_assignment(ids[perm], 10, seed=7), a[perm])
     # shuffled folds are not contiguous blocks of the input order
     assert np.count_nonzero(np.diff(a)) > 100
 
 
 def test_unshuffled_folds_are_contiguous_blocks():
-    folds = wl.kfold_assignment(np.arange(10), 3, shuffle=False)
+    folds = shared.kfold_assignment(np.arange(10), 3, shuffle=False)
     assert folds.tolist() == [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
 
 
 def test_fold_input_errors():
     with pytest.raises(ValueError, match="n_folds must be >= 2"):
-        wl.kfold_assignment(np.arange(10), 1)
+        shared.kfold_assignment(np.arange(10), 1)
     with pytest.raises(ValueError, match="unique"):
-        wl.kfold_assignment(np.array([1, 2, 2, 3]), 2)
+        shared.kfold_assignment(np.array([1, 2, 2, 3]), 2)
 
 
 def test_seeded_order_is_a_stable_permutation():
     keys = np.array([5, 3, 9, 3_000_000_000, -4], dtype=np.int64)
-    order = wl.seeded_order(keys, 3)
+    order = shared.seeded_order(keys, 3)
     assert sorted(order.tolist()) == list(range(5))
-    assert np.array_equal(order, wl.seeded_order(keys, 3))
+    assert np.array_equal(order, shared.seeded_order(keys, 3))
 
 
 # --------------------------------------------------------------------------- aggregation
 
 
 def test_geometric_mean_hand_examples():
-    assert agg.geometric_mean([1, 4, 16]) == pytest.approx(4.0)
-    assert agg.geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
-    assert agg.geometric_mean([3.5]) == pytest.approx(3.5)
-    assert math.isnan(agg.geometric_mean([]))
+    assert geometric_mean([1, 4, 16]) == pytest.approx(4.0)
+    assert geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
+    assert geometric_mean([3.5]) == pytest.approx(3.5)
+    assert math.isnan(geometric_mean([]))
     for bad in ([1.0, 0.0], [2.0, -1.0], [float("nan")]):
         with pytest.raises(ValueError, match="positive"):
-            agg.geometric_mean(bad)
+            geometric_mean(bad)
 
 
 def _frame(rows):
@@ -112,13 +114,13 @@ def test_relative_throughput_hand_example():
             ("d", "tweet", "hash", 8, 0, 1.0),
         ]
     )
-    rel = agg.add_relative_throughput(frame).set_index(["kind", "method", "fold"])
+    rel = shared.add_relative_throughput(frame, agg.PAIR_KEYS).set_index(["kind", "method", "fold"])
     assert rel.loc[("topic", "hash", 0), "relative_throughput"] == 0.5
     assert rel.loc[("topic", "hash", 1), "relative_throughput"] == 2.0
     assert rel.loc[("tweet", "hash", 0), "relative_throughput"] == pytest.approx(1 / 3)
     assert (rel.xs("SALB", level="method")["relative_throughput"] == 1.0).all()
     with pytest.raises(ValueError, match="lack a SALB baseline"):
-        agg.add_relative_throughput(frame[frame["kind"] == "topic"].iloc[1:])
+        shared.add_relative_throughput(frame[frame["kind"] == "topic"].iloc[1:], agg.PAIR_KEYS)
 
 
 def test_across_datasets_is_a_fold_wise_geometric_mean():
@@ -147,7 +149,7 @@ def test_summarize_mean_and_std_over_folds():
             ("d", "topic", "SALB", 8, 0, 5.0),
         ]
     )
-    out = agg.summarize(frame, ["throughput"]).set_index("method")
+    out = shared.summarize(frame, ["throughput"]).set_index("method")
     assert out.loc["hash", "mean"] == 4.0 and out.loc["hash", "std"] == pytest.approx(2.0)
     assert out.loc["hash", "n"] == 3
     assert out.loc["SALB", "std"] == 0.0  # a single fold has no spread
@@ -192,7 +194,7 @@ def _metrics(frame):
 
 @pytest.mark.spark
 def test_spark_grid_matches_local_run(spark, small_data):
-    args = ([small_data], ["hash", "gFCL", "SALB"], [2, 8], wl.KINDS)
+    args = ([small_data], ["hash", "gFCL", "SALB"], [2, 8], shared.KINDS)
     on_spark = ev.run_cv(*args, spark=spark, progress=False)
     per_fold = ev.run_cv(*args, local=True, folds_per_task=1, progress=False)
     assert len(on_spark) == 3 * 2 * 2 * 3
@@ -203,7 +205,7 @@ def test_spark_grid_matches_local_run(spark, small_data):
     direct = route_metrics(mapping, test)
     row = on_spark.set_index(["kind", "method", "n_matchers", "fold"]).loc[("topic", "gFCL", 8, 0)]
     assert row["throughput"] == direct.throughput and row["loads"] == direct.loads.tolist()
-    rel = agg.add_relative_throughput(on_spark)
+    rel = shared.add_relative_throughput(on_spark, agg.PAIR_KEYS)
     assert (rel.loc[rel["method"] == "SALB", "relative_throughput"] == 1.0).all()
 
 
@@ -248,11 +250,11 @@ def test_shared_handle_detaches_off_the_driver():
         _jbroadcast = None
         value = "payload"
 
-    assert ev.SharedData("d", DriverSide()).value == "payload"
+    assert shared.SharedData("d", DriverSide()).value == "payload"
     # the driver keeps the handle; an executor sends back an empty placeholder
-    assert pickle.loads(pickle.dumps(ev.SharedData("d", ExecutorSide())))._handle is None
+    assert pickle.loads(pickle.dumps(shared.SharedData("d", ExecutorSide())))._handle is None
     with pytest.raises(RuntimeError, match="detached"):
-        _ = pickle.loads(pickle.dumps(ev.SharedData("d", ExecutorSide()))).value
+        _ = pickle.loads(pickle.dumps(shared.SharedData("d", ExecutorSide()))).value
 
 
 # --------------------------------------------------------------------------- figures
@@ -260,10 +262,16 @@ def test_shared_handle_detaches_off_the_driver():
 
 def test_figures_build_from_a_grid(small_data):
     cv = ev.run_cv(
-        [small_data], ["hash", "SALB"], [2, 8], wl.KINDS, folds=[0, 1], local=True, progress=False
+        [small_data],
+        ["hash", "SALB"],
+        [2, 8],
+        shared.KINDS,
+        folds=[0, 1],
+        local=True,
+        progress=False,
     )
     summary = agg.fig5_summary(cv)
-    fig = figs.fig5(summary, "topic")
+    fig = figs.fig5_mapping_metrics(summary, "topic")
     assert len(fig.data) == 2 * 4  # two methods x four panels
     loads = figs.load_figure(cv, "tweet", "SALB", 8, fold=1)
     row = cv[(cv["kind"] == "tweet") & (cv["method"] == "SALB") & (cv["n_matchers"] == 8)]
@@ -327,7 +335,9 @@ def test_swap_hash_pairs_the_other_setting_with_the_same_salb_runs(small_data):
     hash_rows = swapped[swapped["method"] == "hash"]
     assert list(hash_rows["hash_split_hot"]) == [False, False]
     assert sorted(hash_rows["throughput"]) == sorted(plain["throughput"])
-    rel = agg.add_relative_throughput(swapped).set_index(["method", "fold"])["relative_throughput"]
+    rel = shared.add_relative_throughput(swapped, agg.PAIR_KEYS).set_index(["method", "fold"])[
+        "relative_throughput"
+    ]
     salb = cv[cv["method"] == "SALB"].set_index("fold")["throughput"]
     for fold in (0, 1):
         t_plain = plain.set_index("fold")["throughput"][fold]
@@ -336,20 +346,13 @@ def test_swap_hash_pairs_the_other_setting_with_the_same_salb_runs(small_data):
         agg.swap_hash(cv, cv)
     with pytest.raises(ValueError, match="mix split_hot"):
         agg.swap_hash(pd.concat([cv, plain]), plain)
-    fig = figs.fig5(
+    fig = figs.fig5_mapping_metrics(
         agg.fig5_summary(cv), "topic", hash_other=agg.fig5_summary(swapped), split_hot=True
     )
     names = [t.name for t in fig.data if t.showlegend]
     assert names == ["hash+split", "SALB", "hash"]
     dashed = [t for t in fig.data if t.name == "hash"]
     assert len(dashed) == 4 and all(t.line.dash == "dash" for t in dashed)
-
-
-def test_log_ticks_label_steps_or_decades():
-    assert figs.log_ticks([1.0, 3.2]) == [1, 1.5, 2, 3]  # half a decade: 1-1.5-2-3-5-7 steps
-    assert figs.log_ticks([1.0, 30.0]) == [1, 2, 5, 10, 20]  # 1.5 decades: 1-2-5 steps
-    assert figs.log_ticks([0.01, 10.0]) is None  # 3 decades: plotly's labelled decades
-    assert figs.log_ticks([]) is None
 
 
 def test_skew_ablation_draws_ratios_as_lines_around_one():

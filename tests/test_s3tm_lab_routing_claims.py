@@ -1,4 +1,4 @@
-"""The claims rows of notebook 03 (routelab.s3tm.lab.routing_claims) on hand-made inputs.
+"""The claims rows of notebook 03 (routelab.s3tm.lab.routing.claims) on hand-made inputs.
 
 One test per verdict each rule can give (holds, fails, and direction only / partly / not
 comparable where reachable); the expected ratios are computed by hand in the comments.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from routelab.claims import VERDICTS, Verdict
-from routelab.s3tm.lab import routing_claims as rc
+from routelab.s3tm.lab.routing import claims as rc
 
 KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}
 

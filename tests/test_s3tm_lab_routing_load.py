@@ -1,4 +1,4 @@
-"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing_load)
+"""Fig. 5 under Fig. 7's trie-lookup load (routelab.s3tm.lab.routing.load)
 on hand-made posts: the mapping re-measured is Fig. 5's own (same per-matcher deliveries),
 the comparison table and the figure."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.s3tm.lab import routing_experiments as ev
-from routelab.s3tm.lab import routing_figures as figs
-from routelab.s3tm.lab import routing_load as rl
-from routelab.s3tm.lab import workloads as wl
+from routelab.s3tm.lab.routing import experiments as ev
+from routelab.s3tm.lab.routing import figures as figs
+from routelab.s3tm.lab.routing import load as rl
+from routelab.s3tm.lab.routing import workloads as wl
 
 
 def _posts():
@@ -77,7 +77,7 @@ def test_load_grid_remeasures_fig5s_mappings(union):
         rl.at_nodes(table, 16)
     with pytest.raises(ValueError, match="cover 0 of the 8"):
         rl.load_comparison(cv, load, "other")
-    fig = figs.fig5_load(table)
+    fig = figs.fig5_two_loads(table)
     assert len(fig.data) == 2 * 2 * 2  # panels x methods x loads
     dashes = {t.name: t.line.dash for t in fig.data}
     assert dashes[f"hash, {rl.COSTS[0]}"] == "solid" and dashes[f"hash, {rl.COSTS[1]}"] == "dash"
@@ -91,4 +91,4 @@ def test_run_load_needs_one_workload_size(union):
     with pytest.raises(ValueError, match="counts differ"):
         rl.run_load(mixed, [2], kinds=("tweet", "topic"), local=True)
     with pytest.raises(ValueError, match="no tweet or topic"):
-        figs.fig5_load(pd.DataFrame(columns=["kind", "metric", "cost"]))
+        figs.fig5_two_loads(pd.DataFrame(columns=["kind", "metric", "cost"]))

@@ -1,5 +1,5 @@
 """Notebook 03's per-source datasets and real-data curves:
-routelab.s3tm.lab.workloads (source_subscriptions, source_cv_data, real_cv_from_frame,
+routelab.s3tm.lab.routing.workloads (source_subscriptions, source_cv_data, real_cv_from_frame,
 curve_from_cv), routing_summary.geomean_of_means / fig5_summary(combine=...) and the
 two-dataset Figs. 6 and 9, on hand-made inputs.
 """
@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.s3tm.lab import routing_experiments as ev
-from routelab.s3tm.lab import routing_figures as figs
-from routelab.s3tm.lab import routing_summary as agg
-from routelab.s3tm.lab import workloads as wl
+from routelab.s3tm.lab import shared
+from routelab.s3tm.lab.routing import experiments as ev
+from routelab.s3tm.lab.routing import figures as figs
+from routelab.s3tm.lab.routing import summary as agg
+from routelab.s3tm.lab.routing import workloads as wl
 
 # --------------------------------------------------------------------------- per-source data
 
@@ -178,7 +179,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
         ],
         columns=["dataset", "kind", "method", "size", "metric", "mean", "std", "n"],
     )
-    fig = figs.fig6(summary, 64)
+    fig = figs.fig6_learning_curve(summary, 64)
     assert len(fig.data) == 2 * 2 * 2  # kinds x methods x datasets
     names = {t.name: t.line.dash for t in fig.data}
     assert names == {
@@ -190,7 +191,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
     colours = {t.name: t.line.color for t in fig.data}
     assert colours["SALB (real)"] == colours["SALB (synthetic)"]
     assert colours["SALB (real)"] != colours["hash (real)"]
-    one = figs.fig6(summary[summary["dataset"] == "synthetic"], 64)
+    one = figs.fig6_learning_curve(summary[summary["dataset"] == "synthetic"], 64)
     assert {t.name for t in one.data} == {"hash", "SALB"}
     timing = pd.DataFrame(
         [
@@ -202,7 +203,7 @@ def test_fig6_and_fig9_draw_real_and_synthetic_as_line_styles():
         ],
         columns=["dataset", "method", "size", "repeat", "learn_wall_seconds"],
     )
-    fig9 = figs.fig9(timing, 64)
+    fig9 = figs.fig9_learning_time(timing, 64)
     assert len(fig9.data) == 4
     salb_real = next(t for t in fig9.data if t.name == "SALB (real)")
     assert salb_real.line.dash == "dash"
@@ -240,7 +241,7 @@ def test_relative_by_dataset_tabulates_each_dataset():
 
 
 def test_run_fig5_combines_the_sources_and_keeps_the_union_for_claims():
-    from routelab.s3tm.lab import routing_fig5 as f5
+    from routelab.s3tm.lab.routing import fig5 as f5
 
     frame = _posts()
     args = dict(kinds=("tweet",), seed=1, progress=False)
@@ -261,7 +262,7 @@ def test_run_fig5_combines_the_sources_and_keeps_the_union_for_claims():
     # the combined value is the geometric mean of the two sources' fold means
     means = []
     for name in ("tweets:a", "tweets:b"):
-        part = agg.add_relative_throughput(run.cv_sources)
+        part = shared.add_relative_throughput(run.cv_sources, agg.PAIR_KEYS)
         sel = part[(part["dataset"] == name) & (part["method"] == "hash")]
         means.append(sel[sel["n_matchers"] == 4]["relative_throughput"].mean())
     got = rel[(rel["method"] == "hash") & (rel["n_matchers"] == 4)]["mean"].iloc[0]
@@ -293,7 +294,7 @@ def test_sizes_up_to_ends_with_the_whole_pool():
 
 
 def test_fig5_data_note_names_every_dataset_and_its_folds():
-    from routelab.s3tm.lab import routing_fig5 as f5
+    from routelab.s3tm.lab.routing import fig5 as f5
 
     frame = _posts()
     args = dict(kinds=("tweet",), progress=False)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from routelab.s3tm.lab import shedding_claims as sc
+from routelab.s3tm.lab.shedding import claims as sc
 from routelab.s3tm.shedding import RANDOM_DROP
 
 
@@ -190,7 +190,7 @@ def test_lag_ratio_and_its_direction():
 
 
 def test_curve_summary_by_hand():
-    from routelab.s3tm.lab.shedding_experiments import curve_summary
+    from routelab.s3tm.lab.shedding.experiments import curve_summary
 
     out = curve_summary({"good": GOOD, "bad": BAD})
     assert out.loc["good", "subscription: shed at 90% accuracy"] == pytest.approx(0.25 + 0.25 / 3)

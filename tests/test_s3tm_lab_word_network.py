@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from routelab.s3tm.lab.word_network import cooccurrence_graph, cut_share, network_figure
+from routelab.s3tm.lab.routing.word_network import cooccurrence_graph, cut_share, network_figure
 from routelab.s3tm.wordsets import Corpus
 
 POSTS = [

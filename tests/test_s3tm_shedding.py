@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.s3tm.lab.shedding_experiments import (
+from routelab.s3tm.lab.shedding.experiments import (
     build_workload,
     compare_at_equal_shed,
     shed_at_accuracy,
@@ -311,7 +311,7 @@ def _sources(subscriptions: pd.DataFrame) -> set[int]:
 def test_default_workload_draws_subscriptions_from_learning_posts_only():
     # no held-out publication may be a subscription's source, and the
     # paper's ratio (0.1 subscriptions per learning post) sets the count
-    from routelab.s3tm.lab.shedding_experiments import build_workload
+    from routelab.s3tm.lab.shedding.experiments import build_workload
 
     frame = _marked_posts()
     w = build_workload(
@@ -341,7 +341,7 @@ def test_default_workload_draws_subscriptions_from_learning_posts_only():
 
 
 def test_subscription_count_per_workload():
-    from routelab.s3tm.lab.shedding_experiments import subscription_count
+    from routelab.s3tm.lab.shedding.experiments import subscription_count
 
     assert subscription_count("learning", 1_000_000, 0.1, 5) == 100_000  # the paper's ratio
     assert subscription_count("learning", 42_011, 0.1, 5) == 4_201
@@ -358,8 +358,8 @@ def test_worked_example_by_hand():
     # consensus = P's subscribed words per matcher: {a,b,c}=3, {d,e}=2, f, g, h = 1 -> 0, 1
     # subscription = sum of n_j(w) over P's words: m0 a=1; m1 d+c+e=3; m2 f*4+g+h+a=7;
     # m3 b+g*3+h=5; m4 h=1 -> 2, 3. P matches {d}@1, 4 subs @2, 3 subs @3: 8 matches.
-    from routelab.s3tm.lab.shedding_experiments import worked_example
-    from routelab.s3tm.lab.shedding_figures import buffer_example_figure
+    from routelab.s3tm.lab.shedding.experiments import worked_example
+    from routelab.s3tm.lab.shedding.figures import buffer_example_figure
 
     table, policies = worked_example(2)
     assert table["consensus utility"].tolist() == [3, 2, 1, 1, 1]

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from routelab.s3tm import shedding_controller as ctl
-from routelab.s3tm.lab import controller_simulation as sim
-from routelab.s3tm.lab import shedding_claims as sc
+from routelab.s3tm.lab.shedding import claims as sc
+from routelab.s3tm.lab.shedding import controller_simulation as sim
 from routelab.s3tm.routing import Targets
 from routelab.s3tm.shedding import Deliveries
 

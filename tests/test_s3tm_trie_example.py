@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from routelab.s3tm.lab import matching_example as mex
+from routelab.s3tm.lab.matching import example as mex
 
 
 def test_trace_lists_every_probe_in_traversal_order():

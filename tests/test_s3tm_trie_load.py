@@ -9,13 +9,12 @@ import pytest
 
 from routelab.corpus.subscriptions import tweet_subscriptions
 from routelab.datasets.synthetic import topic_tweets_pandas
-from routelab.s3tm.lab.subscription_scaling import (
-    lookup_curve,
+from routelab.s3tm.lab.matching.scaling import (
     placement_gain,
-    run_scaling,
     scaling_data,
     tweet_subscription_corpus,
 )
+from routelab.s3tm.lab.shared import lookup_curve, run_scaling
 from routelab.s3tm.mappings import learn_mapping
 from routelab.s3tm.matching_load import (
     matching_load,
@@ -106,7 +105,7 @@ def test_run_scaling_local_grid(posts):
 
 
 def test_reading_comparison_on_hand_made_rows():
-    from routelab.s3tm.lab.subscription_scaling import placement_label, reading_comparison
+    from routelab.s3tm.lab.matching.scaling import placement_label, reading_comparison
 
     rows = []
     for placer, reading, ops in (
@@ -134,22 +133,13 @@ def test_reading_comparison_on_hand_made_rows():
     assert list(table["total lookups"]) == [70, 100, 200]
     assert list(table["lookups / random"]) == [0.35, 0.5, 1.0]
     assert list(table["imbalance (max/avg)"]) == [1.5, 1.5, 1.5]
-    from routelab.s3tm.lab.subscription_scaling import reading_summary
+    from routelab.s3tm.lab.matching.scaling import reading_summary
 
     summary = reading_summary(table)
     assert len(summary) == 1
     row = summary.iloc[0]
     assert row["lookups / random, slope l"] == 0.35 and row["lookups / random, literal l"] == 0.5
     assert row["unique words, random"] == 10
-
-
-def test_log_ticks_label_every_tick_in_full():
-    from routelab.s3tm.lab.matching_figures import log_ticks
-
-    ticks = log_ticks([60_000, 450_000])
-    assert ticks["tickvals"] == [50_000, 100_000, 200_000, 500_000, 1_000_000]
-    assert ticks["ticktext"] == ["50k", "100k", "200k", "500k", "1M"]
-    assert log_ticks([0.0, float("nan")]) == {}
 
 
 def test_run_scaling_carries_the_cost_reading(posts):
@@ -180,7 +170,7 @@ def _duplicated_posts(posts: Corpus, subs: Corpus) -> int:
 
 
 def test_tweet_subscriptions_beyond_the_corpus_repeat_no_post(posts):
-    from routelab.s3tm.lab.subscription_scaling import tweet_subscription_stream
+    from routelab.s3tm.lab.matching.scaling import tweet_subscription_stream
 
     n = 3 * posts.n_posts  # well beyond the corpus
     subs, origins = tweet_subscription_stream(posts, n, seed=6)
@@ -204,8 +194,9 @@ def test_tweet_subscriptions_beyond_the_corpus_repeat_no_post(posts):
 
 
 def test_real_synthetic_boundary(posts):
-    from routelab.s3tm.lab.matching_figures import fig7, synthetic_symbols
-    from routelab.s3tm.lab.subscription_scaling import scaling_task, tweet_subscription_stream
+    from routelab.s3tm.lab.matching.figures import fig7ah_subscription_scaling, synthetic_symbols
+    from routelab.s3tm.lab.matching.scaling import tweet_subscription_stream
+    from routelab.s3tm.lab.shared import scaling_task
 
     n_real = posts.n_posts
     subs, origins = tweet_subscription_stream(posts, n_real + 500, seed=2)
@@ -270,13 +261,13 @@ def test_real_synthetic_boundary(posts):
             for m in ("relative_throughput", "throughput", "spread", "imbalance")
         ]
     )
-    fig = fig7(summary, "tweet", synthetic_from=n_real)
+    fig = fig7ah_subscription_scaling(summary, "tweet", synthetic_from=n_real)
     assert [s.x0 for s in fig.layout.shapes] == [n_real] * 4
     assert list(fig.data[0].marker.symbol) == ["circle", "circle-open"]
     keys = [t.name for t in fig.data if t.legendgroup == "workload"]
     assert keys == ["real posts only", "+ synthetic subs", f"corpus size ({n_real:,})"]
-    assert not fig7(summary, "tweet").layout.shapes
-    from routelab.s3tm.lab.matching_figures import placement_figure
+    assert not fig7ah_subscription_scaling(summary, "tweet").layout.shapes
+    from routelab.s3tm.lab.matching.figures import placement_figure
 
     rows = pd.DataFrame(
         [
@@ -298,7 +289,7 @@ def test_real_synthetic_boundary(posts):
 
 
 def test_synthetic_subscriptions_are_seeded_and_rank_mapped(posts):
-    from routelab.s3tm.lab.subscription_scaling import synthetic_subscriptions
+    from routelab.s3tm.lab.matching.scaling import synthetic_subscriptions
 
     a = synthetic_subscriptions(posts, 400, seed=1)
     b = synthetic_subscriptions(posts, 400, seed=1)

@@ -15,19 +15,19 @@ from typing import Any
 # dependency does not stop the others.
 BENCHMARKS: dict[str, tuple[str, str, str]] = {
     "preprocess": (
-        "routelab.corpus.preprocess",
+        "routelab.corpus.lab.bench",
         "bench_rows",
         "Spark preprocessing throughput, bundled corpus and 1M synthetic posts "
         "(goal >= 20,000 posts/s on 2 cores)",
     ),
     "salb": (
-        "routelab.s3tm.lab.bench_salb",
+        "routelab.s3tm.lab.routing.bench",
         "bench_rows",
         "SALB kernel on 1M synthetic posts, N=256 (goal <= 10 s) vs gFCL (METIS) and the "
         "reference SALB on a subset",
     ),
     "matching": (
-        "routelab.s3tm.lab.bench_matching",
+        "routelab.s3tm.lab.matching.bench",
         "bench_rows",
         "trie matching at 100k subscriptions and LASP placement vs the brute-force oracle",
     ),

@@ -28,7 +28,7 @@ which we drew ourselves); they are listed apart from the paper's claims.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -248,3 +248,25 @@ def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
     if all(v == "fails" for v in judged):
         return Verdict("fails", rule)
     return Verdict("partly", rule)
+
+
+def geometric_mean(values: Iterable[float], *, positive_only: bool = False) -> float:
+    """exp(mean(log x)) of positive values (NaN for none): how the claims combine ratios
+    over datasets or grid points (S3-TM Sect. 6.2, PKG Table II).
+
+    ``positive_only=True`` leaves out the values that are not finite and positive (a ratio
+    of 0 or inf, NaN) instead of raising.
+
+    Raises:
+        ValueError: a value is zero, negative or NaN (unless ``positive_only``).
+    """
+    import numpy as np
+
+    x = np.asarray(list(values), dtype=np.float64)
+    if positive_only:
+        x = x[np.isfinite(x) & (x > 0)]
+    if len(x) == 0:
+        return float("nan")
+    if np.any(np.isnan(x)) or np.any(x <= 0):
+        raise ValueError(f"geometric mean needs positive values, got {x.tolist()}")
+    return float(np.exp(np.mean(np.log(x))))

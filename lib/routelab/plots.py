@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import textwrap
 import warnings
@@ -121,6 +122,52 @@ def log_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
     update(type="log", dtick=1, exponentformat="power", minor={"showgrid": True}, **kwargs)
     return fig
+
+
+def si_label(v: float) -> str:
+    """A tick label in full with an SI suffix: 500, 50k, 2M, 1G."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= div:
+            return f"{v / div:g}{suffix}"
+    return f"{v:g}"
+
+
+def log_ticks(
+    values: Sequence[float] | Any,
+    *,
+    margin: float = 2.5,
+    max_decades: float | None = None,
+    fine: bool = False,
+    si: bool = True,
+) -> dict[str, Any]:
+    """Labelled tick values for a log axis over ``values``, as keyword arguments of
+    :func:`log_axis` (``tickmode``, ``tickvals``, ``ticktext``): for data spanning less than
+    a decade or two, where the decade labels alone would leave one tick.
+
+    Ticks are 1, 2, 5 x 10^k (``fine``: 1, 1.5, 2, 3, 5, 7 x 10^k when the data span at most
+    one decade) from min / ``margin`` to max * ``margin`` of the finite positive values,
+    labelled with :func:`si_label` (50k, 100k) or ``%g`` (``si=False``). Returns ``{}``
+    (the decades of :func:`log_axis`) when there is no such value, when the data span more
+    than ``max_decades`` decades, or when fewer than two ticks fall in the range.
+    """
+    import numpy as np
+
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x) & (x > 0)]
+    if len(x) == 0:
+        return {}
+    lo, hi = float(x.min()), float(x.max())
+    span = math.log10(hi / lo)
+    if max_decades is not None and span > max_decades:
+        return {}
+    steps = (1, 1.5, 2, 3, 5, 7) if fine and span <= 1 else (1, 2, 5)
+    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    inside = [t for t in ticks if lo / margin <= t <= hi * margin]
+    if len(inside) < 2:
+        return {}
+    label = si_label if si else (lambda v: f"{v:g}")
+    return {"tickmode": "array", "tickvals": inside, "ticktext": [label(t) for t in inside]}
 
 
 def ratio_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:

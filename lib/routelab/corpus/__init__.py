@@ -7,10 +7,9 @@ file                         what it holds
                              texts (Sect. 2.1 "Receiver", Sect. 6.1)
 ``preprocess.py``            posts -> word sets on Spark, with a report of what was dropped and why
 ``corpora.py``               the bundled real tweets as word sets, preprocessed once and cached
-``stats.py``                 Table 1 and Fig. 4 (word frequencies, Zipf fit) on Spark
+``stats.py``                 Table 1 and Fig. 4's data (word frequencies, Zipf fit) on Spark
 ``subscriptions.py``         tweet-based and topic-based (LDA) subscriptions (Sect. 6.1)
-``subscription_stats.py``    subscription lengths, word popularity, match rates (Sect. 6.1)
-``paper_values.py``          numbers printed in the paper (Table 1), for side-by-side tables
-``claims.py``                the claims tables of notebooks 01 and 02
+``lab/``                     notebooks 01-02: figures, subscription statistics, the paper's
+                             values, claims, the preprocessing benchmark
 ============================ ======================================================================
 """

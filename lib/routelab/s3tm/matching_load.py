@@ -15,7 +15,7 @@ loads; spread (Eq. 2, over routed posts) does not depend on the subscriptions' p
 A publication is routed by its subscribed words (Eq. 1), but the matcher probes its trie
 with *all* the publication's words (the post travels whole).
 
-:func:`routelab.s3tm.lab.subscription_scaling.lookup_curve` measures Fig. 3 (lookups per publication vs unique words in a trie);
+:func:`routelab.s3tm.lab.shared.lookup_curve` measures Fig. 3 (lookups per publication vs unique words in a trie);
 :func:`routelab.s3tm.lasp.fit_cost_function` turns it into LASP's f.
 """
 

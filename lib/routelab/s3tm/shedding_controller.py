@@ -13,7 +13,7 @@ controller looks at the buffer fullness f:
 Levels (:func:`level_thresholds`): level 0 is m = inf, level 1 is m = k (k = 7), each next
 level lowers m by Delta (Delta < 1: probabilistic forwarding of the last matcher), down to
 ``m_min``. L(l), the load per publication at level l, is measured with the shedding of
-Fig. 8a (:func:`routelab.s3tm.lab.controller_simulation.measure_levels`, subscription shedding, trie-operation load).
+Fig. 8a (:func:`routelab.s3tm.lab.shedding.controller_simulation.measure_levels`, subscription shedding, trie-operation load).
 
 **Eq. 8 and the segment ratio.** The text's Eq. 8 reads (b^s + b^i)/b^s > L(l - Delta)/L(l)
 and Eq. 9 is garbled. Modelling the queue length as proportional to the load per
@@ -31,7 +31,7 @@ bound; the literal Eq. 8 (b^s in the denominator: r > max rho - 1, a lower bound
 available as ``reading="literal"`` (r = that bound / ``margin``).
 
 The Fig. 8b simulation of the buffer under a rate schedule, and the measurement of L(l),
-live in :mod:`routelab.s3tm.lab.controller_simulation` (notebook 06).
+live in :mod:`routelab.s3tm.lab.shedding.controller_simulation` (notebook 06).
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ notebook         files
 both             ``streams.py`` (named real and synthetic key streams), ``tasks.py`` (the Spark
                  sweep task: one grid point of the simulator -> rows), ``bench.py``
                  (``routelab bench grouping``)
-``07_pkg``       ``pkg_experiments.py`` (Table II, Figs. 2-5, used bins: grids and reductions),
+``07_pkg``       ``pkg/`` (Table II, Figs. 2-5, used bins: cases, grids, reductions, throughput,
+                 used_bins, example),
                  ``pkg_figures.py``, ``pkg_claims.py``
 ``08_fish``      ``fish_experiments.py`` (Figs. 9-19: grid points, one sweep task, the parameter
                  study), ``fish_figures.py``, ``fish_claims.py``

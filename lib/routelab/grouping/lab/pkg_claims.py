@@ -1,6 +1,6 @@
 """The claims of notebook 07_pkg (PKG Sects. IV-V: Table II, Figs. 2-5, used bins), graded
 with the rules of :mod:`routelab.claims` on the frames of
-:mod:`routelab.grouping.lab.pkg_experiments`.
+:mod:`routelab.grouping.lab.pkg`.
 
 Every function returns rows ``{"claim", "paper", "paper_value", "measured", "verdict",
 "note", "kind"}`` for :meth:`routelab.report.NotebookReport.claim`. The tolerances below are
@@ -24,6 +24,7 @@ from routelab.claims import (
     combine,
     direction,
     equivalent,
+    geometric_mean,
     not_comparable,
     ordering,
     share,
@@ -31,7 +32,8 @@ from routelab.claims import (
     within_tolerance,
 )
 from routelab.claims import claim_row as _row
-from routelab.grouping.lab.pkg_experiments import USED_BINS, StreamCase, geomean, safe_ratio
+from routelab.grouping.lab.pkg.cases import USED_BINS, StreamCase
+from routelab.grouping.lab.pkg.reductions import safe_ratio
 
 Row = dict[str, Any]
 
@@ -102,7 +104,9 @@ def _log_interval(ratios: np.ndarray) -> tuple[float, float, float]:
 
 def paper_table2_gain() -> float:
     """Geometric mean of Table II's hashing/PKG ratios at W = 5, 10 on WP and TW."""
-    return geomean(np.array([h / p for cells in PAPER_TABLE2.values() for h, p in cells]))
+    return geometric_mean(
+        np.array([h / p for cells in PAPER_TABLE2.values() for h, p in cells]), positive_only=True
+    )
 
 
 def table2_claims(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
@@ -186,7 +190,11 @@ def table2_claims(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
 def _table2_size_row(gain: pd.DataFrame) -> Row:
     paper = paper_table2_gain()
     idx = [(s, w) for s in PAPER_TABLE2 for w in (5, 10) if (s, w) in gain.index]
-    ours = geomean(gain.loc[idx, "gain"].to_numpy()) if idx else float("nan")
+    ours = (
+        geometric_mean(gain.loc[idx, "gain"].to_numpy(), positive_only=True)
+        if idx
+        else float("nan")
+    )
     verdict = (
         within_factor(ours, paper, TABLE2_GAIN_FACTOR)
         if idx
@@ -214,7 +222,7 @@ def local_claims(
     worst = ratios.loc[ratios["L_over_G"].idxmax()]
     within = ratios["L_over_G"] <= ONE_ORDER
     lp = ratios["LP_over_L"].to_numpy()
-    gm = geomean(lp)
+    gm = geometric_mean(lp, positive_only=True)
     mean, lo, hi = _log_interval(lp)
     margin = math.log(PROBE_MARGIN)
     probe_range = f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})"
@@ -342,7 +350,7 @@ def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
             "Fig. 4, Sect. V-B Q3",
             "'on average similar' (LJ)",
             f"skewed/uniform ratio {r.min():.2f}-{r.max():.2f} over {len(r)} points "
-            f"(geometric mean {geomean(r):.2f}); max skewed fraction "
+            f"(geometric mean {geometric_mean(r, positive_only=True):.2f}); max skewed fraction "
             f"{wide['skewed'].max():.1e}; busiest source at S={int(top['n_sources'])} "
             f"gets {top['max_source_share']:.1%} vs {top['uniform_share']:.1%}",
             equivalent(mean, lo, hi, math.log(SKEW_MARGIN)),
@@ -380,7 +388,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             combine(
                 [
                     equivalent(
-                        geomean(pkg_sg) - 1,
+                        geometric_mean(pkg_sg, positive_only=True) - 1,
                         float(pkg_sg.min()) - 1,
                         float(pkg_sg.max()) - 1,
                         THROUGHPUT_MARGIN,

@@ -1,6 +1,6 @@
 """Figures of PKG (Nasir et al., ICDE'15, Sects. IV-V) for notebook ``07_pkg``.
 
-Each function takes the frames of :mod:`routelab.grouping.lab.pkg_experiments` and returns a
+Each function takes the frames of :mod:`routelab.grouping.lab.pkg` and returns a
 plotly figure; the notebook hands it to :meth:`routelab.report.NotebookReport.figure`,
 which adds the data/profile/version footer and saves HTML, PNG and SVG. A method keeps its
 colour in every figure (:data:`VARIANTS` through :func:`routelab.plots.color_for`).
@@ -20,14 +20,14 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.grouping.lab.pkg_experiments import (
+from routelab.grouping.lab.pkg.cases import (
     TABLE2_SCHEMES,
     USED_BINS,
     StreamCase,
-    demo_loads,
-    imbalance_lower_bound,
     max_key_probability,
 )
+from routelab.grouping.lab.pkg.example import demo_loads
+from routelab.grouping.lab.pkg.reductions import imbalance_lower_bound
 from routelab.plots import PALETTE, color_for, log_axis
 
 VARIANTS = ("G", "H", "L5", "L10", "L15", "L20")

@@ -1,30 +1,21 @@
 """The code of the S3-TM notebooks 03-06: workloads, experiment runners, figures, claims.
 
 Nothing here is an algorithm of the paper (those are in :mod:`routelab.s3tm`); change these
-files to change an experiment without touching the algorithm.
+files to change an experiment without touching the algorithm. One sub-package per notebook;
+a notebook's package imports :mod:`~routelab.s3tm.lab.shared` and never another notebook's
+package (``tests/test_layout.py`` checks it).
 
 ====================== ============================================================================
-notebook               files
+package / file         what it holds
 ====================== ============================================================================
-``03_routing``         ``workloads.py`` (posts, folds, subscriptions), ``routing_experiments.py``
-                       (10-fold CV sweep, learning curve, learning time, skew ablation on Spark),
-                       ``routing_summary.py`` (relative throughput, geometric means),
-                       ``routing_fig5.py`` (Fig. 5 on the union and per source),
-                       ``routing_load.py`` (Fig. 5 under Fig. 7's trie-lookup load),
-                       ``routing_figures.py`` (Figs. 5, 6, 9), ``routing_claims.py``,
-                       ``word_network.py`` (the top words' co-occurrence network, by matcher),
-                       ``bench_salb.py`` (``routelab bench salb``)
-``04_matching``        ``subscription_scaling.py`` (Fig. 3 lookup curve, Fig. 7a-h sweep,
-                       LASP vs random anycast), ``matching_figures.py``, ``matching_claims.py``,
-                       ``matching_example.py`` (the worked example: a small trie and its
-                       lookups), ``bench_matching.py`` (``routelab bench matching``)
-``05_drift``           ``drift_experiments.py`` (windows, per-window topics, the week-0 mapping,
-                       trend tests), ``drift_figures.py`` (Fig. 7i-l), ``drift_claims.py``,
-                       ``drift_example.py`` (the worked example: top words entering and
-                       leaving the top-k per window)
-``06_shedding``        ``shedding_experiments.py`` (Fig. 8a workloads and curves),
-                       ``controller_simulation.py`` (L(l) and the Fig. 8b buffer simulation),
-                       ``shedding_figures.py`` (Figs. 8a/8b, threshold explorer),
-                       ``shedding_claims.py``
+``shared.py``          what notebooks 03-06 share: folds, subscriptions, the broadcast handle
+                       ``SharedData``, relative throughput and fold summaries, the Fig. 7 grid
+                       (``ScalingData``, ``run_scaling``, the Fig. 3 lookup curve)
+``routing/``           ``03_routing``: Figs. 5, 6, 9 (workloads, experiments, summary, fig5,
+                       load, figures, claims, word_network, bench)
+``matching/``          ``04_matching``: Figs. 3, 7a-h (scaling, figures, claims, example, bench)
+``drift/``             ``05_drift``: Fig. 7i-l (experiments, figures, claims, example)
+``shedding/``          ``06_shedding``: Fig. 8 (experiments, controller_simulation, figures,
+                       claims)
 ====================== ============================================================================
 """

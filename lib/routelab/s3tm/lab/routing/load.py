@@ -5,12 +5,12 @@ Fig. 5 (Sect. 6.2) charges every publication a unit cost at each matcher it reac
 Fig. 7 (Sect. 6.3, notebook 04) charges it the trie lookups of the matcher's subscriptions
 (:mod:`routelab.s3tm.matching_load`). To compare the N = 16 points of the two figures, this
 module re-measures Fig. 5's mappings under Fig. 7's load, with Fig. 7's own machinery
-(:func:`routelab.s3tm.lab.subscription_scaling.run_scaling`: learn on the training folds
+(:func:`routelab.s3tm.lab.shared.run_scaling`, shared with notebook 04: learn on the training folds
 restricted to W^s, place the subscriptions with LASP, route and match the held-out fold):
 
 - :func:`load_scaling_data`: the union's posts (every word: a matcher probes its trie with
   the whole post), folds and subscriptions of Fig. 5 as a
-  :class:`~routelab.s3tm.lab.subscription_scaling.ScalingData` -- so the mapping learned at
+  :class:`~routelab.s3tm.lab.shared.ScalingData` -- so the mapping learned at
   a (kind, N, fold) is the very one of Fig. 5;
 - :func:`fit_load_cost`: LASP's cost function f fitted on the Fig. 3 lookup curve, as
   notebook 04 does;
@@ -26,9 +26,9 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.s3tm.lab import subscription_scaling as scaling
-from routelab.s3tm.lab.routing_summary import add_relative_throughput
-from routelab.s3tm.lab.workloads import ALL_WORDS, CVData
+from routelab.s3tm.lab import shared
+from routelab.s3tm.lab.routing.summary import PAIR_KEYS
+from routelab.s3tm.lab.routing.workloads import ALL_WORDS, CVData
 from routelab.s3tm.lasp import CostFunction, fit_cost_function
 from routelab.s3tm.matching_load import DEFAULT_CAPACITY, subscription_corpus
 
@@ -36,12 +36,12 @@ COSTS = ("unit (Eq. 3)", "trie lookups (Fig. 7)")
 """The two loads compared: Fig. 5's unit cost per delivery and Fig. 7's trie lookups."""
 
 
-def load_scaling_data(data: CVData) -> scaling.ScalingData:
+def load_scaling_data(data: CVData) -> shared.ScalingData:
     """``data``'s posts (every word), folds and subscriptions as Fig. 7's dataset.
 
     Raises:
         ValueError: ``data`` was built without ``all_words=True`` or
-            ``keep_subscriptions=True`` (:func:`routelab.s3tm.lab.workloads.real_cv_from_frame`).
+            ``keep_subscriptions=True`` (:func:`routelab.s3tm.lab.routing.workloads.real_cv_from_frame`).
     """
     if ALL_WORDS not in data.corpora or "subscriptions" not in data.info:
         raise ValueError(
@@ -54,11 +54,11 @@ def load_scaling_data(data: CVData) -> scaling.ScalingData:
         for kind, subs in data.info["subscriptions"].items()
     }
     info = {"source": data.info.get("source"), "dataset": data.name, "posts": posts.n_posts}
-    return scaling.ScalingData(posts, data.folds, data.n_folds, streams, info)
+    return shared.ScalingData(posts, data.folds, data.n_folds, streams, info)
 
 
 def fit_load_cost(
-    sdata: scaling.ScalingData,
+    sdata: shared.ScalingData,
     sizes: Sequence[int],
     *,
     n_matchers: int = 16,
@@ -67,13 +67,13 @@ def fit_load_cost(
 ) -> tuple[CostFunction, pd.DataFrame]:
     """LASP's f(h) = slope h + intercept from the lookup curve (Fig. 3) of ``sdata``'s
     subscriptions on held-out ``fold``, as notebook 04 fits it; returns f and the curve."""
-    curve = scaling.lookup_curves(sdata, sizes, n_matchers=n_matchers, fold=fold, seed=seed)
+    curve = shared.lookup_curves(sdata, sizes, n_matchers=n_matchers, fold=fold, seed=seed)
     slope, intercept = fit_cost_function(curve["unique_words"], curve["ops_per_pub"])
     return CostFunction.from_fit(slope, intercept), curve
 
 
 def run_load(
-    sdata: scaling.ScalingData,
+    sdata: shared.ScalingData,
     nodes: Sequence[int],
     methods: Sequence[str] = ("hash", "SALB"),
     kinds: Sequence[str] = ("tweet", "topic"),
@@ -88,7 +88,7 @@ def run_load(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Fig. 5's grid (kind x method x N x fold) under the trie-lookup load: one
-    :func:`~routelab.s3tm.lab.subscription_scaling.run_scaling` per N with every
+    :func:`~routelab.s3tm.lab.shared.run_scaling` per N with every
     subscription of each kind, LASP placement with ``cost``.
 
     Raises:
@@ -98,7 +98,7 @@ def run_load(
     if len(sizes) != 1:
         raise ValueError(f"the kinds' subscription counts differ: {sorted(sizes)}")
     frames = [
-        scaling.run_scaling(
+        shared.run_scaling(
             sdata,
             sorted(sizes),
             methods,
@@ -135,7 +135,7 @@ def load_comparison(cv: pd.DataFrame, load: pd.DataFrame, dataset: str) -> pd.Da
         raise ValueError(
             f"Fig. 5 rows of {dataset!r} cover {len(unit)} of the {len(want)} load cells"
         )
-    unit = add_relative_throughput(unit)
+    unit = shared.add_relative_throughput(unit, PAIR_KEYS)
     parts = []
     for cost, frame in zip(COSTS, (unit, load), strict=True):
         long = frame.melt(

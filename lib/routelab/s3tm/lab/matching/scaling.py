@@ -20,24 +20,28 @@ methods hash, gFCL, gNFCL, SALB (and the others on request). Each grid point
 Relative throughput divides by SALB's throughput in the same (kind, size, fold), as in
 Sect. 6.2. Grid points run as Spark tasks (:func:`routelab.sweep.run_grid`) with the
 dataset broadcast once.
+
+The grid itself (:class:`~routelab.s3tm.lab.shared.ScalingData`,
+:func:`~routelab.s3tm.lab.shared.run_scaling`, :func:`~routelab.s3tm.lab.shared.scaling_task`,
+:func:`~routelab.s3tm.lab.shared.lookup_curves`) is in :mod:`routelab.s3tm.lab.shared`,
+since notebook 03 runs it too; this module builds the subscription streams and reads the
+results.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from routelab.s3tm.lab.routing_experiments import KINDS, kfold_assignment
-from routelab.s3tm.lasp import CostFunction
-from routelab.s3tm.mappings import METHODS, learn_mapping
-from routelab.s3tm.matching_load import matching_load, subscribed_mask, subscription_corpus
-from routelab.s3tm.placement import PLACERS, place_subscriptions
+from routelab.s3tm.lab.shared import KINDS, ScalingData, kfold_assignment
+from routelab.s3tm.mappings import learn_mapping
+from routelab.s3tm.matching_load import subscribed_mask, subscription_corpus
+from routelab.s3tm.placement import place_subscriptions
 from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
@@ -46,29 +50,22 @@ if TYPE_CHECKING:
     from routelab.corpus.subscriptions import TopicModel
 
 __all__ = [
-    "FIG7_METHODS",
     "Deployment",
     "advantage_note",
     "deployment",
-    "lookup_curves",
     "losses_to",
     "method_ranking",
     "placement_gain",
     "throughput_drop",
-    "ScalingData",
     "BEYOND_CORPUS",
-    "add_relative_throughput",
     "cached_topic_model",
     "real_scaling_data",
-    "run_scaling",
     "scaling_data",
-    "scaling_task",
     "synthetic_subscriptions",
     "tweet_subscription_corpus",
     "tweet_subscription_stream",
 ]
 
-FIG7_METHODS = ("hash", "gFCL", "gNFCL", "SALB")
 
 BEYOND_CORPUS = ("synthetic", "repeat")
 """What the tweet-based stream registers once every real post is a subscription:
@@ -79,109 +76,6 @@ duplicates)."""
 SYNTHETIC_SEED_TAG = 0x5E17
 """Mixed into the seed of the synthetic subscriptions, so they do not share random draws
 with the selection of real posts."""
-
-
-@dataclass(frozen=True, eq=False)
-class ScalingData:
-    """Posts with folds plus one subscription stream per kind (the largest workload).
-
-    Attributes:
-        posts: all publications.
-        folds: fold of every post (:func:`routelab.s3tm.lab.routing_experiments.kfold_assignment`).
-        n_folds: number of folds.
-        streams: kind -> subscriptions (a :class:`Corpus` sharing ``posts.vocab``), in
-            stream order; workload n is the first n rows.
-        info: how the data was made.
-        ts: post times (epoch ms, aligned with ``posts``; -1 unknown), for stream replays.
-        origins: kind -> per subscription the id of the post it copies, -1 for a synthetic
-            one (kinds without an entry, e.g. topic-based, are not copies of posts).
-    """
-
-    posts: Corpus
-    folds: np.ndarray
-    n_folds: int
-    streams: dict[str, Corpus]
-    info: dict[str, Any] = field(default_factory=dict)
-    ts: np.ndarray | None = None
-    origins: dict[str, np.ndarray] = field(default_factory=dict)
-
-    def synthetic_from(self, kind: str) -> int | None:
-        """Position of the first synthetic subscription in ``kind``'s stream (workloads
-        larger than it hold synthetic ones); None if the stream has none."""
-        origin = self.origins.get(kind)
-        if origin is None or not (origin < 0).any():
-            return None
-        return int(np.argmax(origin < 0))
-
-    def data_line(self, sizes: Sequence[int], kind: str = "tweet") -> str:
-        """The start of a figure's data line for workloads of ``sizes``: "real: <source>",
-        or "semi-synthetic: <source>; tweet subs > <n> synthetic" when a size holds
-        synthetic subscriptions ("real: <source>; tweet subs > <n> repeat posts" for the
-        repeat variant)."""
-        source = self.info.get("source", "posts")
-        start = self.synthetic_from(kind)
-        if start is not None and max(sizes, default=0) > start:
-            return f"semi-synthetic: {source}; {kind} subs > {start:,} synthetic"
-        n_posts = int(np.count_nonzero(self.posts.lengths()))
-        origin = self.origins.get(kind)
-        if origin is not None and max(sizes, default=0) > n_posts:
-            return f"real: {source}; {kind} subs > {n_posts:,} repeat posts"
-        return f"real: {source}"
-
-    def synthetic_count(self, kind: str, n_subs: int) -> int:
-        """Synthetic subscriptions among the first ``n_subs`` of ``kind``."""
-        start = self.synthetic_from(kind)
-        return 0 if start is None else max(0, int(n_subs) - start)
-
-    def describe(self, sizes: Sequence[int] = ()) -> pd.DataFrame:
-        """Per kind and workload size: subscriptions, how many of them are synthetic,
-        distinct word sets, mean length, subscribed words |W^s| and the share of posts
-        holding a subscribed word."""
-        rows = []
-        for kind, stream in self.streams.items():
-            for n in sorted({*sizes, stream.n_posts}):
-                if n > stream.n_posts:
-                    continue
-                subs = self.workload(kind, n)
-                mask = subscribed_mask(subs, self.posts)
-                routed = np.bincount(
-                    np.repeat(np.arange(self.posts.n_posts), self.posts.lengths()),
-                    weights=mask[self.posts.indices],
-                    minlength=self.posts.n_posts,
-                )
-                rows.append(
-                    {
-                        "kind": kind,
-                        "subscriptions": n,
-                        "synthetic": self.synthetic_count(kind, n),
-                        "distinct word sets": _distinct_sets(subs),
-                        "mean length": float(subs.lengths().mean()),
-                        "subscribed words": int(mask.sum()),
-                        "posts with a subscribed word": float((routed > 0).mean()),
-                    }
-                )
-        return pd.DataFrame(rows)
-
-    def workload(self, kind: str, n_subs: int) -> Corpus:
-        """The first ``n_subs`` subscriptions of ``kind``."""
-        stream = self.streams[kind]
-        if not 1 <= n_subs <= stream.n_posts:
-            raise ValueError(f"{n_subs} {kind} subscriptions requested, {stream.n_posts} made")
-        return stream.subset(np.arange(n_subs))
-
-
-def _distinct_sets(corpus: Corpus) -> int:
-    """Distinct word sets, by a 64-bit set hash (sum of per-word hashes; collisions are
-    astronomically unlikely at these sizes)."""
-    from routelab.hashing import mix64
-
-    if corpus.nnz == 0:
-        return int(corpus.n_posts > 0)
-    word_hash = mix64(corpus.indices.astype(np.int64), 7)
-    row = np.repeat(np.arange(corpus.n_posts), corpus.lengths())
-    sums = np.zeros(corpus.n_posts, dtype=np.uint64)
-    np.add.at(sums, row, word_hash)
-    return int(len(np.unique(sums)))
 
 
 def _tweet_picks(posts: Corpus, n: int, seed: int) -> np.ndarray:
@@ -407,166 +301,7 @@ def real_scaling_data(
     return scaling_data(corpus, streams, n_folds, seed, info, epoch_ms(frame["ts"]), origins)
 
 
-class _OnData:
-    """A grid task bound to the (broadcast) dataset. The handle travels inside the task,
-    not in the parameters, because a result row carries its parameters back to the driver
-    and a broadcast cannot be pickled on an executor."""
-
-    def __init__(self, handle: Any) -> None:
-        self.handle = handle
-
-    def __call__(self, params: dict[str, Any]) -> list[dict[str, Any]]:
-        data = self.handle.value if hasattr(self.handle, "value") else self.handle
-        return scaling_task({**params, "data": data})
-
-
-def scaling_task(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """One Fig. 7 grid point. Params: ``data`` (:class:`ScalingData`), ``kind``,
-    ``n_subs``, ``method``, ``placer``, ``fold``, ``n_matchers``, ``cost``
-    (slope, intercept, LASP's delta-load reading), ``split_hot``, ``seed``, ``capacity``."""
-    data: ScalingData = params["data"]
-    t0 = time.perf_counter()
-    subs = data.workload(params["kind"], int(params["n_subs"]))
-    mask = subscribed_mask(subs, data.posts)
-    fold = int(params["fold"])
-    train = data.posts.subset(data.folds != fold).restrict(mask)
-    test = data.posts.subset(data.folds == fold)
-    mapping = learn_mapping(
-        train,
-        int(params["n_matchers"]),
-        params["method"],
-        seed=int(params["seed"]),
-        split_hot=bool(params["split_hot"]),
-    )
-    t1 = time.perf_counter()
-    placement = place_subscriptions(
-        subs, mapping, params["placer"], cost=params["cost"], seed=int(params["seed"])
-    )
-    t2 = time.perf_counter()
-    load = matching_load(mapping, placement, subs, test, capacity=float(params["capacity"]))
-    t3 = time.perf_counter()
-    row = load.as_dict()
-    row.update(
-        synthetic_subs=data.synthetic_count(params["kind"], int(params["n_subs"])),
-        subscribed_words=int(mask.sum()),
-        n_hot=mapping.info["n_hot"],
-        multicast_subs=placement.category_counts()["all_hot"],
-        learn_seconds=t1 - t0,
-        place_seconds=t2 - t1,
-        match_seconds=t3 - t2,
-        loads=load.ops.tolist(),
-        cost_reading=CostFunction.of(params["cost"]).reading,
-    )
-    return [row]
-
-
-def run_scaling(
-    data: ScalingData,
-    sizes: Sequence[int],
-    methods: Sequence[str] = FIG7_METHODS,
-    kinds: Sequence[str] = KINDS,
-    *,
-    n_matchers: int = 16,
-    folds: Sequence[int] = (0,),
-    placers: Sequence[str] = ("LASP",),
-    cost: Any = None,
-    split_hot: bool = True,
-    capacity: float = 1e6,
-    seed: int = 0,
-    spark: Any = None,
-    local: bool = False,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """The Fig. 7 grid (kind x n_subs x method x placer x fold) as Spark tasks.
-
-    Returns one row per point: the parameters, :meth:`MatchingLoad.as_dict` metrics, timings
-    and per-matcher ``loads``; plus ``relative_throughput`` (see
-    :func:`add_relative_throughput`) when SALB is among the methods.
-    """
-    from routelab.sweep import broadcast, run_grid
-
-    bad = [m for m in methods if m not in METHODS]
-    bad += [p for p in placers if p not in PLACERS]
-    bad += [k for k in kinds if k not in data.streams]
-    if bad:
-        raise ValueError(f"unknown method(s), placer(s) or kind(s): {bad}")
-    f = CostFunction.of(cost)
-    points = [
-        {
-            "kind": kind,
-            "n_subs": int(n),
-            "method": method,
-            "placer": placer,
-            "fold": int(fold),
-            "n_matchers": int(n_matchers),
-            "split_hot": bool(split_hot),
-            "seed": int(seed),
-            "cost": (f.slope, f.intercept, f.reading),
-            "capacity": float(capacity),
-        }
-        for kind in kinds
-        for n in sizes
-        for method in methods
-        for placer in placers
-        for fold in folds
-    ]
-    # big workloads first: better packing of the cores
-    points.sort(key=lambda p: -p["n_subs"])
-    handle = data if local else broadcast(data, spark)
-    try:
-        frame = run_grid(
-            _OnData(handle),
-            points,
-            spark=spark,
-            local=local,
-            desc="Fig. 7 grid",
-            progress=progress,
-        )
-    finally:
-        if not local:
-            handle.unpersist()
-    frame = frame.drop(columns=["cost"])
-    frame = frame.sort_values(
-        ["kind", "n_subs", "method", "placer", "fold"], kind="stable", ignore_index=True
-    )
-    return add_relative_throughput(frame) if "SALB" in set(methods) else frame
-
-
-def add_relative_throughput(frame: pd.DataFrame, baseline: str = "SALB") -> pd.DataFrame:
-    """``relative_throughput`` = throughput / ``baseline``'s in the same kind, size, placer,
-    fold and N (Sect. 6.2: SALB = 1)."""
-    keys = ["kind", "n_subs", "placer", "fold", "n_matchers"]
-    base = frame.loc[frame["method"] == baseline, [*keys, "throughput"]]
-    out = frame.merge(
-        base.rename(columns={"throughput": "_base"}), on=keys, how="left", validate="many_to_one"
-    )
-    if out["_base"].isna().any():
-        raise ValueError(f"some grid points lack a {baseline} baseline")
-    out["relative_throughput"] = out["throughput"] / out.pop("_base")
-    return out
-
-
 # --------------------------------------------------------------------------- experiments
-
-
-def lookup_curves(
-    data: ScalingData,
-    sizes: Sequence[int],
-    *,
-    n_matchers: int = 16,
-    fold: int = 0,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Fig. 3 points for every kind (:func:`lookup_curve`),
-    publications = the held-out ``fold``."""
-
-    test = data.posts.subset(data.folds == fold)
-    parts = []
-    for kind, stream in data.streams.items():
-        usable = [n for n in sizes if n <= stream.n_posts]
-        curve = lookup_curve(test, stream, usable, n_matchers, seed=seed)
-        parts.append(curve.assign(kind=kind))
-    return pd.concat(parts, ignore_index=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -738,45 +473,3 @@ def losses_to(rank: pd.DataFrame, other: str = "hash") -> str:
     above ``other``'s, as ``kind n_subs (ratio)``; empty if none."""
     bad = rank[rank["SALB"] <= rank[other]]
     return ", ".join(f"{r.kind} {r.n_subs:,} ({r.SALB / r[other]:.3f})" for _, r in bad.iterrows())
-
-
-def lookup_curve(
-    posts: Corpus,
-    subs: Corpus,
-    sizes: Sequence[int],
-    n_matchers: int = 16,
-    *,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Fig. 3 data: per matcher, unique words in its trie vs lookups per publication.
-
-    For each size n the first n subscriptions are placed on ``n_matchers`` matchers by
-    random anycast under the hash mapping (no cost model needed, so the curve that defines
-    f does not depend on f), and ``posts`` are routed and matched. Each matcher gives one
-    point: ``unique_words`` = |H(i)|, ``ops_per_pub`` = L(i) / publications routed to i.
-    """
-    from routelab.s3tm.mappings import learn_mapping
-
-    rows = []
-    for n in sizes:
-        if not 1 <= n <= subs.n_posts:
-            raise ValueError(f"size {n} outside 1..{subs.n_posts}")
-        part = subs.subset(np.arange(n))
-        mapping = learn_mapping(part, n_matchers, "hash", seed=seed)
-        placement = place_subscriptions(part, mapping, "random", seed=seed)
-        load = matching_load(mapping, placement, part, posts)
-        for i in range(n_matchers):
-            if load.pubs[i] == 0:
-                continue
-            rows.append(
-                {
-                    "n_subs": int(n),
-                    "matcher": i,
-                    "unique_words": int(load.unique_words[i]),
-                    "subs_on_matcher": int(placement.subs_per_matcher()[i]),
-                    "pubs": int(load.pubs[i]),
-                    "ops": int(load.ops[i]),
-                    "ops_per_pub": float(load.ops[i] / load.pubs[i]),
-                }
-            )
-    return pd.DataFrame(rows)

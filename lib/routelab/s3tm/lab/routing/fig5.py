@@ -3,12 +3,12 @@
 The paper runs Fig. 5 on two datasets and shows "the geometric mean of the relative
 throughputs from both datasets" (Sect. 6.2). Our real tweets are two sources (health-news
 tweets and one account), so :func:`run_fig5` runs the grid of
-:func:`routelab.s3tm.lab.routing_experiments.run_cv`
+:func:`routelab.s3tm.lab.routing.experiments.run_cv`
 
 - on the **main** datasets (the union of the sources, plus a synthetic one on request), all
   folds: their rows feed the claims and the throughput / spread / imbalance panels;
 - on each **per-source** dataset, possibly with fewer folds: the relative-throughput panels
-  show the geometric mean over them (:func:`routelab.s3tm.lab.routing_summary.geomean_of_means`,
+  show the geometric mean over them (:func:`routelab.s3tm.lab.routing.summary.geomean_of_means`,
   fold counts may differ, so folds are not paired);
 - with hash under the other hot-word splitting setting on all of them (which
   hash baseline the paper used is ambiguous).
@@ -25,9 +25,9 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.s3tm.lab.routing_experiments import run_cv
-from routelab.s3tm.lab.routing_summary import fig5_summary, swap_hash
-from routelab.s3tm.lab.workloads import CVData
+from routelab.s3tm.lab.routing.experiments import run_cv
+from routelab.s3tm.lab.routing.summary import fig5_summary, swap_hash
+from routelab.s3tm.lab.routing.workloads import CVData
 
 
 @dataclass(frozen=True, eq=False)

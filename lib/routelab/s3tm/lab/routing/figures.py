@@ -1,7 +1,7 @@
 """Plotly figures of the S3-TM routing evaluation (Sects. 6.2, 6.6; Figs. 5, 6, 9).
 
-Every function takes the tidy frames of :mod:`routelab.s3tm.lab.routing_experiments` and
-:mod:`routelab.s3tm.lab.routing_summary` and returns a ``plotly.graph_objects.Figure``; a method
+Every function takes the tidy frames of :mod:`routelab.s3tm.lab.routing.experiments` and
+:mod:`routelab.s3tm.lab.routing.summary` and returns a ``plotly.graph_objects.Figure``; a method
 keeps its colour in every figure (:func:`routelab.plots.color_for` over
 :data:`routelab.s3tm.METHODS`). Error bars are one standard deviation over the
 cross-validation folds (or the repeats of Fig. 6), as in the paper. Log axes go through
@@ -12,7 +12,6 @@ span less than a few decades); ratios are lines around a reference line at 1
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import color_for, log_axis, ratio_axis
+from routelab.plots import color_for, log_axis, log_ticks, ratio_axis
 from routelab.s3tm.mappings import METHODS
 
 KIND_TITLES = {"tweet": "tweet-based subscriptions", "topic": "topic-based subscriptions"}
@@ -38,32 +37,14 @@ def _methods_in(frame: pd.DataFrame, methods: Sequence[str] | None) -> list[str]
     return [m for m in (methods or METHODS) if m in present]
 
 
-def log_ticks(values: Sequence[float] | np.ndarray) -> list[float] | None:
-    """Labelled tick values for a log axis over ``values``: 1-2-5 steps (1-1.5-2-3-5-7
-    within a decade), or ``None`` (decades only) when the data span more than 2.5 decades."""
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x) & (x > 0)]
-    if len(x) == 0:
-        return None
-    lo, hi = float(x.min()), float(x.max())
-    span = math.log10(hi / lo)
-    if span > 2.5:
-        return None
-    steps = (1, 1.5, 2, 3, 5, 7) if span <= 1 else (1, 2, 5)
-    first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
-    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
-    inside = [t for t in ticks if lo / 1.15 <= t <= hi * 1.15]
-    return inside if len(inside) >= 2 else None
-
-
 def _log(fig: go.Figure, axis: str, values: Sequence[float] | np.ndarray, **where: int) -> None:
-    """A log axis through :func:`routelab.plots.log_axis` with :func:`log_ticks` labels."""
-    ticks = log_ticks(values)
-    if ticks is None:
+    """A log axis through :func:`routelab.plots.log_axis` with :func:`routelab.plots.log_ticks`
+    labels (1-1.5-2-3-5-7 steps within a decade, 1-2-5 over two; the decades alone beyond)."""
+    ticks = log_ticks(values, margin=1.15, max_decades=2.5, fine=True, si=False)
+    if not ticks:
         log_axis(fig, axis, **where)
     else:
-        text = [f"{t:g}" for t in ticks]
-        log_axis(fig, axis, tickmode="array", tickvals=ticks, ticktext=text, **where)
+        log_axis(fig, axis, **ticks, **where)
         _no_minor_grid(fig, axis, **where)
 
 
@@ -126,7 +107,7 @@ def _hash_label(split_hot: bool) -> str:
     return "hash+split" if split_hot else "hash"
 
 
-def fig5(
+def fig5_mapping_metrics(
     summary: pd.DataFrame,
     kind: str,
     methods: Sequence[str] | None = None,
@@ -138,11 +119,11 @@ def fig5(
     spread and imbalance vs nodes, mean +- std over folds.
 
     Args:
-        summary: tidy summary (:func:`routelab.s3tm.lab.routing_summary.fig5_summary`) with one
+        summary: tidy summary (:func:`routelab.s3tm.lab.routing.summary.fig5_summary`) with one
             dataset per metric.
         kind: ``"tweet"`` or ``"topic"``.
         methods: methods to draw (default: all present, in :data:`METHODS` order).
-        hash_other: the summary of :func:`~routelab.s3tm.lab.routing_summary.swap_hash`
+        hash_other: the summary of :func:`~routelab.s3tm.lab.routing.summary.swap_hash`
             (hash under the other splitting setting); its hash line is drawn dashed, and the
             two hash lines are labelled "hash+split" and "hash" (no splitting).
         split_hot: the splitting setting of ``summary`` (names its hash line).
@@ -238,13 +219,15 @@ def _dataset_lines(
     return lines
 
 
-def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000) -> go.Figure:
+def fig6_learning_curve(
+    summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000
+) -> go.Figure:
     """Fig. 6: throughput on a fixed test set vs learning-corpus size, one panel per
     subscription kind, mean +- std over repeats; several datasets (real and synthetic posts)
     share the panels, one line style each (:data:`DATASET_DASH`).
 
     Args:
-        summary: :func:`routelab.s3tm.lab.routing_summary.summarize` of the learning-curve rows by
+        summary: :func:`routelab.s3tm.lab.shared.summarize` of the learning-curve rows by
             (dataset, kind, method, size) with metric ``throughput``.
         n_matchers: N of the sweep (for the title).
         mark: draw a dotted line at this corpus size (the paper's 0.5M) if in range.
@@ -271,7 +254,7 @@ def fig6(summary: pd.DataFrame, n_matchers: int, *, mark: float | None = 500_000
     return fig
 
 
-def fig9(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
+def fig9_learning_time(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
     """Fig. 9: learning time (wall seconds of ``learn_mapping``) vs learning posts, log-log;
     several datasets (real and synthetic posts) one line style each."""
     if "dataset" not in timing:
@@ -301,7 +284,7 @@ def fig_skew_ablation(gains: pd.DataFrame) -> go.Figure:
     and points on a log axis around the reference line at 1 (no gain).
 
     Args:
-        gains: :func:`routelab.s3tm.lab.routing_summary.split_gain` rows.
+        gains: :func:`routelab.s3tm.lab.routing.summary.split_gain` rows.
     """
     agg = (
         gains.groupby(["kind", "method", "n_matchers"])["throughput_gain"]
@@ -352,7 +335,7 @@ def load_figure(
     average load as a dotted line.
 
     Args:
-        cv: :func:`routelab.s3tm.lab.routing_experiments.run_cv` rows (with ``loads``).
+        cv: :func:`routelab.s3tm.lab.routing.experiments.run_cv` rows (with ``loads``).
         kind, method, n_matchers, fold: which experiment.
         dataset: which dataset (default: the first).
         split_hot: which splitting setting (default: the only one present).
@@ -393,14 +376,14 @@ def load_figure(
     return fig
 
 
-def fig5_load(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
+def fig5_two_loads(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
     """Fig. 5 under two loads: relative throughput (SALB = 1) and
     imbalance vs N, one row per subscription kind; colour = method, solid = unit cost
     (Eq. 3, Fig. 5), dashed = trie lookups (Fig. 7); a dotted line at N = ``mark`` (Fig. 7's
     N = 16).
 
     Args:
-        comparison: :func:`routelab.s3tm.lab.routing_load.load_comparison`.
+        comparison: :func:`routelab.s3tm.lab.routing.load.load_comparison`.
     """
     kinds = [k for k in ("tweet", "topic") if k in set(comparison["kind"])]
     if not kinds:

@@ -1,7 +1,7 @@
 """The claims of S3-TM Sects. 5.1, 6.1, 6.2 and 6.6, graded on notebook 03's measurements.
 
-Each function takes the tidy frames of :mod:`routelab.s3tm.lab.routing_summary` (or the rows
-of :mod:`routelab.s3tm.lab.routing_experiments`) and returns one row of the notebook's claims
+Each function takes the tidy frames of :mod:`routelab.s3tm.lab.routing.summary` (or the rows
+of :mod:`routelab.s3tm.lab.routing.experiments`) and returns one row of the notebook's claims
 table: ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
 :class:`routelab.claims.Verdict` with its rule), ``note`` and ``kind``. The rule of each row
 is in its docstring; the tolerances are the module constants below, declared before any
@@ -34,12 +34,13 @@ from routelab.claims import (
     at_most,
     combine,
     direction,
+    geometric_mean,
     not_comparable,
     share,
     within_factor,
 )
 from routelab.claims import claim_row as _row
-from routelab.s3tm.lab.routing_summary import BASELINE, geometric_mean
+from routelab.s3tm.lab.routing.summary import BASELINE
 
 CONTENDERS = ("hash", "gFCL", "gNFCL", "SALB")
 NON_CONTENDERS = ("gC", "gFC")
@@ -225,7 +226,7 @@ def gc_gfc_not_contenders(
     (Sect. 6.2, Fig. 5b): one row per subscription kind. For each of gC and gFC its largest
     gap over N, T(best contender) / T(method); the row's gap is the smaller of the two (both
     must be 10x worse somewhere). holds if >= :data:`ORDER_OF_MAGNITUDE`, direction only if
-    > 1, fails otherwise. With ``gains`` (:func:`~routelab.s3tm.lab.routing_summary.split_gain`)
+    > 1, fails otherwise. With ``gains`` (:func:`~routelab.s3tm.lab.routing.summary.split_gain`)
     the note says how much hot-word splitting lifts gC and gFC."""
     mean = _pivot(summary, "throughput")
     rows = []
@@ -313,7 +314,7 @@ def salb_vs_hash_every_n(summary: pd.DataFrame, hash_variant: str = "") -> dict[
     """SALB beats hash at every N (Sect. 6.2, Fig. 5a/e): a share over the (kind, N) cells
     where SALB's mean throughput exceeds hash's (holds on all, partly on >=
     :data:`PARTLY_AT`). ``hash_variant`` names the hash baseline in the claim (with or
-    without hot-word splitting, :func:`~routelab.s3tm.lab.routing_summary.swap_hash`)."""
+    without hot-word splitting, :func:`~routelab.s3tm.lab.routing.summary.swap_hash`)."""
     ratio = _salb_over_hash(summary)
     below = [f"{k} N={n}: {r:.3f}" for (k, n), r in ratio.items() if r <= 1]
     return _row(
@@ -407,7 +408,7 @@ def salb_vs_hash_rows(
 ) -> list[dict[str, Any]]:
     """The SALB-vs-hash rows against one hash baseline: :func:`salb_vs_hash_every_n`,
     :func:`salb_vs_hash_up_to` per kind and :func:`salb_vs_hash_at_256` (``cv``: one
-    dataset's rows, e.g. of :func:`~routelab.s3tm.lab.routing_summary.swap_hash`)."""
+    dataset's rows, e.g. of :func:`~routelab.s3tm.lab.routing.summary.swap_hash`)."""
     return [
         salb_vs_hash_every_n(summary, hash_variant),
         *[salb_vs_hash_up_to(summary, kind, hash_variant) for kind in kinds],

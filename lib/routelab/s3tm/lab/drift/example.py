@@ -73,7 +73,7 @@ def top_word_turnover(
 
 
 def data_turnover(data: object, k: int = 10) -> pd.DataFrame:
-    """:func:`top_word_turnover` of a :class:`~routelab.s3tm.lab.drift_experiments.DriftData`
+    """:func:`top_word_turnover` of a :class:`~routelab.s3tm.lab.drift.experiments.DriftData`
     (its own windows), labelled ``w (Mon YYYY)`` by each window's first post."""
     table = data.table  # type: ignore[attr-defined]
     labels = [

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.plots import PALETTE
-from routelab.s3tm.lab.controller_simulation import ControllerRun
+from routelab.s3tm.lab.shedding.controller_simulation import ControllerRun
 from routelab.s3tm.shedding import (
     RANDOM_DROP,
     SHEDDING_METHODS,
@@ -47,7 +47,7 @@ def m_label(m: float) -> str:
     return "∞" if math.isinf(m) else f"{m:g}"
 
 
-def fig8a(
+def fig8a_shedding_accuracy(
     curve: pd.DataFrame, kind: str, *, shed: str = "load_shed", workload: str = ""
 ) -> go.Figure:
     """Fig. 8a: accuracy (solid, left axis) and percent of load shed (dashed, right axis)
@@ -149,7 +149,7 @@ def tradeoff_figure(
     return fig
 
 
-def controller_figure(run: ControllerRun) -> go.Figure:
+def fig8b_shedding_controller(run: ControllerRun) -> go.Figure:
     """Fig. 8b: input and processed rate (solid, left) and the shedding level (dashed,
     right) over time; below, the buffer fullness against its ideal / stable / overload
     segments."""
@@ -414,8 +414,8 @@ def spread_histogram(deliveries: dict[str, Deliveries]) -> go.Figure:
 
 __all__ = [
     "buffer_example_figure",
-    "controller_figure",
-    "fig8a",
+    "fig8b_shedding_controller",
+    "fig8a_shedding_accuracy",
     "level_table",
     "m_label",
     "segments_table",

@@ -1,13 +1,13 @@
 """Summaries of the routing evaluation (S3-TM Sect. 6.2): relative throughput, means and
 standard deviations over folds, geometric means across datasets.
 
-- :func:`add_relative_throughput`: throughput relative to SALB (= 1) in the same
-  experiment; :func:`across_datasets`: the geometric mean across datasets ("The geometric
+- :data:`PAIR_KEYS`: what makes one experiment, for
+  :func:`~routelab.s3tm.lab.shared.add_relative_throughput` (throughput relative to SALB = 1
+  in the same experiment); :func:`across_datasets`: the geometric mean across datasets ("The geometric
   mean of the relative throughputs from both datasets is used", Sect. 6.2);
 - :func:`geomean_of_means`: the same over datasets with different fold counts (the
   per-source datasets);
 - :func:`relative_by_dataset`: each dataset's relative throughput side by side;
-- :func:`summarize`: mean and standard deviation over folds (the paper's error bars), tidy;
 - :func:`fig5_summary`, :func:`split_gain`, :func:`metric_table`, :func:`headline`,
   :func:`headline_table`: what the notebook shows;
 - :func:`swap_hash`: the Fig. 5 rows with hash run under the other hot-word splitting
@@ -17,13 +17,15 @@ standard deviations over folds, geometric means across datasets.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from routelab.s3tm.lab.workloads import CVData
+from routelab.claims import geometric_mean
+from routelab.s3tm.lab.routing.workloads import CVData
+from routelab.s3tm.lab.shared import add_relative_throughput, summarize
 from routelab.s3tm.mappings import METHODS
 
 BASELINE = "SALB"
@@ -32,41 +34,9 @@ BASELINE = "SALB"
 FIG5_METRICS = ("relative_throughput", "throughput", "spread_routed", "imbalance")
 """The four panels of Fig. 5 per subscription kind."""
 
-
-def geometric_mean(values: Iterable[float]) -> float:
-    """exp(mean(log x)) of positive values (NaN for none).
-
-    Raises:
-        ValueError: a value is zero, negative or NaN.
-    """
-    x = np.asarray(list(values), dtype=np.float64)
-    if len(x) == 0:
-        return float("nan")
-    if np.any(np.isnan(x)) or np.any(x <= 0):
-        raise ValueError(f"geometric mean needs positive values, got {x.tolist()}")
-    return float(np.exp(np.mean(np.log(x))))
-
-
-_PAIR_KEYS = ("dataset", "kind", "n_matchers", "fold", "split_hot", "size", "repeat", "seed")
-
-
-def add_relative_throughput(frame: pd.DataFrame, baseline: str = BASELINE) -> pd.DataFrame:
-    """Add ``relative_throughput`` = throughput / the ``baseline`` method's throughput in the
-    same experiment (same dataset, kind, N, fold, ...), Sect. 6.2: SALB = 1.
-
-    Raises:
-        ValueError: some experiment has no ``baseline`` row.
-    """
-    keys = [k for k in _PAIR_KEYS if k in frame.columns]
-    base = frame.loc[frame["method"] == baseline, [*keys, "throughput"]]
-    base = base.rename(columns={"throughput": "_base"})
-    out = frame.merge(base, on=keys, how="left", validate="many_to_one")
-    missing = out["_base"].isna()
-    if missing.any():
-        first = out.loc[missing, keys].iloc[0].to_dict()
-        raise ValueError(f"{int(missing.sum())} rows lack a {baseline} baseline, e.g. {first}")
-    out["relative_throughput"] = out["throughput"] / out.pop("_base")
-    return out
+PAIR_KEYS = ("dataset", "kind", "n_matchers", "fold", "split_hot", "size", "repeat", "seed")
+"""One routing experiment: relative throughput compares the methods within the same values
+of these keys (those a frame has)."""
 
 
 def across_datasets(frame: pd.DataFrame, metric: str = "relative_throughput") -> pd.DataFrame:
@@ -77,7 +47,7 @@ def across_datasets(frame: pd.DataFrame, metric: str = "relative_throughput") ->
     dataset's name).
     """
     names = sorted(frame["dataset"].unique())
-    keys = [k for k in _PAIR_KEYS if k in frame.columns and k != "dataset"]
+    keys = [k for k in PAIR_KEYS if k in frame.columns and k != "dataset"]
     keys = ["method", *keys]
     out = frame.groupby(keys, sort=True)[metric].agg(geometric_mean).reset_index()
     counts = frame.groupby(keys, sort=True)["dataset"].nunique().to_numpy()
@@ -99,7 +69,7 @@ def geomean_of_means(
 
     Per (``by``) cell: mean = exp(mean_d log m_d) over the datasets' fold means m_d; std by
     the delta method, g * sqrt(sum_d (s_d / m_d)^2) / D with s_d the fold std of dataset d;
-    n = the smallest number of folds. Returns rows in the tidy format of :func:`summarize`
+    n = the smallest number of folds. Returns rows in the tidy format of :func:`~routelab.s3tm.lab.shared.summarize`
     with ``dataset`` = ``"geomean(a, b)"`` (or the only dataset's name).
 
     Raises:
@@ -134,25 +104,6 @@ def geomean_of_means(
         )
     out = pd.DataFrame(rows)
     out.insert(0, "dataset", names[0] if len(names) == 1 else f"geomean({', '.join(names)})")
-    return out
-
-
-def summarize(
-    frame: pd.DataFrame,
-    metrics: Sequence[str] = FIG5_METRICS,
-    by: Sequence[str] = ("dataset", "kind", "method", "n_matchers"),
-) -> pd.DataFrame:
-    """Mean and standard deviation (over folds / repeats) of each metric, tidy.
-
-    Returns columns ``by`` + ``metric``, ``mean``, ``std`` (sample std, 0 for a single
-    value), ``n``.
-    """
-    by = [b for b in by if b in frame.columns]
-    present = [m for m in metrics if m in frame.columns]
-    long = frame.melt(id_vars=by, value_vars=present, var_name="metric", value_name="value")
-    out = long.groupby([*by, "metric"], sort=True)["value"].agg(["mean", "std", "count"])
-    out = out.rename(columns={"count": "n"}).reset_index()
-    out["std"] = out["std"].fillna(0.0)
     return out
 
 
@@ -204,7 +155,7 @@ def fig5_summary(
     """
     if cv["split_hot"].nunique() > 1:
         raise ValueError("cv rows mix split_hot settings; select one")
-    rel = add_relative_throughput(cv)
+    rel = add_relative_throughput(cv, PAIR_KEYS)
     if combine:
         combined = geomean_of_means(rel, combine)
     else:
@@ -278,7 +229,7 @@ def relative_by_dataset(
     Raises:
         ValueError: no rows of ``methods`` for ``kind``.
     """
-    rel = add_relative_throughput(cv[cv["kind"] == kind])
+    rel = add_relative_throughput(cv[cv["kind"] == kind], PAIR_KEYS)
     sel = rel[rel["method"].isin(list(methods))]
     if sel.empty:
         raise ValueError(f"no {list(methods)} rows for {kind!r} subscriptions")

@@ -41,9 +41,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from routelab.s3tm.lab.shared import add_relative_throughput
 from routelab.s3tm.mappings import METHODS, learn_mapping
 from routelab.s3tm.metrics import route_metrics
 from routelab.s3tm.wordsets import Corpus
+
+PAIR_KEYS = ("dataset", "learn_on", "n_matchers", "window", "seed")
+"""One drift experiment: relative throughput compares the methods within the same dataset,
+learning variant, N, window and seed (those a frame has)."""
 
 DRIFT_METHODS = ("hash", "gFCL", "gNFCL", "SALB")
 """The methods of Fig. 7i-l."""
@@ -341,7 +346,7 @@ def drift_task(params: dict[str, Any]) -> list[dict[str, Any]]:
     Params: ``data`` (:class:`DriftData` or its broadcast), ``method``, ``n_matchers``,
     ``learn_on`` (:data:`LEARN_ON`), ``split_hot``, ``seed``.
     """
-    from routelab.s3tm.lab.routing_experiments import SharedData
+    from routelab.s3tm.lab.shared import SharedData
 
     data: DriftData = params["data"]
     if isinstance(data, SharedData):
@@ -381,9 +386,10 @@ def run_drift(
 
     Returns the metrics of :meth:`~routelab.s3tm.metrics.RouteMetrics.as_dict` per
     (``dataset``, ``learn_on``, ``method``, ``window``) plus ``relative_throughput``
-    (SALB = 1 in the same dataset, variant and window; :func:`add_relative_throughput`).
+    (SALB = 1 in the same dataset, variant and window;
+    :func:`~routelab.s3tm.lab.shared.add_relative_throughput` over :data:`PAIR_KEYS`).
     """
-    from routelab.s3tm.lab.routing_experiments import SharedData
+    from routelab.s3tm.lab.shared import SharedData
     from routelab.sweep import broadcast, run_grid
 
     bad = [m for m in methods if m not in METHODS]
@@ -419,19 +425,7 @@ def run_drift(
                 handle.unpersist()
     frame = frame.drop(columns=["data"])
     frame = frame.sort_values(["dataset", "learn_on", "method", "window"], ignore_index=True)
-    return add_relative_throughput(frame) if "SALB" in methods else frame
-
-
-def add_relative_throughput(frame: pd.DataFrame, baseline: str = "SALB") -> pd.DataFrame:
-    """``relative_throughput`` = throughput / ``baseline``'s throughput in the same dataset,
-    learning variant and window (Sect. 6.2's convention, SALB = 1)."""
-    keys = [k for k in ("dataset", "learn_on", "n_matchers", "window", "seed") if k in frame]
-    base = frame.loc[frame["method"] == baseline, [*keys, "throughput"]]
-    out = frame.merge(base.rename(columns={"throughput": "_base"}), on=keys, how="left")
-    if out["_base"].isna().any():
-        raise ValueError(f"some windows have no {baseline} row")
-    out["relative_throughput"] = out["throughput"] / out.pop("_base")
-    return out
+    return add_relative_throughput(frame, PAIR_KEYS) if "SALB" in methods else frame
 
 
 # --------------------------------------------------------------------------- trend test

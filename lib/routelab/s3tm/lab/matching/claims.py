@@ -22,7 +22,7 @@ import pandas as pd
 
 from routelab.claims import Verdict, direction, share
 from routelab.claims import claim_row as _row
-from routelab.s3tm.lab.subscription_scaling import (
+from routelab.s3tm.lab.matching.scaling import (
     advantage_note,
     losses_to,
     method_ranking,
@@ -47,7 +47,7 @@ def lasp_cuts_load(
     gain: pd.DataFrame, placement_sizes: Sequence[int], *, synthetic_from: int | None = None
 ) -> dict[str, Any]:
     """Holds when LASP's total lookups are below random anycast's in every workload of
-    :func:`~routelab.s3tm.lab.subscription_scaling.placement_gain` (partly: in some)."""
+    :func:`~routelab.s3tm.lab.matching.scaling.placement_gain` (partly: in some)."""
     worst = gain["lasp_over_random"].max()
     below = int((gain["lasp_over_random"] < 1).sum())
     return _row(

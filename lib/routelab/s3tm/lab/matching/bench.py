@@ -34,7 +34,7 @@ PLACE_GOAL = 100_000.0
 
 def _workload(n_posts: int, n_subs: int, seed: int) -> tuple[Corpus, Corpus]:
     from routelab.datasets.synthetic import topic_tweets_pandas
-    from routelab.s3tm.lab.subscription_scaling import tweet_subscription_corpus
+    from routelab.s3tm.lab.matching.scaling import tweet_subscription_corpus
 
     posts = Corpus.from_frame(topic_tweets_pandas(n_posts, seed=seed)[["post_id", "words"]])
     return posts, tweet_subscription_corpus(posts, n_subs, seed)

@@ -1,5 +1,5 @@
 """The claims of notebook 05_drift (S3-TM Sect. 6.4, Fig. 7i-l), checked on the frames of
-:mod:`routelab.s3tm.lab.drift_experiments`.
+:mod:`routelab.s3tm.lab.drift.experiments`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from routelab.claims import Verdict, combine, share
-from routelab.s3tm.lab.drift_experiments import LEARNED
+from routelab.s3tm.lab.drift.experiments import LEARNED
 
 #: "No further decreasing trend" is shown, not assumed: the one-sided 95 % lower confidence
 #: bound of the relative slope (slope / later mean, per window) must lie above -2 % per

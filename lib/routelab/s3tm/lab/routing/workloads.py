@@ -1,11 +1,8 @@
 """Workloads for evaluating word-to-matcher mappings (S3-TM Sects. 6, 6.1): posts,
-subscriptions and cross-validation folds.
+subscriptions and cross-validation folds (the folds and subscription builders themselves,
+:func:`~routelab.s3tm.lab.shared.kfold_assignment` and
+:func:`~routelab.s3tm.lab.shared.make_subscriptions`, are in :mod:`routelab.s3tm.lab.shared`).
 
-- folds: :func:`kfold_assignment` / :func:`kfold_splits` -- a seeded stable-hash shuffle of
-  the post ids, then contiguous folds whose sizes differ by at most one ("All experiments
-  are performed using tenfold cross-validation", Sect. 6). Folds must be made over shuffled
-  posts: on drifting data, learning on early posts and testing on later ones measures
-  drift, not the mapping (``shuffle=False`` keeps the given order for that).
 - :class:`CVData`: a dataset restricted to each subscription kind's subscribed words W^s
   (only they route a post, Eq. 1), with its folds; built by :func:`real_cv_data` (the
   bundled real tweets with tweet- and topic-based subscriptions, Sect. 6.1),
@@ -25,16 +22,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from routelab.hashing import mix64, py_mix64
+from routelab.hashing import py_mix64
+from routelab.s3tm.lab.shared import (
+    KINDS,
+    kfold_assignment,
+    make_subscriptions,
+    seeded_order,
+    subscribed_word_set,
+)
 from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from routelab.corpus.subscriptions import TopicModel
-
-KINDS = ("tweet", "topic")
-"""Subscription workloads of Sect. 6.1: tweet-based and topic-based."""
 
 ALL_WORDS = "all"
 """Key of the unrestricted corpus in :attr:`CurveData.corpora` (every word subscribed)."""
@@ -43,59 +43,7 @@ ALL_WORDS = "all"
 # --------------------------------------------------------------------------- folds
 
 
-def seeded_order(keys: np.ndarray, seed: int) -> np.ndarray:
-    """Positions ``0..n-1`` of ``keys`` in a seeded pseudo-random order.
-
-    Sorted by the stable 64-bit hash :func:`routelab.hashing.mix64` of each key (never
-    Python's salted ``hash()``), ties by key then position; the same in every process.
-    """
-    keys = np.asarray(keys, dtype=np.int64)
-    return np.lexsort((np.arange(len(keys)), keys, mix64(keys, seed)))
-
-
-def kfold_assignment(
-    post_ids: np.ndarray, n_folds: int, seed: int = 0, *, shuffle: bool = True
-) -> np.ndarray:
-    """Fold number (``0..n_folds-1``) of every post, for k-fold cross-validation.
-
-    The posts are put in :func:`seeded_order` of their ids (``shuffle=True``) or kept in the
-    given order (``shuffle=False``, e.g. time order to measure drift) and cut into
-    ``n_folds`` contiguous folds whose sizes differ by at most one. A post's fold depends
-    only on its id, the number of posts and the seed.
-
-    Raises:
-        ValueError: fewer posts than folds, ``n_folds < 2`` or duplicate post ids.
-    """
-    post_ids = np.asarray(post_ids, dtype=np.int64)
-    n = len(post_ids)
-    if n_folds < 2:
-        raise ValueError(f"n_folds must be >= 2, got {n_folds}")
-    if n < n_folds:
-        raise ValueError(f"{n} posts cannot be split into {n_folds} folds")
-    if len(np.unique(post_ids)) != n:
-        raise ValueError("post ids must be unique to assign folds")
-    order = seeded_order(post_ids, seed) if shuffle else np.arange(n)
-    folds = np.empty(n, dtype=np.int32)
-    folds[order] = (np.arange(n, dtype=np.int64) * n_folds // n).astype(np.int32)
-    return folds
-
-
-def kfold_splits(
-    post_ids: np.ndarray, n_folds: int, seed: int = 0, *, shuffle: bool = True
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(train_rows, test_rows)`` for each fold (sorted row numbers); see
-    :func:`kfold_assignment`."""
-    folds = kfold_assignment(post_ids, n_folds, seed, shuffle=shuffle)
-    return [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(n_folds)]
-
-
 # --------------------------------------------------------------------------- workloads
-
-
-def subscribed_word_set(subscriptions: Any) -> frozenset[str]:
-    """W^s of a subscriptions table (``words`` column of lists) or of word lists."""
-    lists = subscriptions["words"] if isinstance(subscriptions, pd.DataFrame) else subscriptions
-    return frozenset(w for words in lists for w in words if w)
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,38 +130,6 @@ def cv_data(
     return CVData(name, corpora, folds, n_folds, details)
 
 
-def make_subscriptions(
-    posts: pd.DataFrame,
-    kinds: Sequence[str],
-    n_subscriptions: int,
-    seed: int = 0,
-    *,
-    topic_model: TopicModel | None = None,
-) -> dict[str, pd.DataFrame]:
-    """Tweet-based (random posts) and topic-based (topic words) subscriptions, Sect. 6.1.
-
-    Args:
-        posts: ``post_id``, ``words``.
-        kinds: a subset of :data:`KINDS`.
-        n_subscriptions: subscriptions per kind.
-        seed: selection seed.
-        topic_model: required for ``"topic"`` (LDA topics or a generator's planted topics).
-    """
-    from routelab.corpus.subscriptions import topic_subscriptions, tweet_subscriptions
-
-    out: dict[str, pd.DataFrame] = {}
-    for kind in kinds:
-        if kind == "tweet":
-            out[kind] = tweet_subscriptions(posts[["post_id", "words"]], n_subscriptions, seed)
-        elif kind == "topic":
-            if topic_model is None:
-                raise ValueError("topic-based subscriptions need a topic model")
-            out[kind] = topic_subscriptions(topic_model, n_subscriptions, seed=seed)
-        else:
-            raise ValueError(f"unknown subscription kind {kind!r}; choose from {KINDS}")
-    return out
-
-
 def real_posts_frame(
     spark: SparkSession, max_posts: int | None = None, *, progress: bool = True
 ) -> pd.DataFrame:
@@ -249,7 +165,7 @@ def real_cv_from_frame(
     ``all_words=True`` also keeps the unrestricted posts under :data:`ALL_WORDS` (every word
     subscribed; for the learning-time sweep of Fig. 9 on real data); ``keep_subscriptions``
     keeps the subscriptions (kind -> ``sub_id``, ``words`` frame) in ``info["subscriptions"]``
-    (for the trie-lookup load of :mod:`routelab.s3tm.lab.routing_load`).
+    (for the trie-lookup load of :mod:`routelab.s3tm.lab.routing.load`).
     """
     corpus = Corpus.from_frame(frame[["post_id", "words"]])
     model = None

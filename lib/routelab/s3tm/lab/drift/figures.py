@@ -1,6 +1,6 @@
 """Plotly figures of the concept-drift experiment (S3-TM Sect. 6.4, Fig. 7i-l).
 
-Inputs are the frames of :mod:`routelab.s3tm.lab.drift_experiments`; a method keeps its colour across all
+Inputs are the frames of :mod:`routelab.s3tm.lab.drift.experiments`; a method keeps its colour across all
 S3-TM figures (:func:`routelab.plots.color_for` over :data:`routelab.s3tm.METHODS`).
 """
 
@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.plots import color_for
-from routelab.s3tm.lab.drift_experiments import DRIFT_METHODS
+from routelab.s3tm.lab.drift.experiments import DRIFT_METHODS
 from routelab.s3tm.mappings import METHODS
 
 PANELS = (
@@ -42,7 +42,7 @@ def _trend_line(sel: pd.DataFrame, metric: str, first: int) -> tuple[np.ndarray,
     return x, intercept + slope * x
 
 
-def drift_figure(
+def fig7il_drift(
     frame: pd.DataFrame,
     table: pd.DataFrame,
     *,
@@ -53,7 +53,7 @@ def drift_figure(
 ) -> go.Figure:
     """Fig. 7i-l for one dataset: the four metrics per window, one line per method; the
     throughput panel adds each method's least-squares line over windows ``trend_from..``
-    (dotted), the line the trend test of :func:`routelab.s3tm.lab.drift_experiments.trend_tests` fits."""
+    (dotted), the line the trend test of :func:`routelab.s3tm.lab.drift.experiments.trend_tests` fits."""
     sel_all = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
     if sel_all.empty:
         raise ValueError(f"no rows for dataset {dataset!r} and learn_on {learn_on!r}")
@@ -123,7 +123,7 @@ def drift_figure(
 def gain_figure(
     frame: pd.DataFrame, tables: dict[str, pd.DataFrame], *, learn_on: str = "all"
 ) -> go.Figure:
-    """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift_experiments.add_gain_over_hash`),
+    """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift.experiments.add_gain_over_hash`),
     one panel per dataset: how much of the week-0 advantage each learned mapping keeps."""
     datasets = [d for d in tables if d in set(frame["dataset"])]
     fig = make_subplots(

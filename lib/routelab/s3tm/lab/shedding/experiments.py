@@ -264,7 +264,7 @@ def build_workload(
     held-out publications routed, matched and compared with the oracle.
     """
     from routelab.progress import tqdm
-    from routelab.s3tm.lab.workloads import make_subscriptions, seeded_order, subscribed_word_set
+    from routelab.s3tm.lab.shared import make_subscriptions, seeded_order, subscribed_word_set
     from routelab.s3tm.mappings import learn_mapping
     from routelab.s3tm.placement import place_subscriptions
 

@@ -4,7 +4,7 @@
 standard deviation are included in the plots" (Sect. 6): a mapping is learned on the
 training folds and its spread, imbalance and throughput (Eqs. 2-6) are measured on the
 held-out fold. The sweeps run as Spark tasks through :func:`routelab.sweep.run_grid`; each
-dataset (:mod:`routelab.s3tm.lab.workloads`) is broadcast once and the module-level task
+dataset (:mod:`routelab.s3tm.lab.routing.workloads`) is broadcast once and the module-level task
 functions are imported by name on the executors:
 
 - :func:`run_cv`: Fig. 5, dataset x subscription kind x method x N x fold;
@@ -15,8 +15,8 @@ functions are imported by name on the executors:
 
 Every result row carries the metrics of :meth:`routelab.s3tm.metrics.RouteMetrics.as_dict`
 plus the learning details; :func:`run_cv` rows also carry the per-matcher ``loads``. The
-tidy frames are summarized by :mod:`routelab.s3tm.lab.routing_summary`. This module re-exports the
-workload builders and summaries, so ``routelab.s3tm.lab.routing_experiments`` is the one entry point.
+tidy frames are summarized by :mod:`routelab.s3tm.lab.routing.summary`; the folds, subscriptions
+and :class:`~routelab.s3tm.lab.shared.SharedData` handle come from :mod:`routelab.s3tm.lab.shared`.
 """
 
 from __future__ import annotations
@@ -27,111 +27,14 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.s3tm.lab.routing_summary import (
-    BASELINE,
-    FIG5_METRICS,
-    across_datasets,
-    add_relative_throughput,
-    fig5_summary,
-    geometric_mean,
-    headline,
-    metric_table,
-    split_gain,
-    summarize,
-    swap_hash,
-)
-from routelab.s3tm.lab.workloads import (
-    ALL_WORDS,
-    KINDS,
-    CurveData,
-    CVData,
-    cv_data,
-    kfold_assignment,
-    kfold_splits,
-    make_subscriptions,
-    planted_topic_model,
-    real_cv_data,
-    seeded_order,
-    subscribed_word_set,
-    synthetic_curve_data,
-    synthetic_cv_data,
-)
+from routelab.s3tm.lab.routing.workloads import ALL_WORDS, CurveData, CVData
+from routelab.s3tm.lab.shared import KINDS, SharedData
 from routelab.s3tm.mappings import METHODS, learn_mapping
 from routelab.s3tm.metrics import route_metrics
 from routelab.s3tm.partition import GRAPH_METHODS
 from routelab.s3tm.wordsets import Corpus
 
-# the evaluation's public names in one place (workloads and summaries are re-exported)
-__all__ = [
-    "ALL_WORDS",
-    "BASELINE",
-    "EXAMPLE_POSTS",
-    "CV_KEYS",
-    "FIG5_METRICS",
-    "KINDS",
-    "CVData",
-    "CurveData",
-    "SharedData",
-    "across_datasets",
-    "add_relative_throughput",
-    "curve_task",
-    "cv_data",
-    "cv_task",
-    "fig5_summary",
-    "geometric_mean",
-    "headline",
-    "kfold_assignment",
-    "kfold_splits",
-    "make_subscriptions",
-    "metric_table",
-    "planted_topic_model",
-    "real_cv_data",
-    "run_cv",
-    "run_learning_curve",
-    "run_learning_time",
-    "run_skew_ablation",
-    "seeded_order",
-    "split_gain",
-    "subscribed_word_set",
-    "summarize",
-    "swap_hash",
-    "synthetic_curve_data",
-    "synthetic_cv_data",
-    "timing_task",
-    "worked_example",
-]
-
 # --------------------------------------------------------------------------- tasks
-
-
-class SharedData:
-    """A grid point's handle on a broadcast dataset.
-
-    It travels to the executors with the point's parameters. :func:`routelab.sweep.run_grid`
-    also returns every point's parameters to the driver, and an executor cannot pickle a
-    Spark ``Broadcast``; this handle then pickles as an empty placeholder (the driver
-    drops it), so large data stays broadcast once and never travels back.
-    """
-
-    def __init__(self, name: str, handle: Any = None) -> None:
-        self.name = name
-        self._handle = handle
-
-    @property
-    def value(self) -> Any:
-        """The dataset (loaded once per executor process by Spark)."""
-        if self._handle is None:
-            raise RuntimeError(f"the broadcast handle of {self.name!r} was detached")
-        return self._handle.value
-
-    def unpersist(self) -> None:
-        """Drop the executors' copies."""
-        if self._handle is not None:
-            self._handle.unpersist()
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        on_driver = getattr(self._handle, "_jbroadcast", None) is not None
-        return SharedData, (self.name, self._handle if on_driver else None)
 
 
 def _resolve(handle: Any) -> Any:

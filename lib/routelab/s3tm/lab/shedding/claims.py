@@ -1,7 +1,7 @@
 """The claims of notebook 06_shedding about what load to shed and how much (S3-TM Sects.
 5.2.1, 5.2.2, 6.5; Fig. 8), graded against the paper's statements on the curves of
-:mod:`routelab.s3tm.lab.shedding_experiments` and the controller runs of
-:mod:`routelab.s3tm.lab.controller_simulation`.
+:mod:`routelab.s3tm.lab.shedding.experiments` and the controller runs of
+:mod:`routelab.s3tm.lab.shedding.controller_simulation`.
 
 Every row is a dict with ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
 :class:`routelab.claims.Verdict`, rule included), ``note`` and ``kind``, passed as
@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from routelab.claims import Verdict, at_most, combine, direction, share, within_tolerance
-from routelab.s3tm.lab.controller_simulation import (
+from routelab.s3tm.lab.shedding.controller_simulation import (
     ControllerRun,
     oscillation_report,
     segment_jumps,
 )
-from routelab.s3tm.lab.shedding_experiments import (
+from routelab.s3tm.lab.shedding.experiments import (
     compare_at_equal_shed,
     random_drop_gaps,
     shed_at_accuracy,
@@ -61,7 +61,7 @@ SETTLED_RANGE = 1
 
 def beats_verdict(gain: Mapping[str, float], *, margin: float = TIE_MARGIN) -> Verdict:
     """Subscription vs consensus shedding on one workload, from
-    :func:`~routelab.s3tm.lab.shedding_experiments.compare_at_equal_shed`'s summary.
+    :func:`~routelab.s3tm.lab.shedding.experiments.compare_at_equal_shed`'s summary.
 
     holds if the mean accuracy gain at equal load shed is positive and subscription shedding
     is nowhere behind by more than ``margin``; partly if it is ahead on average but behind

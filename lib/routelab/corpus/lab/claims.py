@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.claims import at_least, at_most, combine, direction, not_comparable, share
-from routelab.corpus.paper_values import S3TM_TABLE1, per_post
+from routelab.corpus.lab.paper_values import S3TM_TABLE1, per_post
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -1,7 +1,7 @@
 """Plotly figures of notebook 04 (S3-TM Sects. 4, 6.3; Figs. 3 and 7a-h).
 
 Inputs are the tidy frames of :mod:`routelab.s3tm.matching_load`,
-:mod:`routelab.s3tm.lab.subscription_scaling`, :mod:`routelab.s3tm.dataflow` and
+:mod:`routelab.s3tm.lab.matching.scaling`, :mod:`routelab.s3tm.dataflow` and
 :mod:`routelab.s3tm.streaming`; every function returns a ``plotly.graph_objects.Figure``.
 A method keeps its colour everywhere (:func:`routelab.plots.color_for` over
 :data:`routelab.s3tm.METHODS`); error bars are one standard deviation over folds.
@@ -16,13 +16,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import PALETTE, color_for, log_axis, widget_view
+from routelab.plots import PALETTE, color_for, log_axis, log_ticks, widget_view
 from routelab.s3tm.mappings import METHODS
 
 __all__ = [
     "dataflow_figure",
-    "fig3",
-    "fig7",
+    "fig3_lookup_curve",
+    "fig7ah_subscription_scaling",
     "fig7_summary",
     "loads_explorer",
     "loads_figure",
@@ -41,32 +41,7 @@ FIG7_PANELS = (
 )
 
 
-def _si(v: float) -> str:
-    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if v >= div:
-            return f"{v / div:g}{suffix}"
-    return f"{v:g}"
-
-
-def log_ticks(values: Sequence[float] | np.ndarray) -> dict[str, list]:
-    """Tick values 1, 2, 5 x 10^k spanning ``values`` (positive), each labelled in full
-    (50k, 100k, 200k): for a log axis whose data span less than a decade or two, where the
-    decade labels of :func:`routelab.plots.log_axis` alone would leave one tick."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if not len(v):
-        return {}
-    lo, hi = float(v.min()), float(v.max())
-    ticks = [
-        m * 10.0**e
-        for e in range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
-        for m in (1, 2, 5)
-        if lo / 2.5 <= m * 10.0**e <= hi * 2.5
-    ]
-    return {"tickmode": "array", "tickvals": ticks, "ticktext": [_si(t) for t in ticks]}
-
-
-def fig3(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
+def fig3_lookup_curve(curve: pd.DataFrame, slope: float, intercept: float) -> go.Figure:
     """Fig. 3: lookups per publication vs unique words in a matcher's trie, one point per
     (matcher, workload), with the fitted line f(h) = slope * h + intercept."""
     fig = go.Figure()
@@ -114,7 +89,7 @@ def placement_figure(frame: pd.DataFrame, *, synthetic_from: int | None = None) 
         cols=2,
         subplot_titles=("total matching load (lookups)", "load imbalance (max / avg)"),
     )
-    from routelab.s3tm.lab.subscription_scaling import placement_label
+    from routelab.s3tm.lab.matching.scaling import placement_label
 
     frame = frame.assign(placer=placement_label(frame))
     agg = (
@@ -153,13 +128,13 @@ def placement_figure(frame: pd.DataFrame, *, synthetic_from: int | None = None) 
 
 def fig7_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean and std over folds of the Fig. 7 metrics per (kind, method, n_subs), tidy."""
-    from routelab.s3tm.lab.routing_experiments import summarize
+    from routelab.s3tm.lab.shared import summarize
 
     metrics = [m for m, _, _ in FIG7_PANELS if m in frame.columns]
     return summarize(frame, metrics, by=("kind", "method", "n_subs"))
 
 
-def fig7(
+def fig7ah_subscription_scaling(
     summary: pd.DataFrame,
     kind: str,
     methods: Sequence[str] | None = None,
