@@ -38,12 +38,11 @@ PAPER_NOTEBOOKS = {
     "PS2Stream": {"11_ps2stream_partitioning"},
 }
 
-NAMED_LABS = ("grouping", "filtering", "spatial")
+NAMED_LABS = ("s3tm", "corpus", "grouping", "filtering", "spatial")
 """Labs whose figure builders all follow ``fig<N><panels>_<what>`` / ``table<N>_<what>`` /
-``extra_<what>``. The S3-TM and corpus builders keep older names for now (files being
-moved); add ``s3tm`` and ``corpus`` here once they are renamed."""
+``extra_<what>``: every lab."""
 
-BUILDER_NAME = re.compile(r"^(fig\d+[a-z]?(_[a-z0-9]+)*|table\d+_[a-z0-9_]+|extra_[a-z0-9_]+)$")
+BUILDER_NAME = re.compile(r"^(fig\d+[a-z]*(_[a-z0-9]+)*|table\d+_[a-z0-9_]+|extra_[a-z0-9_]+)$")
 PLOTLY = re.compile(r"go\.Figure|make_subplots|\bpx\.")
 
 
@@ -193,7 +192,7 @@ def test_every_figure_builder_is_in_the_table():
 
 
 def test_named_labs_follow_the_pattern():
-    """In the grouping, filtering and spatial labs, every builder is ``fig<N>...``,
+    """In every lab, every builder is ``fig<N>...``,
     ``table<N>_...`` or ``extra_...``, and a ``fig<N>`` builder's row is figure N."""
     rows = table_rows()
     for module, source in figure_modules().items():

@@ -193,3 +193,23 @@ def test_every_dotted_routelab_name_in_the_docs_resolves():
         }
     )
     assert not dead, dead
+
+
+def test_commands_never_import_notebook_code():
+    """The CLI runs the algorithms on a user's data: ``routelab.commands`` reads user files
+    through ``<paper>/io.py`` and never imports a ``lab`` (notebook code)."""
+    offenders = [
+        f"{name} imports {imported}"
+        for name, path in MODULES.items()
+        if name.startswith("routelab.commands")
+        for imported in _imports(path)
+        if ".lab" in imported
+    ]
+    assert not offenders, offenders
+
+
+def test_user_file_readers_live_on_the_algorithm_side():
+    """Each system that reads a user's own files does so in ``<paper>/io.py``."""
+    for paper in ("s3tm", "filtering", "spatial"):
+        assert (ROOT / paper / "io.py").exists(), paper
+    assert not list(ROOT.glob("*/lab/files.py")) and not list(ROOT.glob("*/lab/interchange.py"))

@@ -273,11 +273,11 @@ def test_figures_build_from_a_grid(small_data):
     summary = agg.fig5_summary(cv)
     fig = figs.fig5_mapping_metrics(summary, "topic")
     assert len(fig.data) == 2 * 4  # two methods x four panels
-    loads = figs.load_figure(cv, "tweet", "SALB", 8, fold=1)
+    loads = figs.extra_matcher_loads(cv, "tweet", "SALB", 8, fold=1)
     row = cv[(cv["kind"] == "tweet") & (cv["method"] == "SALB") & (cv["n_matchers"] == 8)]
     assert list(loads.data[0].y) == row[row["fold"] == 1]["loads"].iloc[0]
     with pytest.raises(ValueError, match="need exactly one"):
-        figs.load_figure(cv, "tweet", "SALB", 4)
+        figs.extra_matcher_loads(cv, "tweet", "SALB", 4)
 
 
 # --------------------------------------------------------------------------- worked example
@@ -365,7 +365,7 @@ def test_skew_ablation_draws_ratios_as_lines_around_one():
             for f in (0, 1)
         ]
     )
-    fig = figs.fig_skew_ablation(gains)
+    fig = figs.extra_skew_ablation(gains)
     assert {type(t).__name__ for t in fig.data} == {"Scatter"}  # no bars on a log axis
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert [s.y0 for s in fig.layout.shapes] == [1, 1]  # the reference line in both panels

@@ -77,7 +77,7 @@ def test_load_grid_remeasures_fig5s_mappings(union):
         rl.at_nodes(table, 16)
     with pytest.raises(ValueError, match="cover 0 of the 8"):
         rl.load_comparison(cv, load, "other")
-    fig = figs.fig5_two_loads(table)
+    fig = figs.extra_fig5_two_loads(table)
     assert len(fig.data) == 2 * 2 * 2  # panels x methods x loads
     dashes = {t.name: t.line.dash for t in fig.data}
     assert dashes[f"hash, {rl.COSTS[0]}"] == "solid" and dashes[f"hash, {rl.COSTS[1]}"] == "dash"
@@ -91,4 +91,4 @@ def test_run_load_needs_one_workload_size(union):
     with pytest.raises(ValueError, match="counts differ"):
         rl.run_load(mixed, [2], kinds=("tweet", "topic"), local=True)
     with pytest.raises(ValueError, match="no tweet or topic"):
-        figs.fig5_two_loads(pd.DataFrame(columns=["kind", "metric", "cost"]))
+        figs.extra_fig5_two_loads(pd.DataFrame(columns=["kind", "metric", "cost"]))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from routelab.s3tm.lab.routing.word_network import cooccurrence_graph, cut_share, network_figure
+from routelab.s3tm.lab.routing.word_network import cooccurrence_graph, cut_share, extra_word_network
 from routelab.s3tm.wordsets import Corpus
 
 POSTS = [
@@ -33,7 +33,7 @@ def test_cut_share_by_hand():
 
 def test_figure_has_one_panel_per_mapping_with_the_cut_in_its_title():
     g = cooccurrence_graph(Corpus.from_word_lists(POSTS), top=3)
-    fig = network_figure(
+    fig = extra_word_network(
         g,
         {"hash": {"flu": 0, "shot": 1, "ebola": 0}, "SALB": {"flu": 0, "shot": 0, "ebola": 1}},
         labels={"flu": "Flu"},

@@ -359,7 +359,7 @@ def test_worked_example_by_hand():
     # subscription = sum of n_j(w) over P's words: m0 a=1; m1 d+c+e=3; m2 f*4+g+h+a=7;
     # m3 b+g*3+h=5; m4 h=1 -> 2, 3. P matches {d}@1, 4 subs @2, 3 subs @3: 8 matches.
     from routelab.s3tm.lab.shedding.experiments import worked_example
-    from routelab.s3tm.lab.shedding.figures import buffer_example_figure
+    from routelab.s3tm.lab.shedding.figures import extra_buffer_example
 
     table, policies = worked_example(2)
     assert table["consensus utility"].tolist() == [3, 2, 1, 1, 1]
@@ -372,7 +372,7 @@ def test_worked_example_by_hand():
     assert policies.index[2] == "random dropping (60% of the load)"
     # buffer: L = (5, 2): rho = 2.5, r = 0.5 / (2.5 - 1) = 1/3 -> b^i = 250, b^s = 750;
     # lowered at 249 -> 622.5 < 1000; raised at 1000 -> 400 >= 250
-    _, seg = buffer_example_figure((5.0, 2.0), 1000.0)
+    _, seg = extra_buffer_example((5.0, 2.0), 1000.0)
     assert seg.r == pytest.approx(1 / 3) and seg.ideal == pytest.approx(250)
     assert seg.stable == pytest.approx(750) and seg.overload == pytest.approx(500)
     assert 249 * seg.rho_max < seg.size and seg.size / seg.rho_max >= seg.ideal

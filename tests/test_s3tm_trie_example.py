@@ -78,7 +78,7 @@ def test_trie_nodes_one_per_sorted_prefix():
 
 def test_trie_figure_highlights_the_visited_nodes():
     trie = mex.example_trie()
-    fig = mex.trie_figure(trie, mex.EXAMPLE_POSTS["B"])
+    fig = mex.extra_worked_trie(trie, mex.EXAMPLE_POSTS["B"])
     visited = next(t for t in fig.data if t.name and t.name.startswith("visited"))
     # B visits root, care, care > health, health; not obama, health > obama, the deeper obama
     assert len(visited.x) == 4

@@ -267,7 +267,7 @@ def test_real_synthetic_boundary(posts):
     keys = [t.name for t in fig.data if t.legendgroup == "workload"]
     assert keys == ["real posts only", "+ synthetic subs", f"corpus size ({n_real:,})"]
     assert not fig7ah_subscription_scaling(summary, "tweet").layout.shapes
-    from routelab.s3tm.lab.matching.figures import placement_figure
+    from routelab.s3tm.lab.matching.figures import extra_lasp_vs_random
 
     rows = pd.DataFrame(
         [
@@ -279,7 +279,7 @@ def test_real_synthetic_boundary(posts):
     )
     symbols = {
         t.name: list(t.marker.symbol)
-        for t in placement_figure(rows, synthetic_from=n_real).data
+        for t in extra_lasp_vs_random(rows, synthetic_from=n_real).data
         if t.showlegend
     }
     assert symbols["LASP, tweet"] == ["circle", "circle-open"]

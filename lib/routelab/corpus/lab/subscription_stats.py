@@ -30,7 +30,9 @@ def length_distribution(subs: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def length_figure(dist: pd.DataFrame, expected: Sequence[float] | None = None) -> go.Figure:
+def extra_subscription_lengths(
+    dist: pd.DataFrame, expected: Sequence[float] | None = None
+) -> go.Figure:
     """Bars of the length distribution per kind, plus the expected pmf as markers."""
     fig = go.Figure()
     for kind, part in dist.groupby("kind", sort=False):
@@ -72,7 +74,7 @@ def word_popularity(subs: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def popularity_figure(pop: pd.DataFrame) -> go.Figure:
+def extra_word_popularity(pop: pd.DataFrame) -> go.Figure:
     """Rank of a word among subscribed words vs number of subscriptions holding it (log-log)."""
     fig = go.Figure()
     for kind, part in pop.groupby("kind", sort=False):
@@ -110,7 +112,7 @@ def match_rates(posts: Corpus, subs: pd.DataFrame) -> np.ndarray:
     return rates
 
 
-def match_rate_figure(rates: Mapping[str, np.ndarray]) -> go.Figure:
+def extra_match_rate(rates: Mapping[str, np.ndarray]) -> go.Figure:
     """Complementary CDF of per-subscription match rates, per kind (log-log)."""
     fig = go.Figure()
     for kind, values in rates.items():
@@ -163,7 +165,7 @@ def topic_table(model: Any, forms: dict[str, str] | None = None, top: int = 15) 
     )
 
 
-def topic_explorer(
+def extra_topic_explorer(
     model: Any, topic_subs: pd.DataFrame, rates: np.ndarray, forms: dict[str, str] | None = None
 ) -> Any:
     """An ipywidgets explorer: pick a topic, see its words and its most popular subscriptions

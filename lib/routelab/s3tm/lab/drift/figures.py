@@ -120,7 +120,7 @@ def fig7il_drift(
     return fig
 
 
-def gain_figure(
+def extra_gain_over_hash(
     frame: pd.DataFrame, tables: dict[str, pd.DataFrame], *, learn_on: str = "all"
 ) -> go.Figure:
     """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift.experiments.add_gain_over_hash`),

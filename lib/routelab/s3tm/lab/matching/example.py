@@ -35,7 +35,7 @@ __all__ = [
     "example_trie",
     "lookup_table",
     "match_summary",
-    "trie_figure",
+    "extra_worked_trie",
     "trie_nodes",
 ]
 
@@ -163,7 +163,7 @@ def _positions(nodes: pd.DataFrame) -> dict[tuple[str, ...], tuple[float, float]
     return pos
 
 
-def trie_figure(trie: SubscriptionTrie, post: Sequence[str] | None = None) -> go.Figure:
+def extra_worked_trie(trie: SubscriptionTrie, post: Sequence[str] | None = None) -> go.Figure:
     """The trie as a tree: one node per sorted prefix, labelled with its edge word and the
     subscriptions stored there. With ``post``, the nodes its lookup visits (reached through
     a found probe) are highlighted and the nodes it probes are outlined."""

@@ -20,15 +20,14 @@ from routelab.plots import PALETTE, color_for, log_axis, log_ticks, widget_view
 from routelab.s3tm.mappings import METHODS
 
 __all__ = [
-    "dataflow_figure",
+    "extra_dataflow",
     "fig3_lookup_curve",
     "fig7ah_subscription_scaling",
     "fig7_summary",
-    "loads_explorer",
-    "loads_figure",
+    "extra_loads_explorer",
     "loads_html",
-    "placement_figure",
-    "streaming_figure",
+    "extra_lasp_vs_random",
+    "extra_streaming",
     "synthetic_symbols",
 ]
 
@@ -78,7 +77,7 @@ def fig3_lookup_curve(curve: pd.DataFrame, slope: float, intercept: float) -> go
     return fig
 
 
-def placement_figure(frame: pd.DataFrame, *, synthetic_from: int | None = None) -> go.Figure:
+def extra_lasp_vs_random(frame: pd.DataFrame, *, synthetic_from: int | None = None) -> go.Figure:
     """LASP vs random anycast: total matching work (lookups, left) and subscription-aware
     imbalance (right) vs the number of subscriptions, per kind (mean over folds). Rows of
     LASP with the literal delta load (``cost_reading == "literal"``) are drawn dashed;
@@ -215,7 +214,7 @@ def synthetic_symbols(n_subs: Sequence[int] | pd.Series, synthetic_from: int | N
     ]
 
 
-def dataflow_figure(stats: pd.DataFrame) -> go.Figure:
+def extra_dataflow(stats: pd.DataFrame) -> go.Figure:
     """Per matcher: share of the measured in-task times (encoding the received posts, trie
     traversal) beside the share of the model's loads (lookups; publications received)."""
     fig = go.Figure()
@@ -246,7 +245,7 @@ def dataflow_figure(stats: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def streaming_figure(batches: pd.DataFrame) -> go.Figure:
+def extra_streaming(batches: pd.DataFrame) -> go.Figure:
     """Structured Streaming replay: posts and matches per micro-batch, and batch wall time."""
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     for col, label in (("posts", "posts"), ("matches", "distinct matches")):
@@ -272,36 +271,9 @@ def streaming_figure(batches: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def loads_figure(frame: pd.DataFrame, kind: str, n_subs: int, fold: int | None = None) -> go.Figure:
-    """Per-matcher subscription-aware load (lookups) of every method for one workload."""
-    sel = frame[(frame["kind"] == kind) & (frame["n_subs"] == n_subs)]
-    if "placer" in sel:
-        sel = sel[sel["placer"] == "LASP"]
-    fold = int(sel["fold"].min()) if fold is None else fold
-    sel = sel[sel["fold"] == fold]
-    fig = go.Figure()
-    for method in [m for m in METHODS if m in set(sel["method"])]:
-        loads = np.asarray(sel[sel["method"] == method]["loads"].iloc[0], dtype=float)
-        fig.add_trace(
-            go.Bar(
-                x=np.arange(len(loads)),
-                y=loads,
-                name=method,
-                marker_color=color_for(method, METHODS),
-            )
-        )
-    fig.update_layout(
-        barmode="group",
-        title=f"Per-matcher load, {n_subs:,} {KIND_TITLES[kind]} (fold {fold})",
-        xaxis_title="matcher",
-        yaxis_title="trie lookups",
-    )
-    return fig
-
-
 def loads_html(frame: pd.DataFrame, kind: str, n_subs: int) -> str:
     """Per-matcher loads of every method as an HTML bar table (no JavaScript), for
-    :func:`loads_explorer`: one row per matcher, bar length = lookups / the largest load."""
+    :func:`extra_loads_explorer`: one row per matcher, bar length = lookups / the largest load."""
     sel = frame[(frame["kind"] == kind) & (frame["n_subs"] == n_subs)]
     if "placer" in sel:
         sel = sel[sel["placer"] == "LASP"]
@@ -326,7 +298,7 @@ def loads_html(frame: pd.DataFrame, kind: str, n_subs: int) -> str:
     return f"{title}<table><tr><th>matcher</th>{head}</tr>{''.join(rows)}</table>"
 
 
-def loads_explorer(frame: pd.DataFrame) -> object:
+def extra_loads_explorer(frame: pd.DataFrame) -> object:
     """An ipywidgets control: pick the subscription kind and count, see every method's
     per-matcher load (:func:`loads_html`). Built on :func:`routelab.plots.widget_view`
     (plain widgets, no Output capture, the default view kept for exported HTML)."""

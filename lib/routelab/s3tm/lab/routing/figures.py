@@ -278,7 +278,7 @@ def fig9_learning_time(timing: pd.DataFrame, n_matchers: int) -> go.Figure:
     return fig
 
 
-def fig_skew_ablation(gains: pd.DataFrame) -> go.Figure:
+def extra_skew_ablation(gains: pd.DataFrame) -> go.Figure:
     """Throughput gain of hot-word splitting, T(split) / T(no split), per method and N
     (Sect. 5.1), one panel per subscription kind; mean +- std over folds. A ratio: lines
     and points on a log axis around the reference line at 1 (no gain).
@@ -321,7 +321,7 @@ def fig_skew_ablation(gains: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def load_figure(
+def extra_matcher_loads(
     cv: pd.DataFrame,
     kind: str,
     method: str,
@@ -376,7 +376,7 @@ def load_figure(
     return fig
 
 
-def fig5_two_loads(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
+def extra_fig5_two_loads(comparison: pd.DataFrame, *, mark: int | None = 16) -> go.Figure:
     """Fig. 5 under two loads: relative throughput (SALB = 1) and
     imbalance vs N, one row per subscription kind; colour = method, solid = unit cost
     (Eq. 3, Fig. 5), dashed = trie lookups (Fig. 7); a dotted line at N = ``mark`` (Fig. 7's

@@ -5,7 +5,7 @@ and two words are linked by the number of posts holding both. A post is sent to 
 matcher holding one of its words (Eq. 1), so every co-occurrence edge that a mapping cuts
 between two matchers makes the posts on it go to both: spread. :func:`cooccurrence_graph`
 builds the network of the most frequent words as a ``networkx`` graph; :func:`cut_share`
-is the share of co-occurrence weight a mapping cuts; :func:`network_figure` draws the
+is the share of co-occurrence weight a mapping cuts; :func:`extra_word_network` draws the
 network once per mapping, words coloured by their matcher, so hash's confetti and SALB's
 coloured neighbourhoods can be compared at a glance.
 """
@@ -57,7 +57,7 @@ def cut_share(graph: nx.Graph, assignment: MappingType[str, int]) -> float:
     return cut / total if total else 0.0
 
 
-def network_figure(
+def extra_word_network(
     graph: nx.Graph,
     assignments: MappingType[str, MappingType[str, int]],
     *,

@@ -102,7 +102,7 @@ def fig8a_shedding_accuracy(
     return fig
 
 
-def tradeoff_figure(
+def extra_tradeoff(
     curves: dict[str, pd.DataFrame],
     *,
     shed: str = "load_shed",
@@ -241,7 +241,7 @@ def fig8b_shedding_controller(run: ControllerRun) -> go.Figure:
     return fig
 
 
-def buffer_example_figure(
+def extra_buffer_example(
     loads: Sequence[float] = (5.0, 2.0), size: float = 1000.0, *, margin: float = 0.5
 ) -> tuple[go.Figure, BufferSegments]:
     """The worked example's buffer: segments for the level loads ``loads`` (Eq. 8, derived
@@ -358,7 +358,7 @@ def threshold_row(
     return frame[["accuracy", "load_shed", "unit_shed", "spread", "false_matches"]]
 
 
-def threshold_explorer(
+def extra_threshold_explorer(
     deliveries: dict[str, Deliveries],
     thresholds: Sequence[float],
     *,
@@ -388,7 +388,7 @@ def threshold_explorer(
     )
 
 
-def spread_histogram(deliveries: dict[str, Deliveries]) -> go.Figure:
+def extra_spread_histogram(deliveries: dict[str, Deliveries]) -> go.Figure:
     """How many matchers publications go to without shedding (|K(P, M)|), per kind: what a
     threshold m can cut."""
     fig = go.Figure()
@@ -413,14 +413,14 @@ def spread_histogram(deliveries: dict[str, Deliveries]) -> go.Figure:
 
 
 __all__ = [
-    "buffer_example_figure",
+    "extra_buffer_example",
     "fig8b_shedding_controller",
     "fig8a_shedding_accuracy",
     "level_table",
     "m_label",
     "segments_table",
-    "spread_histogram",
-    "threshold_explorer",
+    "extra_spread_histogram",
+    "extra_threshold_explorer",
     "threshold_row",
-    "tradeoff_figure",
+    "extra_tradeoff",
 ]
