@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from routelab.grouping.events import WorkerEvent
-from routelab.grouping.fish_kernel import fish_route
-from routelab.grouping.fish_reference import fish_route_reference
+from routelab.grouping.fish_kernel import fish_kernel
+from routelab.grouping.fish_reference import fish_reference
 from routelab.grouping.inputs import check_assignment
 
 
@@ -43,8 +43,8 @@ def test_kernel_equals_reference(case: int, seed: int) -> None:
     times = np.cumsum(rng.exponential(1.0 / (3 * n), m))  # busy: estimates matter
     caps = rng.uniform(1.0, 6.0, n)
     kw = dict(seed=seed, times=times, capacities=caps, **CASES[case])
-    ref = fish_route_reference(keys, sources, n, **kw)
-    fast = fish_route(keys, sources, n, **kw)
+    ref = fish_reference(keys, sources, n, **kw)
+    fast = fish_kernel(keys, sources, n, **kw)
     assert fast.dtype == np.int32
     np.testing.assert_array_equal(fast, ref)
     check_assignment(fast, n)
@@ -67,8 +67,8 @@ def test_kernel_equals_reference_with_worker_events(events: int, placement: str)
     sources = rng.integers(0, 2, m)
     caps = rng.uniform(1.0, 4.0, 10)
     kw = dict(seed=3, capacities=caps, events=evs, capacity=16, epoch_size=50, placement=placement)
-    ref = fish_route_reference(keys, sources, n, **kw)
-    fast = fish_route(keys, sources, n, **kw)
+    ref = fish_reference(keys, sources, n, **kw)
+    fast = fish_kernel(keys, sources, n, **kw)
     np.testing.assert_array_equal(fast, ref)
     check_assignment(fast, n, evs)  # never routed to a worker that is not live
 
@@ -76,11 +76,11 @@ def test_kernel_equals_reference_with_worker_events(events: int, placement: str)
 def test_default_parameters_agree() -> None:
     rng = np.random.default_rng(7)
     keys = rng.zipf(1.2, 3000)
-    ref = fish_route_reference(keys, None, 16)
-    np.testing.assert_array_equal(fish_route(keys, None, 16), ref)
+    ref = fish_reference(keys, None, 16)
+    np.testing.assert_array_equal(fish_kernel(keys, None, 16), ref)
 
 
-@pytest.mark.parametrize("route", [fish_route, fish_route_reference])
+@pytest.mark.parametrize("route", [fish_kernel, fish_reference])
 def test_messages_are_conserved(route) -> None:
     rng = np.random.default_rng(11)
     m, n = 4000, 8
@@ -100,9 +100,9 @@ def test_messages_are_conserved(route) -> None:
 
 def test_deterministic_and_seeded() -> None:
     keys = np.random.default_rng(0).zipf(1.3, 5000)
-    a = fish_route(keys, None, 8, seed=1)
-    assert np.array_equal(a, fish_route(keys, None, 8, seed=1))
-    assert not np.array_equal(a, fish_route(keys, None, 8, seed=2))
+    a = fish_kernel(keys, None, 8, seed=1)
+    assert np.array_equal(a, fish_kernel(keys, None, 8, seed=1))
+    assert not np.array_equal(a, fish_kernel(keys, None, 8, seed=2))
 
 
 def test_hot_key_is_spread_cold_keys_use_two_workers() -> None:
@@ -111,7 +111,7 @@ def test_hot_key_is_spread_cold_keys_use_two_workers() -> None:
     rng = np.random.default_rng(5)
     m, n = 20_000, 8
     keys = np.where(rng.random(m) < 0.5, 0, rng.integers(1, 5001, m))
-    out = fish_route(keys, None, n, capacity=200, epoch_size=200)
+    out = fish_kernel(keys, None, n, capacity=200, epoch_size=200)
     hot = out[200:][keys[200:] == 0]
     per_worker = np.bincount(hot, minlength=n)
     assert per_worker.min() > 0.8 * per_worker.mean()
@@ -130,8 +130,8 @@ def test_heuristic_follows_capacity_load_count_does_not() -> None:
     keys = rng.integers(0, 1000, 12_000)
     caps = np.array([2.0, 2.0, 1.0, 1.0])
     kw = dict(capacities=caps, cold_choices=4, epoch_size=10**9)
-    heur = np.bincount(fish_route(keys, None, 4, **kw), minlength=4)
-    count = np.bincount(fish_route(keys, None, 4, assignment="load_count", **kw), minlength=4)
+    heur = np.bincount(fish_kernel(keys, None, 4, **kw), minlength=4)
+    count = np.bincount(fish_kernel(keys, None, 4, assignment="load_count", **kw), minlength=4)
     np.testing.assert_allclose(heur / heur.sum(), caps / caps.sum(), atol=0.01)
     np.testing.assert_allclose(count / count.sum(), 0.25, atol=0.01)
 
@@ -146,7 +146,7 @@ def test_adding_a_worker_remaps_few_cold_keys() -> None:
     kw = dict(events=evs, cold_choices=1, hot_threshold=1e9)  # one worker per key, no hot
 
     def moved_fraction(placement: str) -> float:
-        out = fish_route(keys, None, n, placement=placement, **kw)
+        out = fish_kernel(keys, None, n, placement=placement, **kw)
         before = dict(zip(keys[: m // 2].tolist(), out[: m // 2].tolist(), strict=True))
         after = dict(zip(keys[m // 2 :].tolist(), out[m // 2 :].tolist(), strict=True))
         common = before.keys() & after.keys()
@@ -159,14 +159,14 @@ def test_adding_a_worker_remaps_few_cold_keys() -> None:
 def test_bad_input_is_rejected_clearly() -> None:
     keys = np.arange(10)
     with pytest.raises(ValueError, match="not active"):
-        fish_route(keys, None, 3, events=[WorkerEvent(2, "remove", 5)])
+        fish_kernel(keys, None, 3, events=[WorkerEvent(2, "remove", 5)])
     with pytest.raises(ValueError, match="already active"):
-        fish_route(keys, None, 3, events=[WorkerEvent(2, "add", 1)])
+        fish_kernel(keys, None, 3, events=[WorkerEvent(2, "add", 1)])
     with pytest.raises(ValueError, match="unknown FISH parameter"):
-        fish_route(keys, None, 3, epochs=5)
+        fish_kernel(keys, None, 3, epochs=5)
     with pytest.raises(ValueError, match="nondecreasing"):
-        fish_route(keys, None, 3, times=np.arange(10.0)[::-1])
+        fish_kernel(keys, None, 3, times=np.arange(10.0)[::-1])
     with pytest.raises(ValueError, match="capacities"):
-        fish_route(keys, None, 3, capacities=np.ones(2))
-    assert fish_route(np.array([], np.int64), None, 3).size == 0
-    assert fish_route_reference(np.array([], np.int64), None, 3).size == 0
+        fish_kernel(keys, None, 3, capacities=np.ones(2))
+    assert fish_kernel(np.array([], np.int64), None, 3).size == 0
+    assert fish_reference(np.array([], np.int64), None, 3).size == 0

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.grouping.kernels import kg_route, pkg_global_route
 from routelab.grouping.lab import pkg as xp
 from routelab.grouping.lab import pkg_figures as fp
 from routelab.grouping.lab.bench import GOALS, bench_rows
 from routelab.grouping.lab.tasks import simulate_task
+from routelab.grouping.schemes_kernel import kg_kernel, pkg_global_kernel
 from routelab.sweep import run_grid
 
 
@@ -40,7 +40,7 @@ def test_p1_and_the_lower_bound_by_hand():
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("route", [pkg_global_route, kg_route])
+@pytest.mark.parametrize("route", [pkg_global_kernel, kg_kernel])
 def test_no_scheme_beats_the_p1_bound(route, seed):
     keys = skewed_keys(5000, seed)
     w = 40
@@ -99,7 +99,7 @@ def test_aggregation_tradeoff_model():
     free = xp.aggregation_tradeoff(keys, times, 6, [1.0, 5.0], 0.001, 0.0)
     paid = xp.aggregation_tradeoff(keys, times, 6, [1.0, 5.0], 0.001, 0.001)
     kg = free[free["scheme"] == "kg"].iloc[0]
-    loads = np.bincount(kg_route(keys, None, 6), minlength=6)
+    loads = np.bincount(kg_kernel(keys, None, 6), minlength=6)
     assert kg["throughput"] == pytest.approx(keys.size / (loads.max() * 0.001))
     assert kg["memory"] == np.unique(keys).size
     sg = free[free["scheme"] == "sg"]
@@ -292,8 +292,8 @@ def test_worked_example_loads_by_hand():
     assert loads["imbalance"].tolist() == pytest.approx([6 - 10 / 3, 4 - 10 / 3], abs=0.01)
     # the table routes exactly as the PKG kernel does
     keys = np.array([ord(k) - ord("A") + 1 for k in "AABACABADA"])
-    assert pkg_global_route(keys, None, 3, seed=0).tolist() == ex["PKG sends to"].tolist()
-    assert kg_route(keys, None, 3, seed=0).tolist() == ex["hashing sends to"].tolist()
+    assert pkg_global_kernel(keys, None, 3, seed=0).tolist() == ex["PKG sends to"].tolist()
+    assert kg_kernel(keys, None, 3, seed=0).tolist() == ex["hashing sends to"].tolist()
 
 
 def test_demo_stream_and_loads():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routelab.grouping import kernels, reference
+from routelab.grouping import schemes_kernel as kernels
+from routelab.grouping import schemes_reference as reference
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.metrics import choice_coverage
 from routelab.grouping.schemes import SCHEMES, get_scheme
@@ -67,7 +68,7 @@ def test_empty_stream_routes_nothing():
 def test_kg_is_the_first_hash_choice():
     keys, _, _ = skewed_stream(1)
     np.testing.assert_array_equal(
-        kernels.kg_route(keys, None, 13, seed=5), bucket(keys, 13, choice_seed(5, 0))
+        kernels.kg_kernel(keys, None, 13, seed=5), bucket(keys, 13, choice_seed(5, 0))
     )
 
 
@@ -76,7 +77,7 @@ def test_choice_seeds_are_independent_across_run_seeds():
     every key kept one of its two PKG workers from one seed to the next. Now the share of
     keys whose seed-(s+1) choices repeat a seed-s choice is what independent hashes give,
     1 - (1 - 2/W)^2, within three binomial standard deviations."""
-    from routelab.grouping.reference import hash_choice
+    from routelab.grouping.schemes_reference import hash_choice
 
     keys = np.arange(1, 20_001)
     for w in (10, 50):
@@ -92,12 +93,12 @@ def test_choice_seeds_are_independent_across_run_seeds():
 
 def test_sg_is_round_robin_per_source():
     sources = np.array([0, 1, 0, 0, 1, 0])
-    out = kernels.sg_route(np.zeros(6, dtype=np.int64), sources, 3, seed=2)
+    out = kernels.sg_kernel(np.zeros(6, dtype=np.int64), sources, 3, seed=2)
     for s in (0, 1):
         seq = out[sources == s]
         assert np.all(np.diff(seq) % 3 == 1)  # each source cycles 0,1,2,0,...
     keys = np.arange(3000)
-    loads = np.bincount(kernels.sg_route(keys, keys % 4, 7), minlength=7)
+    loads = np.bincount(kernels.sg_kernel(keys, keys % 4, 7), minlength=7)
     assert loads.max() - loads.min() <= 4  # at most one extra per source
 
 
@@ -150,7 +151,7 @@ def test_uniform_keys_with_two_choices_use_about_1_minus_e_minus_2_of_bins():
     used = []
     for seed in range(5):
         keys = np.random.default_rng(seed).permutation(np.tile(np.arange(n), 5))
-        loads = np.bincount(kernels.pkg_global_route(keys, None, n, seed=seed), minlength=n)
+        loads = np.bincount(kernels.pkg_global_kernel(keys, None, n, seed=seed), minlength=n)
         fraction = float((loads > 0).mean())
         coverage = choice_coverage(keys, n, d=2, seed=seed)
         assert fraction <= coverage  # a used bin is always some key's choice
@@ -167,9 +168,9 @@ def test_off_greedy_hand_example():
     keys = np.array([1, 1, 2, 3, 4, 4, 1, 2, 4, 4])
     expected = [1, 1, 1, 0, 0, 0, 1, 1, 0, 0]
     assert reference.off_greedy_reference(keys, None, 2).tolist() == expected
-    assert kernels.off_greedy_route(keys, None, 2).tolist() == expected
+    assert kernels.off_greedy_kernel(keys, None, 2).tolist() == expected
     # equal frequencies: smaller key first -> key 5 to w0, key 6 to w1
-    assert kernels.off_greedy_route(np.array([6, 5]), None, 2).tolist() == [1, 0]
+    assert kernels.off_greedy_kernel(np.array([6, 5]), None, 2).tolist() == [1, 0]
 
 
 def test_on_greedy_hand_example():
@@ -178,12 +179,12 @@ def test_on_greedy_hand_example():
     keys = np.array([7, 8, 7, 9, 9, 9, 10])
     expected = [0, 1, 0, 1, 1, 1, 0]
     assert reference.on_greedy_reference(keys, None, 2).tolist() == expected
-    assert kernels.on_greedy_route(keys, None, 2).tolist() == expected
+    assert kernels.on_greedy_kernel(keys, None, 2).tolist() == expected
 
 
 def test_potc_binds_each_key_to_one_of_its_choices():
     keys, _, _ = skewed_stream(9, n=3000)
-    out = kernels.potc_route(keys, None, 12, seed=1)
+    out = kernels.potc_kernel(keys, None, 12, seed=1)
     for k in np.unique(keys):
         workers = set(out[keys == k].tolist())
         assert len(workers) == 1
@@ -206,7 +207,7 @@ def test_probing_resets_local_estimates_to_true_load_share():
     sources = np.array([0, 0, 0, 1])
     times = np.array([0.0, 1.0, 2.0, 10.0])
     for reset in ("actual", "share"):
-        probe = kernels.pkg_probe_route(
+        probe = kernels.pkg_probe_kernel(
             keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
         )
         assert probe.tolist() == [c1, c2, c1, c2]
@@ -214,7 +215,7 @@ def test_probing_resets_local_estimates_to_true_load_share():
             keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
         )
         assert ref.tolist() == probe.tolist()
-    local = kernels.pkg_local_route(keys, sources, n, seed=seed, times=times)
+    local = kernels.pkg_local_kernel(keys, sources, n, seed=seed, times=times)
     assert local.tolist() == [c1, c2, c1, c1]
 
 
@@ -230,22 +231,22 @@ def test_probe_reset_readings_differ():
     times = np.array([0.0, 0.5, 1.0, 10.0, 11.0])
     expected = {"actual": [c1, c1, c2, c2, c1], "share": [c1, c1, c2, c1, c2]}
     for reset, want in expected.items():
-        for impl in (reference.pkg_probe_reference, kernels.pkg_probe_route):
+        for impl in (reference.pkg_probe_reference, kernels.pkg_probe_kernel):
             out = impl(
                 keys, sources, n, seed=seed, times=times, probe_interval=5, probe_reset=reset
             )
             assert out.tolist() == want, (impl.__name__, reset)
     with pytest.raises(ValueError, match="probe_reset"):
-        kernels.pkg_probe_route(keys, sources, n, times=times, probe_reset="half")
+        kernels.pkg_probe_kernel(keys, sources, n, times=times, probe_reset="half")
 
 
 def test_wchoices_spreads_a_hot_key_over_all_workers_and_dchoices_over_fewer():
     rng = np.random.default_rng(0)
     n_msg, n = 20_000, 20
     keys = np.where(rng.random(n_msg) < 0.3, 0, rng.integers(1, 50_000, size=n_msg))
-    wc = kernels.wchoices_route(keys, None, n, seed=1)
-    dc = kernels.dchoices_route(keys, None, n, seed=1)
-    pkg = kernels.pkg_local_route(keys, None, n, seed=1)
+    wc = kernels.wchoices_kernel(keys, None, n, seed=1)
+    dc = kernels.dchoices_kernel(keys, None, n, seed=1)
+    pkg = kernels.pkg_local_kernel(keys, None, n, seed=1)
     assert len(np.unique(wc[keys == 0])) == n
     assert 2 < len(np.unique(dc[keys == 0])) <= n
     assert len(np.unique(pkg[keys == 0])) <= 2
@@ -260,17 +261,17 @@ def test_wchoices_spreads_a_hot_key_over_all_workers_and_dchoices_over_fewer():
 def test_scheme_parameter_errors():
     keys = np.arange(10)
     with pytest.raises(ValueError, match="positive integer"):
-        kernels.pkg_global_route(keys, None, 3, d=0)
+        kernels.pkg_global_kernel(keys, None, 3, d=0)
     with pytest.raises(ValueError, match="probe_interval"):
         reference.pkg_probe_reference(keys, None, 3, probe_interval=0)
     with pytest.raises(ValueError, match="theta"):
-        kernels.dchoices_route(keys, None, 3, theta=1.5)
+        kernels.dchoices_kernel(keys, None, 3, theta=1.5)
     with pytest.raises(ValueError, match="capacity"):
-        kernels.wchoices_route(keys, None, 3, capacity=0)
+        kernels.wchoices_kernel(keys, None, 3, capacity=0)
     with pytest.raises(ValueError, match="d_refresh"):
         reference.dchoices_reference(keys, None, 3, d_refresh=0)
     with pytest.raises(ValueError, match="pkg_local does not support"):
-        kernels.pkg_local_route(keys, None, 3, events=[WorkerEvent(2, "add", 3)])
+        kernels.pkg_local_kernel(keys, None, 3, events=[WorkerEvent(2, "add", 3)])
 
 
 def test_registry():
@@ -294,9 +295,9 @@ def test_registry():
 def test_probing_without_times_counts_one_message_per_time_unit():
     keys, sources, _ = skewed_stream(11, n=2000)
     ref = reference.pkg_probe_reference(keys, sources, 6, probe_interval=50)
-    fast = kernels.pkg_probe_route(keys, sources, 6, probe_interval=50)
+    fast = kernels.pkg_probe_kernel(keys, sources, 6, probe_interval=50)
     np.testing.assert_array_equal(ref, fast)
-    explicit = kernels.pkg_probe_route(
+    explicit = kernels.pkg_probe_kernel(
         keys, sources, 6, probe_interval=50, times=np.arange(keys.size, dtype=float)
     )
     np.testing.assert_array_equal(fast, explicit)
@@ -304,7 +305,7 @@ def test_probing_without_times_counts_one_message_per_time_unit():
 
 def test_distinct_choices_hand_example():
     """Colliding hash choices move to the next worker id."""
-    from routelab.grouping.reference import distinct_choices, hash_choice
+    from routelab.grouping.schemes_reference import distinct_choices, hash_choice
 
     n, seed = 5, 3
     for key in range(200):

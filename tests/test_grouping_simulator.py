@@ -7,11 +7,11 @@ import pytest
 
 from routelab.grouping.dataflow import local_estimation_on_spark
 from routelab.grouping.events import WorkerEvent
-from routelab.grouping.fish_kernel import fish_route as fish_route_kernel
+from routelab.grouping.fish_kernel import fish_kernel
 from routelab.grouping.inputs import round_robin_sources
-from routelab.grouping.kernels import pkg_local_route
 from routelab.grouping.lab.tasks import simulate_task
 from routelab.grouping.metrics import replication_memory
+from routelab.grouping.schemes_kernel import pkg_local_kernel
 from routelab.grouping.simulator import assign_sources, simulate
 from routelab.sweep import grid, run_grid
 
@@ -35,7 +35,7 @@ def test_summary_is_consistent_with_its_parts():
     assert row["memory_window"] <= row["memory"]
     assert row["param_d"] == 2 and row["label"] == "PKG (L)"
     assert len(r.timeline_rows()) == len(r.timeline)
-    same = pkg_local_route(keys, round_robin_sources(keys.size, 4), 8, seed=1)
+    same = pkg_local_kernel(keys, round_robin_sources(keys.size, 4), 8, seed=1)
     np.testing.assert_array_equal(r.assignment, same)
 
 
@@ -138,7 +138,7 @@ def test_local_estimation_on_spark_matches_in_process(spark, explicit_sources):
         sources = np.random.default_rng(1).integers(0, n_sources, size=keys.size)
     else:
         sources = round_robin_sources(keys.size, n_sources)
-    expected = pkg_local_route(keys, sources, n_workers, seed=3)
+    expected = pkg_local_kernel(keys, sources, n_workers, seed=3)
     got = local_estimation_on_spark(
         spark, keys, n_sources, n_workers, seed=3, sources=sources if explicit_sources else None
     )
@@ -189,9 +189,9 @@ def test_fish_waiting_times_run_on_the_queue_clock():
     r = simulate(keys, "fish", 3, times=times, service_time=s, **params)
     assert r.assignment[20:].tolist() == [z, y] * 10
     assert r.queue.latency[20:].max() == pytest.approx(s)
-    same = fish_route_kernel(keys, None, 3, times=times, capacities=np.full(3, 1 / s), **params)
+    same = fish_kernel(keys, None, 3, times=times, capacities=np.full(3, 1 / s), **params)
     np.testing.assert_array_equal(r.assignment, same)
-    stale = fish_route_kernel(keys, None, 3, times=times, **params)  # capacities 1 tuple/s
+    stale = fish_kernel(keys, None, 3, times=times, **params)  # capacities 1 tuple/s
     assert stale[20:30].tolist() == [z] * 10
     queue = run_queues(stale, np.full(3, s), times)
     assert queue.latency[20:].max() == pytest.approx(3.25 * s)
@@ -203,11 +203,11 @@ def test_replayed_and_saturated_clocks_reach_the_router():
     caps = [4000.0, 4000.0, 1000.0, 1000.0]
     paced = simulate(keys, "fish", 4, 2, times=times, capacities=caps, arrival_rate=9000.0)
     sources = round_robin_sources(keys.size, 2)
-    expected = fish_route_kernel(keys, sources, 4, times=np.arange(keys.size) / 9000.0,
+    expected = fish_kernel(keys, sources, 4, times=np.arange(keys.size) / 9000.0,
                                  capacities=caps)  # fmt: skip
     np.testing.assert_array_equal(paced.assignment, expected)
     saturated = simulate(keys, "fish", 4, 2, times=times, capacities=caps, arrival_rate=np.inf)
-    at_zero = fish_route_kernel(keys, sources, 4, times=np.zeros(keys.size), capacities=caps)
+    at_zero = fish_kernel(keys, sources, 4, times=np.zeros(keys.size), capacities=caps)
     np.testing.assert_array_equal(saturated.assignment, at_zero)
     assert saturated.queue.execution_time == pytest.approx(max(
         saturated.loads[w] / caps[w] for w in range(4)))  # fmt: skip

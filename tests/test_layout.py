@@ -213,3 +213,18 @@ def test_user_file_readers_live_on_the_algorithm_side():
     for paper in ("s3tm", "filtering", "spatial"):
         assert (ROOT / paper / "io.py").exists(), paper
     assert not list(ROOT.glob("*/lab/files.py")) and not list(ROOT.glob("*/lab/interchange.py"))
+
+
+def test_one_naming_convention_for_implementations():
+    """A readable/fast pair is ``<topic>_reference.py`` + ``<topic>_kernel.py`` (functions
+    ``<name>_reference`` / ``<name>_kernel``); each system's Spark version is ``dataflow.py``."""
+    kernels = sorted(p for p in ROOT.rglob("*_kernel.py") if p.name != "jupyter_kernel.py")
+    assert kernels
+    for path in kernels:
+        twin = path.with_name(path.name.replace("_kernel.py", "_reference.py"))
+        assert twin.exists(), f"{path.relative_to(ROOT)} has no {twin.name}"
+    for paper in ("s3tm", "grouping", "filtering", "spatial"):
+        assert (ROOT / paper / "dataflow.py").exists(), paper
+    odd = [p.name for p in ROOT.rglob("*.py") if p.stem in ("kernels", "reference", "replay")]
+    assert not odd, odd
+    assert not (ROOT / "kernel.py").exists()  # the Jupyter kernelspec is jupyter_kernel.py

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from routelab.grouping.fish_params import FishParams
-from routelab.grouping.reference import hot_threshold
+from routelab.grouping.schemes_reference import hot_threshold
 
 
 @pytest.mark.parametrize("n", [2, 5, 10, 50, 100])

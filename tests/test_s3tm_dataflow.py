@@ -13,7 +13,7 @@ from routelab.s3tm.mappings import learn_mapping
 from routelab.s3tm.matching_load import matching_load, oracle_pairs, subscription_corpus
 from routelab.s3tm.placement import place_subscriptions
 from routelab.s3tm.streaming import replay_stream
-from routelab.s3tm.trie import brute_force_match
+from routelab.s3tm.trie_reference import brute_force_match
 from routelab.s3tm.wordsets import Corpus
 
 N = 4

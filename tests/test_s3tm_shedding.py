@@ -42,7 +42,7 @@ from routelab.s3tm.shedding import (
     prepare_deliveries,
     random_drop_mask,
 )
-from routelab.s3tm.trie import brute_force_match
+from routelab.s3tm.trie_reference import brute_force_match
 from routelab.s3tm.wordsets import Corpus
 
 HAND_MAP = {"a": 0, "x": 0, "b": 1, "f": 1, "c": 2, "g": 2, "h": 2, "d": 3, "i": 3, "j": 3, "k": 3}

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from routelab.errors import BadInputError
-from routelab.s3tm.trie import SubscriptionTrie, brute_force_match
+from routelab.s3tm.trie_reference import SubscriptionTrie, brute_force_match
 
 WORDS = [f"w{i}" for i in range(12)]
 word_sets = st.frozensets(st.sampled_from(WORDS), min_size=1, max_size=5)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from routelab.s3tm.trie import SubscriptionTrie, brute_force_match
 from routelab.s3tm.trie_kernel import build_forest, queries_from_targets
+from routelab.s3tm.trie_reference import SubscriptionTrie, brute_force_match
 from routelab.s3tm.wordsets import Corpus
 
 WORDS = [f"w{i}" for i in range(15)] + ["Zeta", "alpha", "\u00e9t\u00e9"]

@@ -22,7 +22,7 @@ from routelab.s3tm.matching_load import (
     subscription_corpus,
 )
 from routelab.s3tm.placement import place_subscriptions
-from routelab.s3tm.trie import SubscriptionTrie
+from routelab.s3tm.trie_reference import SubscriptionTrie
 from routelab.s3tm.wordsets import Corpus
 
 

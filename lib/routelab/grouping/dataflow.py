@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 
 def _route_partition(index: int, blocks, n_workers: int, seed: int, d: int):
     """Run PKG local estimation on the messages of the one source held by this partition."""
-    from routelab.grouping.kernels import pkg_local_route
+    from routelab.grouping.schemes_kernel import pkg_local_kernel
 
     for source, (positions, keys) in blocks:
         if source != index:
             raise RuntimeError(f"source {source} landed in partition {index}")
-        yield positions, pkg_local_route(keys, None, n_workers, seed=seed, d=d)
+        yield positions, pkg_local_kernel(keys, None, n_workers, seed=seed, d=d)
 
 
 def local_estimation_on_spark(

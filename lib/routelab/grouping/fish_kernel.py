@@ -568,7 +568,7 @@ def kernel_arguments(run: FishRun) -> tuple:
     )
 
 
-def fish_route(
+def fish_kernel(
     keys: np.ndarray,
     sources: np.ndarray | None,
     n_workers: int,
@@ -580,7 +580,7 @@ def fish_route(
     **params: Any,
 ) -> np.ndarray:
     """FISH routing, numba kernel; same arguments and output as
-    :func:`~routelab.grouping.fish_reference.fish_route_reference` (FISH Sects. 4-5;
+    :func:`~routelab.grouping.fish_reference.fish_reference` (FISH Sects. 4-5;
     parameters :class:`~routelab.grouping.fish_params.FishParams`)."""
     run = prepare_fish_run(
         keys,

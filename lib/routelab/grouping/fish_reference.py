@@ -11,11 +11,11 @@ with the lost formulas read as documented in :mod:`routelab.grouping.fish_params
 - :class:`WorkerStateEstimator` -- Sect. 4.2.1 / 4.2.2 / Algorithm 3: unprocessed tuples and
   waiting time of each worker inferred at the source; the shortest estimated wait wins.
 - :class:`FishRouter` -- one source instance running the three steps on its own sub-stream.
-- :func:`fish_route_reference` -- the routing interface of :mod:`routelab.grouping`: every
+- :func:`fish_reference` -- the routing interface of :mod:`routelab.grouping`: every
   message goes to its source's router; worker add/remove events change the consistent-hash
   ring (Sect. 5) for all routers.
 
-Slow on purpose (dicts, linear minimum search); :func:`routelab.grouping.fish_kernel.fish_route`
+Slow on purpose (dicts, linear minimum search); :func:`routelab.grouping.fish_kernel.fish_kernel`
 gives the identical assignment fast, which the tests check.
 """
 
@@ -221,7 +221,7 @@ class FishRouter:
         self.in_epoch = 0
 
 
-def fish_route_reference(
+def fish_reference(
     keys: np.ndarray,
     sources: np.ndarray | None,
     n_workers: int,

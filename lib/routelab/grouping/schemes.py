@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from routelab.grouping import kernels, reference
-from routelab.grouping.fish_kernel import fish_route
+from routelab.grouping import schemes_kernel as kernels
+from routelab.grouping import schemes_reference as reference
+from routelab.grouping.fish_kernel import fish_kernel
 from routelab.grouping.fish_params import FishParams
-from routelab.grouping.fish_reference import fish_route_reference
+from routelab.grouping.fish_reference import fish_reference
 from routelab.methods import Method, MethodRegistry
 
 _COMMON = ("seed", "times", "capacities", "events")
@@ -53,16 +54,16 @@ def _spec(name: str, label: str, ref: Callable, kern: Callable, paper: str) -> S
 R, K = reference, kernels
 _PKG_SIDE = (
     # name, label, reference, kernel, paper section
-    ("kg", "KG (hashing)", R.kg_reference, K.kg_route, "PKG Sect. III"),
-    ("sg", "SG (shuffle)", R.sg_reference, K.sg_route, "PKG Sect. II-A"),
-    ("potc", "PoTC", R.potc_reference, K.potc_route, "PKG Sect. III-A"),
-    ("on_greedy", "On-Greedy", R.on_greedy_reference, K.on_greedy_route, "PKG Sect. V-B"),
-    ("off_greedy", "Off-Greedy", R.off_greedy_reference, K.off_greedy_route, "PKG Sect. V-B"),
-    ("pkg_global", "PKG (G)", R.pkg_global_reference, K.pkg_global_route, "PKG Sects. III-IV"),
-    ("pkg_local", "PKG (L)", R.pkg_local_reference, K.pkg_local_route, "PKG Sect. III-B"),
-    ("pkg_probe", "PKG (LP)", R.pkg_probe_reference, K.pkg_probe_route, "PKG Sect. V-B"),
-    ("dchoices", "D-C", R.dchoices_reference, K.dchoices_route, "FISH Sect. 2.2 [15]"),
-    ("wchoices", "W-C", R.wchoices_reference, K.wchoices_route, "FISH Sect. 2.2 [15]"),
+    ("kg", "KG (hashing)", R.kg_reference, K.kg_kernel, "PKG Sect. III"),
+    ("sg", "SG (shuffle)", R.sg_reference, K.sg_kernel, "PKG Sect. II-A"),
+    ("potc", "PoTC", R.potc_reference, K.potc_kernel, "PKG Sect. III-A"),
+    ("on_greedy", "On-Greedy", R.on_greedy_reference, K.on_greedy_kernel, "PKG Sect. V-B"),
+    ("off_greedy", "Off-Greedy", R.off_greedy_reference, K.off_greedy_kernel, "PKG Sect. V-B"),
+    ("pkg_global", "PKG (G)", R.pkg_global_reference, K.pkg_global_kernel, "PKG Sects. III-IV"),
+    ("pkg_local", "PKG (L)", R.pkg_local_reference, K.pkg_local_kernel, "PKG Sect. III-B"),
+    ("pkg_probe", "PKG (LP)", R.pkg_probe_reference, K.pkg_probe_kernel, "PKG Sect. V-B"),
+    ("dchoices", "D-C", R.dchoices_reference, K.dchoices_kernel, "FISH Sect. 2.2 [15]"),
+    ("wchoices", "W-C", R.wchoices_reference, K.wchoices_kernel, "FISH Sect. 2.2 [15]"),
 )
 
 SCHEMES: MethodRegistry[SchemeSpec] = MethodRegistry(
@@ -73,8 +74,8 @@ SCHEMES: MethodRegistry[SchemeSpec] = MethodRegistry(
             name="fish",
             label="FISH",
             paper="FISH Sects. 4-5",
-            kernel=fish_route,
-            reference=fish_route_reference,
+            kernel=fish_kernel,
+            reference=fish_reference,
             defaults=FishParams().as_dict(),
             supports_events=True,
         ),

@@ -14,7 +14,7 @@ file                     paper
 ``routing.py``           the mapping M and publication routing K(P, M) (Sect. 3.1, Eq. 1)
 ``metrics.py``           spread, load, imbalance, throughput (Eqs. 1-7)
 ``skew.py``              hot-word splitting and subscription categories (Sect. 5.1)
-``trie.py``              trie matching, readable reference (Sect. 4.1)
+``trie_reference.py``    trie matching, readable reference (Sect. 4.1)
 ``trie_kernel.py``       trie matching, flat-array numba kernel (Sect. 4.1)
 ``lasp.py``              LASP, load-aware subscription placement (Sect. 4.2, Algorithm 2)
 ``placement.py``         eligibility, random anycast, placing subscriptions (Sects. 2.1, 4, 5.1)

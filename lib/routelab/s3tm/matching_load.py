@@ -3,7 +3,7 @@
 Eq. 3 charges every publication a unit cost at each matcher it reaches. With subscriptions
 in the picture (Sect. 4) the cost of a publication at matcher i is the **matching work of
 i's trie** for it: the counted lookup operations of the scoped traversal
-(:mod:`routelab.s3tm.trie`; one op = one child-table probe). So
+(:mod:`routelab.s3tm.trie_reference`; one op = one child-table probe). So
 
     L(i) = sum over publications P routed to i of ops_i(P)
     T    = min_i C |P| / L(i)                                  (Eq. 6 with that load)

@@ -1,5 +1,5 @@
 """Fast flat-array trie matcher (numba): the same tries, matches and op counts as the
-reference :class:`routelab.s3tm.trie.SubscriptionTrie` (S3-TM Sect. 4.1).
+reference :class:`routelab.s3tm.trie_reference.SubscriptionTrie` (S3-TM Sect. 4.1).
 
 A :class:`TrieForest` holds one trie per matcher (``n_tries`` of them; trie ``t``'s root is
 node ``t``) built in one pass from a subscription :class:`~routelab.s3tm.wordsets.Corpus`

@@ -30,9 +30,9 @@ def two_choice_example(
 
     One row per message: its key, the key's two hash choices ``H1``, ``H2`` (KG always takes
     ``H1``), PKG's loads before routing it, PKG's choice (the less loaded of ``H1``, ``H2``;
-    ties to ``H1``, as :func:`routelab.grouping.reference.least_loaded`) and hashing's.
+    ties to ``H1``, as :func:`routelab.grouping.schemes_reference.least_loaded`) and hashing's.
     """
-    from routelab.grouping.reference import hash_choice, least_loaded
+    from routelab.grouping.schemes_reference import hash_choice, least_loaded
 
     loads = [0] * n_workers
     rows = []
@@ -80,10 +80,10 @@ def skewed_demo_stream(
 def demo_loads(keys: np.ndarray, n_workers: int, seed: int = 0) -> pd.DataFrame:
     """Worker loads of hashing and PKG (global load, one source) on ``keys``: columns
     ``worker``, ``scheme``, ``load``."""
-    from routelab.grouping.kernels import kg_route, pkg_global_route
+    from routelab.grouping.schemes_kernel import kg_kernel, pkg_global_kernel
 
     rows = []
-    for name, route in (("hashing", kg_route), ("PKG", pkg_global_route)):
+    for name, route in (("hashing", kg_kernel), ("PKG", pkg_global_kernel)):
         loads = np.bincount(route(keys, None, n_workers, seed=seed), minlength=n_workers)
         rows += [{"worker": w, "scheme": name, "load": int(x)} for w, x in enumerate(loads)]
     return pd.DataFrame(rows)

@@ -16,8 +16,8 @@ def used_bins_task(params: dict[str, Any]) -> list[dict[str, Any]]:
     point per ``n_workers``). Per seed: the fraction of workers that are a hash choice of
     some key (expected ``1 - (1 - 1/n)^(2n) ~ 1 - 1/e^2``), and PKG's final imbalance
     against the bound ``m/|B| - m/n`` that follows from all messages landing in ``B``."""
-    from routelab.grouping.kernels import pkg_global_route
     from routelab.grouping.metrics import choice_coverage
+    from routelab.grouping.schemes_kernel import pkg_global_kernel
 
     n = int(params["n_workers"])
     per_key = int(params.get("messages_per_key", 20))
@@ -25,7 +25,7 @@ def used_bins_task(params: dict[str, Any]) -> list[dict[str, Any]]:
     for seed in range(int(params.get("n_seeds", 10))):
         keys = np.random.default_rng([seed, n]).integers(0, n, size=n * per_key)
         used = choice_coverage(keys, n, 2, seed)
-        loads = np.bincount(pkg_global_route(keys, None, n, seed=seed), minlength=n)
+        loads = np.bincount(pkg_global_kernel(keys, None, n, seed=seed), minlength=n)
         m = keys.size
         rows.append(
             {

@@ -53,8 +53,8 @@ def bench_matching(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Time the trie kernel, the reference trie and the oracle on one matcher."""
-    from routelab.s3tm.trie import SubscriptionTrie, brute_force_match
     from routelab.s3tm.trie_kernel import build_forest
+    from routelab.s3tm.trie_reference import SubscriptionTrie, brute_force_match
 
     posts, subs = _workload(max(n_pubs, 50_000), n_subs, seed)
     pubs = posts.subset(np.arange(n_pubs))

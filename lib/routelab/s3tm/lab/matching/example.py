@@ -4,7 +4,7 @@ Five subscriptions and two posts, small enough to check by hand. Subscriptions a
 their words sorted, so ``[obama, health]`` becomes the path ``health > obama`` and ``[obama]``
 sits on its own root child; a node reached through the post's j-th word (sorted) only probes
 the words after it. One lookup is one probe of one node's child table with one post word
-(:meth:`routelab.s3tm.trie.SubscriptionTrie.match_ops`, whose ``trace`` lists the probes).
+(:meth:`routelab.s3tm.trie_reference.SubscriptionTrie.match_ops`, whose ``trace`` lists the probes).
 
 Hand count for post A = {care, health, obama, today} (sorted in that order):
 
@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from routelab.plots import PALETTE
-from routelab.s3tm.trie import SubscriptionTrie, brute_force_match
+from routelab.s3tm.trie_reference import SubscriptionTrie, brute_force_match
 
 __all__ = [
     "EXAMPLE_POSTS",

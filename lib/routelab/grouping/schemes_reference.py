@@ -1,7 +1,7 @@
 """Readable reference implementations of the PKG-side grouping schemes.
 
 Each function mirrors the paper's description message by message in plain Python (slow; used
-by tests and for reading). :mod:`routelab.grouping.kernels` holds the numba twins with the
+by tests and for reading). :mod:`routelab.grouping.schemes_kernel` holds the numba twins with the
 same signature and identical output. Signature (see :mod:`routelab.grouping`):
 
     route(keys, sources, n_workers, *, seed=0, times=None, capacities=None, events=(), **params)

@@ -1,6 +1,6 @@
 """Fast numba kernels of the PKG-side grouping schemes.
 
-Same signatures and the same output as :mod:`routelab.grouping.reference` (tests compare
+Same signatures and the same output as :mod:`routelab.grouping.schemes_reference` (tests compare
 them on random streams); read the reference for what each scheme does and which paper
 section it implements. Here the per-message loops run in ``@njit`` functions: hashes with
 :func:`routelab.hashing.nb_mix64`, loads in int64 arrays, routing tables indexed by dense
@@ -19,7 +19,7 @@ import pandas as pd
 from routelab.grouping.dchoices_rule import choose_d
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.inputs import RouteInputs, route_inputs
-from routelab.grouping.reference import (
+from routelab.grouping.schemes_reference import (
     check_d,
     check_hot_params,
     hot_threshold,
@@ -78,7 +78,7 @@ def _kg_kernel(ukeys, n_workers, seed_const):
     return out
 
 
-def kg_route(
+def kg_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -106,7 +106,7 @@ def _sg_kernel(sources, offsets, n_workers):
     return out
 
 
-def sg_route(
+def sg_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -156,7 +156,7 @@ def _table_kernel(ukeys, ids, n_keys, n_workers, seed_consts, greedy):
     return out
 
 
-def potc_route(
+def potc_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -176,7 +176,7 @@ def potc_route(
     )
 
 
-def on_greedy_route(
+def on_greedy_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -209,7 +209,7 @@ def _lpt_kernel(order, freq, n_workers):
     return table
 
 
-def off_greedy_route(
+def off_greedy_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -294,7 +294,7 @@ def _pkg(
     )
 
 
-def pkg_global_route(
+def pkg_global_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -310,7 +310,7 @@ def pkg_global_route(
     return _pkg(inp, seed, d, "global", 0.0)
 
 
-def pkg_local_route(
+def pkg_local_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -326,7 +326,7 @@ def pkg_local_route(
     return _pkg(inp, seed, d, "local", 0.0)
 
 
-def pkg_probe_route(
+def pkg_probe_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -458,7 +458,7 @@ def _hot(inp, seed, all_workers, capacity, theta, epsilon, d_refresh, distinct=T
     )
 
 
-def dchoices_route(
+def dchoices_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
@@ -478,7 +478,7 @@ def dchoices_route(
     return _hot(inp, seed, False, capacity, theta, epsilon, d_refresh, distinct)
 
 
-def wchoices_route(
+def wchoices_kernel(
     keys: ArrayLike,
     sources: ArrayLike | None,
     n_workers: int,
