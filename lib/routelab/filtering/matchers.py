@@ -271,23 +271,19 @@ ALGORITHMS = MATCHERS.names
 
 
 def build_matcher(
-    algorithm: str,
-    subs: Subscriptions,
-    *,
-    stats: EventStats | None = None,
-    consts: CostConstants | None = None,
-    greedy_sample: int = 200_000,
-    max_schema_size: int = 3,
-    seed: int = 0,
+    algorithm: str, subs: Subscriptions, **params: object
 ) -> CountingMatcher | ClusterMatcher:
-    """Build one of :data:`MATCHERS` over ``subs`` (``stats`` from sample events, needed
-    by ``static`` to cost its tables; ``propagation`` uses it to pick the access predicate
-    of least nu, else the lowest attribute)."""
-    return MATCHERS.lookup(algorithm).kernel(
-        subs,
-        stats=stats,
-        consts=consts,
-        greedy_sample=greedy_sample,
-        max_schema_size=max_schema_size,
-        seed=seed,
-    )
+    """Build one of :data:`MATCHERS` over ``subs``. ``params``: ``stats`` (event
+    statistics from sample events, needed by ``static`` to cost its tables; ``propagation``
+    uses them to pick the access predicate of least nu, else the lowest attribute),
+    ``consts``, ``greedy_sample``, ``max_schema_size``, ``seed`` (``static``'s greedy)."""
+    unknown = sorted(set(params) - BUILD_PARAMS)
+    if unknown:
+        raise TypeError(
+            f"build_matcher got unknown parameter(s) {unknown}; use {sorted(BUILD_PARAMS)}"
+        )
+    return MATCHERS.lookup(algorithm).kernel(subs, **params)
+
+
+#: what :func:`build_matcher` passes on to the algorithms' builders
+BUILD_PARAMS = frozenset({"stats", "consts", "greedy_sample", "max_schema_size", "seed"})

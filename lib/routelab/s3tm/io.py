@@ -50,13 +50,7 @@ def load_posts(spark: SparkSession, path: str | Path) -> UserPosts:
     order = ["ts", "post_id"] if timed else ["post_id"]
     frame = df.select("post_id", "words", *(["ts"] if timed else [])).toPandas()
     frame = frame.sort_values(order, kind="stable", ignore_index=True)
-    report = BadRecordReport(records=len(frame))
-    empty = frame["words"].map(lambda w: w is None or len(w) == 0).to_numpy()
-    if empty.any():
-        report.counts["no_words"] = int(empty.sum())
-        for pid in frame.loc[empty, "post_id"].head(5):
-            report.add_example("no_words", _example(path, f"post_id {pid}"))
-    frame = frame.loc[~empty, ["post_id", "words"]].reset_index(drop=True)
+    frame, report = _without_empty(frame[["post_id", "words"]], "post_id", path)
     if frame.empty:
         raise BadInputError(f"{path}: no post has any word (nothing to route or match)")
     frame["words"] = frame["words"].map(list)
@@ -71,14 +65,7 @@ def load_subscriptions(
     from routelab.corpus.subscriptions import read_subscriptions
     from routelab.s3tm.matching_load import subscription_corpus
 
-    frame = read_subscriptions(path)
-    report = BadRecordReport(records=len(frame))
-    empty = frame["words"].map(lambda w: w is None or len(w) == 0).to_numpy()
-    if empty.any():
-        report.counts["no_words"] = int(empty.sum())
-        for sid in frame.loc[empty, "sub_id"].head(5):
-            report.add_example("no_words", _example(path, f"sub_id {sid}"))
-    frame = frame.loc[~empty].reset_index(drop=True)
+    frame, report = _without_empty(read_subscriptions(path), "sub_id", path)
     if frame.empty:
         raise BadInputError(f"{path}: no subscription has any word")
     try:
@@ -114,6 +101,16 @@ def pairs_frame(matches: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["post_id", "subscription_id"], ignore_index=True)
 
 
-def _example(path: str | Path, what: str) -> BadRecordExample:
-    """A Parquet record has no line: the example names the record by its id (line 0)."""
-    return BadRecordExample(str(path), 0, what, "no words")
+def _without_empty(
+    frame: pd.DataFrame, id_col: str, path: str | Path
+) -> tuple[pd.DataFrame, BadRecordReport]:
+    """The rows that have words, and a report counting the others (``no_words``); a
+    Parquet record has no line, so an example names the record by its id (line 0)."""
+    report = BadRecordReport(records=len(frame))
+    empty = frame["words"].map(lambda w: w is None or len(w) == 0).to_numpy()
+    if empty.any():
+        report.counts["no_words"] = int(empty.sum())
+        for rid in frame.loc[empty, id_col].head(5):
+            example = BadRecordExample(str(path), 0, f"{id_col} {rid}", "no words")
+            report.add_example("no_words", example)
+    return frame.loc[~empty].reset_index(drop=True), report
