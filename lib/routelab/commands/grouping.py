@@ -79,6 +79,13 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError("--sources must be >= 1")
     if args.source_col and not args.key_col:
         raise BadInputError("--source-col needs a CSV/TSV/Parquet key column (--key-col)")
+    from routelab.datasets.headers import require_columns
+
+    require_columns(
+        args.keys,
+        args.input_format,
+        {"--key-col": args.key_col, "--time-col": args.time_col, "--source-col": args.source_col},
+    )
     out = Outputs(args, "grouping run")
     from routelab.datasets.loaders import load_key_stream
     from routelab.spark import get_spark

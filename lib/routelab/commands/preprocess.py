@@ -73,6 +73,23 @@ def _run(args: argparse.Namespace) -> int:
     if args.min_words < 1:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
     check_output_dir(args.out, args.overwrite)
+    if args.input_format != "bundled":
+        from routelab.datasets.headers import local_files, require_columns
+
+        if args.input_format in ("csv", "parquet"):
+            fmt = None if args.input_format == "csv" else "parquet"
+            wanted = {
+                "--text-col": args.text_col,
+                "--time-col": args.time_col,
+                "--lat-col": args.lat_col,
+                "--lon-col": args.lon_col,
+                "--id-col": args.id_col,
+            }
+            files = local_files(args.input)
+            if files and (fmt == "parquet" or files[0].suffix.lower() in (".csv", ".tsv")):
+                require_columns(args.input, fmt, wanted)
+        else:
+            local_files(args.input)  # exists, before Spark starts
     out = Outputs(args, "s3tm preprocess") if args.out else None
 
     from routelab.corpus.preprocess import preprocess, preprocess_bundled

@@ -82,6 +82,11 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 < args.learn_fraction < 1:
         raise BadInputError(f"--learn-fraction must be in (0, 1), got {args.learn_fraction}")
     out = Outputs(args, "s3tm match")
+    from routelab.s3tm.io import check_posts, check_subscriptions
+
+    check_posts(args.posts)
+    if args.subscriptions:
+        check_subscriptions(args.subscriptions)
     from routelab.s3tm.dataflow import matcher_state, posts_frame, run_dataflow
     from routelab.s3tm.io import learning_split, load_posts, load_subscriptions, pairs_frame
     from routelab.s3tm.mappings import learn_mapping

@@ -72,6 +72,11 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 < args.learn_fraction < 1:
         raise BadInputError(f"--learn-fraction must be in (0, 1), got {args.learn_fraction}")
     out = Outputs(args, "s3tm route")
+    from routelab.s3tm.io import check_posts, check_subscriptions
+
+    check_posts(args.posts)
+    if args.subscriptions:
+        check_subscriptions(args.subscriptions)
     from routelab.spark import get_spark
 
     spark = get_spark(args.master, app_name="routelab-s3tm-route", quiet=True)

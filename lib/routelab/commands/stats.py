@@ -36,9 +36,12 @@ def _run(args: argparse.Namespace) -> int:
 
     from routelab.corpus.preprocess import read_posts
     from routelab.corpus.stats import fit_zipf, format_table1, table1, word_frequencies
+    out = Outputs(args, "s3tm stats")
+    from routelab.s3tm.io import check_posts
     from routelab.spark import get_spark
 
-    out = Outputs(args, "s3tm stats")
+    for path in args.posts:
+        check_posts(path)
     spark = get_spark(args.master, app_name="routelab-stats", quiet=True)
     tables, zipf = {}, {}
     for path in args.posts:

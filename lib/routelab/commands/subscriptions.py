@@ -73,6 +73,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise BadInputError(f"--n must be >= 1, got {args.n}")
     out = Outputs(args, "s3tm subscriptions")
+    from routelab.s3tm.io import check_posts
+
+    check_posts(args.posts)
     try:
         summary = build_subscriptions(
             args.posts,

@@ -36,6 +36,25 @@ class UserPosts:
     report: BadRecordReport
 
 
+def check_posts(path: str | Path, option: str = "--posts") -> None:
+    """Before Spark starts: ``path`` is a local folder of word-set posts (or a remote path,
+    left to Spark) whose Parquet has ``words``."""
+    from routelab.datasets.headers import require_columns
+
+    p = Path(path)
+    target = p / "posts.parquet" if (p / "posts.parquet").exists() else p
+    require_columns(target, "parquet", {f"{option} (word sets)": "words"})
+
+
+def check_subscriptions(path: str | Path, option: str = "--subscriptions") -> None:
+    """Before Spark starts: ``path`` holds subscriptions (``sub_id``, ``words``)."""
+    from routelab.datasets.headers import require_columns
+
+    p = Path(path)
+    target = p / "subscriptions.parquet" if (p / "subscriptions.parquet").exists() else p
+    require_columns(target, "parquet", {f"{option} (ids)": "sub_id", f"{option} (words)": "words"})
+
+
 def load_posts(spark: SparkSession, path: str | Path) -> UserPosts:
     """Read word-set posts in stream order; posts without words are counted (``no_words``),
     not matched or learned from."""
