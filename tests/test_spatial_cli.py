@@ -77,6 +77,12 @@ def test_match_delivers_pairs_and_reports_bad_records(tmp_path: Path, spark, cap
     assert "objects.csv:5" in capsys.readouterr().out
     workers = pd.read_csv(out / "workers.csv")
     assert len(workers) == 2 and workers.tuples.sum() >= 3
+    # the counters mean what they say: o1 meets q1 and q2 and o2 meets q2 wherever they are
+    # stored, so at least 3 candidate checks but far fewer than the postings, which grow
+    # with the queries' cells; q2's deletion purges postings that were inserted
+    assert 3 <= workers.candidate_checks.sum() < workers.postings_inserted.sum()
+    assert workers.postings_inserted.sum() >= workers.peak_postings.max() > 0
+    assert 0 < workers.purge_visits.sum() <= workers.postings_inserted.sum()
     # the output policy: refuse to overwrite
     assert (
         main(["spatial", "match", "--objects", str(o), "--queries", str(q), "--out", str(out)]) != 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from routelab.commands import (
     Outputs,
@@ -15,6 +16,34 @@ from routelab.commands import (
     algorithms,
     workers,
 )
+
+MATCH_DESCRIPTION = """\
+Route a stream of spatio-textual objects and STS queries through PS2Stream's
+dispatchers (gridt) and workers (GI2) as Spark tasks, partitioned by --algorithm
+over --workers workers. Writes to --out:
+
+  matches.<format>      object_id, query_id: every delivered pair
+  workers.<format>      per worker:
+    tuples, objects       tuples (objects, query inserts and deletes) and objects received
+    candidate_checks      stored postings tested against an object (its (cell, keyword)
+                          lists, PS2Stream's matching work)
+    postings_inserted     postings written: one per grid cell a query overlaps, per
+                          registering keyword (so one wide query can write hundreds)
+    purge_visits          postings scanned when lazily deleted queries are purged
+    peak_postings         the most postings the worker held at once
+    stored_queries        queries stored at the end
+    busy_s                seconds the worker spent on its tuples
+  summary.json          parameters, counts, timings, routelab version and commit
+  bad_records.json      unusable records by reason, with file:line examples
+
+Keywords: words joined by AND / OR (any case); AND binds tighter; parentheses group;
+adjacent words mean AND, e.g. "flu AND (vaccine OR shot)". Keywords and texts are
+cleaned and stemmed alike, so "vaccines" in a text matches the keyword "vaccine".
+"""
+
+if TYPE_CHECKING:
+    from routelab.spatial.engine import WorkerRun
+    from routelab.spatial.model import Stream
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,11 +59,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m = verbs.add_parser(
         "match",
         help="match --objects against --queries",
-        description="Route a stream of spatio-textual objects and STS queries through "
-        "PS2Stream's dispatchers (gridt) and workers (GI2) as Spark tasks, partitioned by "
-        "--algorithm over --workers workers, and write OUT/matches.<format> (object_id, "
-        "query_id: every delivered pair), OUT/workers.<format> (per-worker load), "
-        "OUT/summary.json and OUT/bad_records.json.",
+        description=MATCH_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     m.add_argument(
         "--objects", required=True, metavar="FILE", help="CSV/Parquet: id,text,lat,lon[,ts]"
@@ -53,10 +79,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument(
         "--grid", type=int, default=128, help="base grid cells per side (default: %(default)s)"
     )
-    m.add_argument("--seed", type=int, default=0)
+    m.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the keyword hashes (which worker a text-partitioned keyword goes to) "
+        "and of the hypergraph/metric partitioners (default: %(default)s)",
+    )
     add_output_options(m)
     add_master_option(m)
     m.set_defaults(func=_match)
+
+
+def worker_counters(stream: Stream, run: WorkerRun) -> dict[str, object]:
+    """One worker's row of ``workers.<format>``: the GI2 work split by tuple kind (the
+    replay counts postings inserted, candidates checked and postings purged in one array)."""
+    from routelab.spatial.model import DEL, INS, OBJ
+
+    kind = stream.kind[run.tup]
+    checks = run.checks
+    return {
+        "worker": run.worker,
+        "tuples": run.tuples,
+        "objects": run.objects,
+        "candidate_checks": int(checks[kind == OBJ].sum()),
+        "postings_inserted": int(checks[kind == INS].sum()),
+        "purge_visits": int(checks[kind == DEL].sum()),
+        "peak_postings": run.peak_postings,
+        "stored_queries": run.stored_queries,
+        "busy_s": run.busy_s,
+    }
 
 
 def _match(args: argparse.Namespace) -> int:
@@ -93,20 +145,7 @@ def _match(args: argparse.Namespace) -> int:
     pairs = np.array(sorted(res.pairs), dtype=np.int64).reshape(-1, 2)
     matches = pd.DataFrame({"object_id": o_ids[pairs[:, 1]], "query_id": q_ids[pairs[:, 0]]})
     out.table("matches", matches.sort_values(["object_id", "query_id"], ignore_index=True))
-    table = pd.DataFrame(
-        [
-            {
-                "worker": w.worker,
-                "tuples": w.tuples,
-                "objects": w.objects,
-                "busy_s": w.busy_s,
-                "candidate_checks": int(w.checks.sum()),
-                "peak_postings": w.peak_postings,
-                "stored_queries": w.stored_queries,
-            }
-            for w in res.workers
-        ]
-    )
+    table = pd.DataFrame([worker_counters(stream, w) for w in res.workers])
     out.table("workers", table)
     out.bad_records(bad)
     out.summary(

@@ -36,6 +36,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from routelab.corpus.preprocess import read_posts
     from routelab.corpus.stats import fit_zipf, format_table1, table1, word_frequencies
+
     out = Outputs(args, "s3tm stats")
     from routelab.s3tm.io import check_posts
     from routelab.spark import get_spark
