@@ -91,3 +91,25 @@ def test_log_ticks_label_steps_or_decades():
     assert vals([1.0, 30.0]) == [1, 2, 5, 10, 20]  # 1.5 decades: 1-2-5 steps
     assert vals([0.01, 10.0]) is None  # 3 decades: plotly's labelled decades
     assert vals([]) is None
+
+
+def test_saved_html_loads_one_shared_plotlyjs(tmp_path, monkeypatch):
+    """Figures stay small: each HTML loads the one plotly.js copy beside the figures
+    (relative path, so the folder opens offline anywhere) instead of embedding 4.8 MB."""
+    import plotly
+    import plotly.graph_objects as go
+
+    from routelab.plots import save_figure
+
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+    (a,) = save_figure(fig, "01_x", "one", formats=("html",))
+    (b,) = save_figure(fig, "02_y", "two", formats=("html",))
+    js = tmp_path / f"plotly-{plotly.__version__}.min.js"
+    assert js.stat().st_size > 1_000_000  # the library itself, once
+    for page in (a, b):
+        text = page.read_text()
+        assert len(text) < 200_000, len(text)
+        assert f'src="../{js.name}"' in text
+        assert (page.parent / ".." / js.name).resolve() == js.resolve()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [js.name]

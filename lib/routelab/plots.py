@@ -276,6 +276,22 @@ def static_enabled() -> bool:
     return os.environ.get("ROUTELAB_STATIC_FIGURES", "1") != "0"
 
 
+def shared_plotlyjs(root: Path) -> Path:
+    """The one copy of plotly.js the saved figures load (``root/plotly-<version>.min.js``),
+    written on first use; the version in the name keeps an old copy from serving a newer
+    plotly's figures."""
+    import plotly
+    from plotly.offline import get_plotlyjs
+
+    path = root / f"plotly-{plotly.__version__}.min.js"
+    if not path.exists() or path.stat().st_size == 0:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(get_plotlyjs(), encoding="utf-8")
+        tmp.replace(path)  # atomic: two notebooks saving at once never see half a file
+    return path
+
+
 def save_figure(
     fig: go.Figure,
     notebook: str,
@@ -287,8 +303,10 @@ def save_figure(
 ) -> list[Path]:
     """Write ``figures/<notebook>/<name>.{html,png,svg}`` and return the paths.
 
-    The HTML is self-contained (plotly.js embedded) so it opens offline. Static images use
-    ``width``/``height``, else the figure's own layout size, else 900 x 560.
+    The HTML opens offline: it loads plotly.js from one shared copy beside the figures
+    (``figures/plotly-<version>.min.js``, :func:`shared_plotlyjs`) instead of embedding its
+    4.8 MB in every file. Static images use ``width``/``height``, else the figure's own
+    layout size, else 900 x 560.
     """
     width = width or fig.layout.width or 900
     height = height or fig.layout.height or 560
@@ -298,7 +316,8 @@ def save_figure(
     for fmt in formats:
         path = out_dir / f"{name}.{fmt}"
         if fmt == "html":
-            fig.write_html(path, include_plotlyjs=True, full_html=True)
+            js = shared_plotlyjs(out_dir.parent)
+            fig.write_html(path, include_plotlyjs=f"../{js.name}", full_html=True)
         elif fmt in ("png", "svg"):
             if not static_enabled():
                 continue
