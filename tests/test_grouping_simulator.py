@@ -215,3 +215,35 @@ def test_replayed_and_saturated_clocks_reach_the_router():
     assert saturated.loads[:2].sum() > 3 * saturated.loads[2:].sum()
     with pytest.raises(ValueError, match="arrival_rate"):
         simulate(keys, "fish", 4, arrival_rate=float("nan"))
+
+
+def test_compilation_is_not_timed_as_routing(monkeypatch):
+    """The first call of a numba kernel compiles it; simulate() warms the kernel on a
+    prefix first, so messages_per_second is routing alone and compile_seconds holds the
+    rest (a kernel that is slow only on its first call stands in for compilation)."""
+    import dataclasses
+    import time
+
+    import routelab.grouping.simulator as sim
+    from routelab.grouping.schemes import get_scheme
+
+    spec = get_scheme("kg")
+    calls = []
+
+    def slow_first(*args, **kwargs):
+        if not calls:
+            time.sleep(0.3)
+        calls.append(1)
+        return spec.kernel(*args, **kwargs)
+
+    monkeypatch.setattr(
+        sim, "get_scheme", lambda name: dataclasses.replace(spec, kernel=slow_first)
+    )
+    keys = np.arange(5000) % 97
+    result = sim.simulate(keys, "kg", 4)
+    assert len(calls) == 2  # the warm-up on a prefix, then the timed run
+    assert result.compile_seconds >= 0.3 > result.route_seconds
+    assert result.summary()["compile_seconds"] == result.compile_seconds
+    ref = sim.simulate(keys, "kg", 4, implementation="reference")
+    assert ref.compile_seconds == 0.0  # nothing to compile
+    np.testing.assert_array_equal(ref.assignment, result.assignment)
