@@ -9,6 +9,7 @@ and every recorded figure as HTML, PNG and SVG.
 from __future__ import annotations
 
 import json
+import re
 
 import nbformat
 import pytest
@@ -103,6 +104,11 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
         for ext in ("html", "png", "svg"):
             path = tmp_path / "figures" / name / f"{fig['name']}.{ext}"
             assert path.exists() and path.stat().st_size > 0, path
+        # the figure page loads the one shared plotly.js beside the figures (offline)
+        page = (tmp_path / "figures" / name / f"{fig['name']}.html").read_text()
+        src = re.search(r'src="\.\./(plotly-[^"]+\.min\.js)"', page)
+        assert src and (tmp_path / "figures" / src.group(1)).exists(), fig["name"]
+        assert len(page) < 5_000_000, "plotly.js is not embedded in every figure"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

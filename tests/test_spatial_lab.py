@@ -238,3 +238,42 @@ def test_sized_ratio_bands_exclude_no_effect() -> None:
     ):
         assert paper / tol > 1.0
     assert sc.c2_text_beats_space_on_q2(_fig6(100, 101))["verdict"].verdict == "direction only"
+
+
+def test_kdt_map_says_what_the_build_holds() -> None:
+    """Figs. 3-4 promise dotted text-split regions only when the build has some."""
+    from routelab.spatial.grid import BaseGrid
+    from routelab.spatial.kdt import Node, Partition
+    from routelab.spatial.lab.figures import fig3_4_kdt_map
+
+    grid = BaseGrid.around(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 4)
+    left, right = Node(0, 0, 2, 4, worker=0), Node(2, 0, 4, 4, worker=1)
+    space = Partition(Node(0, 0, 4, 4, kind="space", children=[left, right]), 2, "kd-tree")
+    title = fig3_4_kdt_map(space, grid, np.zeros(1), np.zeros(1), "T").layout.title.text
+    assert "2 space-only regions; no region is split by text" in title and "dotted" not in title
+    a, b = Node(2, 0, 4, 4, worker=1), Node(2, 0, 4, 4, worker=2)
+    text = Node(2, 0, 4, 4, kind="text", children=[a, b])
+    mixed = Partition(Node(0, 0, 4, 4, kind="space", children=[left, text]), 3, "hybrid")
+    title = fig3_4_kdt_map(mixed, grid, np.zeros(1), np.zeros(1), "T").layout.title.text
+    assert "1 space-only regions, 1 text-split (dotted)" in title
+
+
+def test_a_figure_data_line_names_every_series() -> None:
+    """Fig. 6-11's frames hold one row per dataset: the data line names each of them."""
+    from routelab.dashboard import data_kinds
+    from routelab.report import data_line
+
+    frame = pd.DataFrame({"data": ["TWEETS-US', Q1", "TWEETS-UK', Q1", "TWEETS-US', Q1"]})
+    assert data_line(frame["data"]) == "TWEETS-US', Q1; TWEETS-UK', Q1"
+    assert data_line("one") == "one"
+    with pytest.raises(ValueError, match="data line"):
+        data_line([])
+    result = {
+        "figures": [{"data": data_line(frame["data"])}, {"data": "real: tweets; stress: x"}],
+        "data": ["Helsinki OSM POIs (1,000 named nodes)"],
+    }
+    kinds = data_kinds(result)
+    assert "TWEETS-UK'" in kinds and "Helsinki" in kinds and kinds.count("TWEETS-US'") == 1
+    assert data_kinds({"figures": [{"data": "real tweets, x"}, {"data": "real tweets, x; y"}]}) == (
+        "real tweets, x; y"
+    )

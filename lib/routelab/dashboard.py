@@ -197,9 +197,21 @@ def _figure_cards(result: dict[str, Any]) -> str:
     return "<div class='cards'>" + "".join(cards) + "</div>"
 
 
-def _data_kinds(result: dict[str, Any]) -> str:
-    kinds = sorted({fig.get("data", "").split(":")[0].strip() for fig in result["figures"]})
-    return ", ".join(k for k in kinds if k) or "-"
+def data_kinds(result: dict[str, Any]) -> str:
+    """The dashboard's data cell: each distinct dataset a notebook's figures (every series
+    of a figure, "; "-separated) and its other sections (``data``) draw on, by the part
+    before a ":" or ";", once; a description that only extends an earlier one is dropped."""
+    lines = [fig.get("data", "") for fig in result.get("figures", [])] + list(
+        result.get("data", [])
+    )
+    kinds: list[str] = []
+    for line in lines:
+        for part in str(line).split(";"):
+            kind = part.split(":")[0].strip()
+            if not kind or any(kind.startswith(k) for k in kinds):
+                continue
+            kinds = [k for k in kinds if not k.startswith(kind)] + [kind]
+    return "; ".join(kinds) or "-"
 
 
 STYLE = """
@@ -228,7 +240,7 @@ def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]])
             html.escape(run.get("status", "-")),
             f"{run['seconds']:.0f} s" if "seconds" in run else "-",
             html.escape(str(r.get("profile", "-"))),
-            html.escape(_data_kinds(r)),
+            html.escape(data_kinds(r)),
             html.escape(_count_text(counts)),
             html.escape(_count_text(checks)) if checks else "-",
             html.escape(str(r.get("git_commit", "-"))),

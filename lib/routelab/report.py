@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -136,6 +137,22 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def data_line(data: str | Iterable[str]) -> str:
+    """A figure's data line: one description, or every distinct description of the series it
+    draws (e.g. a frame's ``data`` column), in order and joined by "; ", so a figure over
+    UK and US data never names only the first row's."""
+    if isinstance(data, str):
+        return data
+    seen: list[str] = []
+    for item in data:
+        text = str(item).strip()
+        if text and text not in seen:
+            seen.append(text)
+    if not seen:
+        raise ValueError("a figure needs a data line: say what data it draws")
+    return "; ".join(seen)
+
+
 @dataclass
 class NotebookReport:
     """Collects a notebook's figures, headline numbers and claims; writes results.json."""
@@ -147,10 +164,13 @@ class NotebookReport:
     headline: dict[str, Any] = field(default_factory=dict)
     claims: list[Claim] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
+    data: list[str] = field(default_factory=list)
 
-    def figure(self, fig: Any, name: str, *, data: str, caption: str = "") -> None:
+    def figure(self, fig: Any, name: str, *, data: str | Iterable[str], caption: str = "") -> None:
         """Stamp, save (HTML + PNG + SVG) and display a plotly figure once (returns None, so
-        a cell ending with this call does not show it a second time)."""
+        a cell ending with this call does not show it a second time). ``data`` describes the
+        data drawn: a string, or the descriptions of every series (:func:`data_line`)."""
+        data = data_line(data)
         stamp(fig, data=data, profile=self.profile)
         paths = save_figure(fig, self.notebook, name)
         self.figures.append(
@@ -158,6 +178,12 @@ class NotebookReport:
         )
         if self.show:
             show_figure(fig)
+
+    def add_data(self, description: str) -> None:
+        """Name a dataset the notebook uses outside its figures (a table, a demo), so the
+        dashboard lists it with the figures' data."""
+        if description not in self.data:
+            self.data.append(description)
 
     def add_headline(self, **values: Any) -> None:
         """Record headline numbers (shown in results.json under ``headline``)."""
@@ -210,6 +236,7 @@ class NotebookReport:
                 "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "headline": self.headline,
                 "figures": self.figures,
+                "data": self.data,
                 "claims": [asdict(c) for c in self.claims],
             }
         )

@@ -29,7 +29,9 @@ def fig3_4_kdt_map(
     max_points: int = 3000,
 ) -> go.Figure:
     """The kdt-tree's leaves over the map (Figs. 3-4): a rectangle per space region, coloured
-    by worker; a region split by text lists its workers ("text: w1/w2/..")."""
+    by worker; a region split by text is dotted and lists its workers. The subtitle says what
+    the build holds (how many space-only and text-split regions), so a build without text
+    splits never promises dotted regions."""
     fig = go.Figure()
     regions: dict[tuple[int, int, int, int], list[int]] = {}
     for leaf in partition.leaves():
@@ -70,8 +72,15 @@ def fig3_4_kdt_map(
             marker={"size": 2, "color": "black", "opacity": 0.4},
         )
     )
+    n_text = sum(len(w) > 1 for w in regions.values())
+    n_space = len(regions) - n_text
+    holds = (
+        f"{n_space} space-only regions, {n_text} text-split (dotted)"
+        if n_text
+        else f"{n_space} space-only regions; no region is split by text in this build"
+    )
     fig.update_layout(
-        title=title,
+        title={"text": f"{title}<br><sub>{holds}</sub>"},
         xaxis_title="longitude",
         yaxis_title="latitude",
         yaxis={"scaleanchor": "x", "scaleratio": 1.3},
