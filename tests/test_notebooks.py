@@ -192,6 +192,8 @@ def _check_outputs_render_offline(path, results):
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     plots = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert len(plots) == len(results["figures"]), "every figure shown once"
+    for o in plots:
+        _check_methods_have_distinct_colours(o["data"]["application/vnd.plotly.v1+json"])
     assert all("text/html" in o["data"] for o in plots)
     # widgets are frozen to their default view (a dead kernel's widget has no model: Lab
     # would show "model not found"); a widget without a default view would stay behind
@@ -202,3 +204,22 @@ def _check_outputs_render_offline(path, results):
     body, _ = HTMLExporter().from_notebook_node(nb)
     assert body.count("Plotly.newPlot") >= len(results["figures"])
     assert 'src="https://cdn.plot.ly' not in body, "plotly.js must be embedded, not fetched"
+
+
+def _check_methods_have_distinct_colours(figure: dict) -> None:
+    """No two methods drawn in one figure share a colour (traces named after a registered
+    method, by name, label or alias; one method may appear in several traces)."""
+    from routelab.palette import ALIASES, METHOD_COLOURS
+
+    seen: dict[str, str] = {}
+    for trace in figure.get("data", []):
+        name = trace.get("name")
+        if name not in METHOD_COLOURS:
+            continue
+        colour = (trace.get("line") or {}).get("color") or (trace.get("marker") or {}).get("color")
+        if not isinstance(colour, str):
+            continue
+        method = ALIASES.get(name, name)
+        other = seen.setdefault(colour.lower(), method)
+        title = (figure.get("layout", {}).get("title") or {}).get("text", "")
+        assert other == method, f"{other} and {method} share {colour} in {title!r}"

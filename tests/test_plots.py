@@ -113,3 +113,23 @@ def test_saved_html_loads_one_shared_plotlyjs(tmp_path, monkeypatch):
         assert f'src="../{js.name}"' in text
         assert (page.parent / ".." / js.name).resolve() == js.resolve()
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [js.name]
+
+
+def test_every_method_of_a_system_has_its_own_colour():
+    """One palette: within each system every method (by name and by label) has a colour of
+    its own, and a name and its label share it."""
+    from routelab.filtering.matchers import MATCHERS
+    from routelab.grouping.schemes import SCHEMES
+    from routelab.palette import METHOD_COLOURS, dash_for
+    from routelab.s3tm.mappings import MAPPINGS
+    from routelab.spatial.engine import PARTITIONERS
+
+    for registry in (MAPPINGS, SCHEMES, MATCHERS, PARTITIONERS):
+        colours = {name: METHOD_COLOURS[name] for name in registry}
+        assert len(set(colours.values())) == len(colours), colours
+        for m in registry.values():
+            assert METHOD_COLOURS[m.label] == colours[m.name], m.label
+    # the examples a reader reported: R-tree vs metric (PS2Stream Fig. 6), and prefetching
+    # drawn over propagation (Fabret Fig. 3(c)) stays visible by its dash
+    assert METHOD_COLOURS["r-tree"] != METHOD_COLOURS["metric"]
+    assert dash_for("propagation_wp") != dash_for("propagation")

@@ -23,19 +23,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from routelab.errors import RoutelabError
+from routelab.palette import METHOD_COLOURS, PALETTE, color_for, dash_for  # noqa: F401 (re-exported)
 from routelab.paths import figures_dir, git_commit
 
-# A colour-blind-safe palette (Okabe & Ito) so methods keep their colours across figures.
-PALETTE = (
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#F0E442",
-    "#000000",
-)
 FORMATS = ("html", "png", "svg")
 _kaleido_started = False
 
@@ -61,56 +51,6 @@ def _template() -> go.layout.Template:
 
 pio.templates["routelab"] = _template()
 pio.templates.default = "routelab"
-
-
-# Fixed colours for the methods every notebook compares, so a method has the same colour in
-# every figure of every notebook, and the methods compared most often never share one
-# (hash vs SALB, KG vs PKG vs FISH, counting vs propagation, kd-tree vs hybrid).
-METHOD_COLOURS: dict[str, str] = {
-    # S3-TM mappings
-    "hash": "#D55E00",
-    "hash+split": "#E69F00",
-    "SALB": "#0072B2",
-    "gC": "#CC79A7",
-    "gFC": "#56B4E9",
-    "gFCL": "#009E73",
-    "gNFCL": "#000000",
-    # PKG / FISH groupings
-    "KG": "#D55E00",
-    "SG": "#999999",
-    "PKG": "#0072B2",
-    "PoTC": "#56B4E9",
-    "On-Greedy": "#CC79A7",
-    "Off-Greedy": "#E69F00",
-    "D-C": "#009E73",
-    "W-C": "#F0E442",
-    "FISH": "#000000",
-    # Fabret et al.
-    "counting": "#D55E00",
-    "propagation": "#0072B2",
-    "propagation_wp": "#56B4E9",
-    "static": "#009E73",
-    "oracle": "#999999",
-    # PS2Stream
-    "grid": "#999999",
-    "kd-tree": "#D55E00",
-    "R-tree": "#E69F00",
-    "frequency": "#CC79A7",
-    "hypergraph": "#56B4E9",
-    "metric": "#009E73",
-    "hybrid": "#0072B2",
-}
-
-
-def color_for(name: str, names: Sequence[str] = ()) -> str:
-    """A stable colour for ``name``: its entry in :data:`METHOD_COLOURS`, else its position
-    among ``names`` in the palette (same method, same colour)."""
-    if name in METHOD_COLOURS:
-        return METHOD_COLOURS[name]
-    names = list(names)
-    if name not in names:
-        raise ValueError(f"no colour for {name!r}: add it to METHOD_COLOURS or pass names")
-    return PALETTE[names.index(name) % len(PALETTE)]
 
 
 def log_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:

@@ -13,7 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.plots import color_for, log_axis, widget_view
+from routelab.palette import color_for, dash_for
+from routelab.plots import log_axis, widget_view
 
 LABELS = {
     "ms_per_100": "ms per 100 events",
@@ -34,7 +35,7 @@ def _versus_n(frame: pd.DataFrame, column: str, title: str) -> go.Figure:
                 y=g[column],
                 name=algorithm,
                 mode="lines+markers",
-                line={"color": color_for(algorithm)},
+                line={"color": color_for(algorithm), "dash": dash_for(algorithm)},
             )
         )
     fig.update_layout(title=title, legend_title_text="algorithm", height=460)
@@ -65,7 +66,7 @@ def _panels(
                     mode="lines+markers",
                     legendgroup=algorithm,
                     showlegend=col == 1,
-                    line={"color": color_for(algorithm)},
+                    line={"color": color_for(algorithm), "dash": dash_for(algorithm)},
                 ),
                 row=1,
                 col=col,
