@@ -193,7 +193,9 @@ def _check_outputs_render_offline(path, results):
     plots = [o for o in outputs if "application/vnd.plotly.v1+json" in o.get("data", {})]
     assert len(plots) == len(results["figures"]), "every figure shown once"
     for o in plots:
-        _check_methods_have_distinct_colours(o["data"]["application/vnd.plotly.v1+json"])
+        figure = o["data"]["application/vnd.plotly.v1+json"]
+        _check_methods_have_distinct_colours(figure)
+        _check_log_axes_are_readable(figure)
     assert all("text/html" in o["data"] for o in plots)
     # widgets are frozen to their default view (a dead kernel's widget has no model: Lab
     # would show "model not found"); a widget without a default view would stay behind
@@ -223,3 +225,15 @@ def _check_methods_have_distinct_colours(figure: dict) -> None:
         other = seen.setdefault(colour.lower(), method)
         title = (figure.get("layout", {}).get("title") or {}).get("text", "")
         assert other == method, f"{other} and {method} share {colour} in {title!r}"
+
+
+def _check_log_axes_are_readable(figure: dict) -> None:
+    """Every log axis of an executed figure labels at least three ticks within its data."""
+    import plotly.graph_objects as go
+
+    from routelab.plots import labelled_ticks
+
+    fig = go.Figure(figure)
+    title = (figure.get("layout", {}).get("title") or {}).get("text", "")
+    for axis, ticks in labelled_ticks(fig).items():
+        assert len(ticks) >= 3, f"{axis} of {title!r} labels {ticks}"

@@ -133,3 +133,32 @@ def test_every_method_of_a_system_has_its_own_colour():
     # drawn over propagation (Fabret Fig. 3(c)) stays visible by its dash
     assert METHOD_COLOURS["r-tree"] != METHOD_COLOURS["metric"]
     assert dash_for("propagation_wp") != dash_for("propagation")
+
+
+def test_every_log_axis_labels_at_least_three_ticks():
+    """A log axis over less than a decade (Fabret Fig. 3(b): only "1" on y) gets 1-2-5 or
+    finer ticks; one spanning many decades keeps its decades; a set range counts, not the
+    data; explicit tickvals are left alone."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from routelab.plots import label_log_axes, labelled_ticks, log_axis
+
+    fig = make_subplots(rows=1, cols=3)
+    fig.add_trace(go.Scatter(x=[1e6, 2e6], y=[0.8, 1.7]), row=1, col=1)  # < 1 decade on both
+    fig.add_trace(go.Scatter(x=[1, 1e5], y=[3e3, 3e3]), row=1, col=2)  # one value on y
+    fig.add_trace(go.Scatter(x=[1, 2], y=[1, 1e6]), row=1, col=3)
+    log_axis(fig, "x")
+    log_axis(fig, "y")
+    before = labelled_ticks(fig)
+    assert len(before["yaxis"]) < 3 and len(before["xaxis"]) < 3  # what a reader saw
+    label_log_axes(fig)
+    after = labelled_ticks(fig)
+    assert set(after) == {f"{a}axis{s}" for a in "xy" for s in ("", "2", "3")}
+    assert all(len(t) >= 3 for t in after.values()), after
+    assert fig.layout.yaxis3.tickvals is None  # six decades: the decades stay
+    assert fig.layout.xaxis.ticktext == ("1M", "1.5M", "2M")  # read in full
+    ranged = go.Figure(go.Scatter(x=[1, 2], y=[5, 6]))
+    log_axis(ranged, "y", range=[0, 3])  # 1 to 1000 drawn: four decades labelled
+    assert len(labelled_ticks(label_log_axes(ranged))["yaxis"]) == 4
+    assert ranged.layout.yaxis.tickvals is None

@@ -110,6 +110,101 @@ def log_ticks(
     return {"tickmode": "array", "tickvals": inside, "ticktext": [label(t) for t in inside]}
 
 
+def _axis_values(fig: go.Figure, key: str) -> list[float]:
+    """The finite positive numbers the traces bound to layout axis ``key`` (``yaxis2``)
+    draw on it (log axes show only those)."""
+    import numpy as np
+
+    letter, suffix = key[0], key[5:]
+    ref = letter + suffix  # "y2" (plotly's trace.yaxis), "y" for the first axis
+    found: list[float] = []
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) != ref:
+            continue
+        values = getattr(trace, letter, None)
+        if values is None:
+            continue
+        try:
+            arr = np.asarray(values, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            continue  # categories, dates: not a log axis' data
+        found += arr[np.isfinite(arr) & (arr > 0)].tolist()
+    return found
+
+
+def _log_extent(fig: go.Figure, key: str) -> tuple[float, float] | None:
+    axis = fig.layout[key]
+    if axis.range is not None and None not in tuple(axis.range):
+        lo, hi = sorted(10.0 ** float(r) for r in axis.range)
+        return lo, hi
+    values = _axis_values(fig, key)
+    if not values:
+        return None
+    lo, hi = min(values), max(values)
+    if hi <= lo * 1.0001:  # one value: plotly pads the axis around it
+        lo, hi = lo / 1.5, hi * 1.5
+    return lo, hi
+
+
+def _log_axis_keys(fig: go.Figure) -> list[str]:
+    return [
+        k
+        for k in fig.layout.to_plotly_json()
+        if k.startswith(("xaxis", "yaxis")) and fig.layout[k].type == "log"
+    ]
+
+
+def labelled_ticks(fig: go.Figure) -> dict[str, list[float]]:
+    """Per log axis (``yaxis``, ``xaxis2``, ...), the tick values it labels within its data
+    (or set range): the given ``tickvals``, else the decades."""
+    out: dict[str, list[float]] = {}
+    for key in _log_axis_keys(fig):
+        extent = _log_extent(fig, key)
+        if extent is None:
+            continue
+        lo, hi = extent
+        axis = fig.layout[key]
+        if axis.tickvals is not None:
+            ticks = [float(t) for t in axis.tickvals]
+        else:
+            ticks = [
+                10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+            ]
+        # a tick within the drawn range: plotly pads the data range by a few percent
+        out[key] = [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
+    return out
+
+
+def _ticks_between(lo: float, hi: float) -> list[float]:
+    """At least three readable ticks from about ``lo`` to ``hi``: decades, else 1-2-5, else
+    1-1.5-2-3-5-7 steps, else four values spread evenly in log space (two significant
+    digits)."""
+    for steps in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
+        first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
+        ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+        inside = [t for t in ticks if lo / 1.05 <= t <= hi * 1.05]
+        if len(inside) >= 3:
+            return inside
+    a, b = math.log10(lo), math.log10(hi)
+    return sorted({float(f"{10 ** (a + (b - a) * i / 3):.2g}") for i in range(4)})
+
+
+def label_log_axes(fig: go.Figure) -> go.Figure:
+    """Give every log axis at least three labelled ticks within its data: an axis whose
+    decades label fewer (data spanning a decade or less) gets 1-2-5 ticks, or finer ones,
+    labelled in full (50k, 200k). Axes with explicit ``tickvals`` are left alone."""
+    for key in _log_axis_keys(fig):
+        axis = fig.layout[key]
+        extent = _log_extent(fig, key)
+        if extent is None or axis.tickvals is not None:
+            continue
+        if len(labelled_ticks(fig).get(key, [])) >= 3:
+            continue
+        ticks = _ticks_between(*extent)
+        axis.update(tickmode="array", tickvals=ticks, ticktext=[si_label(t) for t in ticks])
+    return fig
+
+
 def ratio_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
     """A ratio axis drawn as lines/points around a reference line at 1 (no bars on a log
     axis: a bar's length there means nothing)."""
@@ -133,6 +228,7 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
     figure's height), so it never overlaps the x-axis title, whatever size the figure is
     shown at (notebook, HTML, PNG).
     """
+    label_log_axes(fig)
     parts = [f"data: {data}"]
     if profile:
         parts.append(f"profile: {profile}")
