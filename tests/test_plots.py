@@ -162,3 +162,22 @@ def test_every_log_axis_labels_at_least_three_ticks():
     log_axis(ranged, "y", range=[0, 3])  # 1 to 1000 drawn: four decades labelled
     assert len(labelled_ticks(label_log_axes(ranged))["yaxis"]) == 4
     assert ranged.layout.yaxis.tickvals is None
+
+
+def test_tables_show_numbers_as_a_reader_expects():
+    import numpy as np
+    import pandas as pd
+
+    from routelab.report import number_text, tidy
+
+    assert number_text(11_304_040.2) == "11,304,040"  # not 1.130404e+07
+    assert number_text(12.0) == "12" and number_text(745.0) == "745"  # not 12.00, 745.0
+    assert number_text(float("nan")) == "–" and number_text(None) == "–"  # not nan
+    assert number_text(0.042522) == "0.0425" and number_text(1.143) == "1.14"
+    frame = pd.DataFrame(
+        {"points": [12, 3], "ratio": [1.143, np.nan], "throughput": [1.13e7, 2.5e4], "p1": [0.0119, 0.5]}
+    )
+    html = tidy(frame, percent=["p1"]).to_html()
+    for text in ("12", "1.14", "–", "11,300,000", "25,000", "1.2%", "50.0%"):
+        assert f">{text}<" in html, text
+    assert "e+07" not in html and "12.00" not in html and "nan" not in html

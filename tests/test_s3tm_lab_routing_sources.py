@@ -300,11 +300,13 @@ def test_fig5_data_note_names_every_dataset_and_its_folds():
     args = dict(kinds=("tweet",), progress=False)
     union = wl.real_cv_from_frame(frame, "tweets", n_subscriptions=6, n_folds=5, **args)
     sources = wl.source_cv_data(frame, n_subscriptions=6, n_folds=2, **args)
-    note = f5.data_note([union], sources, 5)
+    note = f5.data_note([union], sources)
     assert note == (
         "real: bundled tweets (60 posts, 5 folds); (a, e): geomean over 2 sources"
         " (2 folds each; fewer: time budget)"
     )
-    assert f5.data_note([union], [], 5) == "real: bundled tweets (60 posts, 5 folds)"
+    assert f5.data_note([union], []) == "real: bundled tweets (60 posts, 5 folds)"
     same = wl.source_cv_data(frame, n_subscriptions=6, n_folds=5, **args)
-    assert "fewer folds" not in f5.data_note([union], same, 5)
+    assert "fewer" not in f5.data_note([union], same)
+    three = wl.real_cv_from_frame(frame, "tweets", n_subscriptions=6, n_folds=3, **args)
+    assert "(60 posts, 3 folds)" in f5.data_note([three], [])  # the folds that ran

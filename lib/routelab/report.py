@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -151,6 +152,36 @@ def data_line(data: str | Iterable[str]) -> str:
     if not seen:
         raise ValueError("a figure needs a data line: say what data it draws")
     return "; ".join(seen)
+
+
+def number_text(value: Any) -> str:
+    """One number as a table shows it: whole numbers and magnitudes from 100 up with
+    thousands separators and no decimals (1,130,404; 745), smaller ones to three
+    significant digits (0.0425, 12.5), a missing value as a dash."""
+    if value is None or (isinstance(value, float | np.floating) and not math.isfinite(value)):
+        return "–"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Number):
+        return str(value)
+    v = float(value)
+    if v == int(v) and abs(v) < 1e15 or abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def tidy(frame: pd.DataFrame, percent: Sequence[Any] = ()) -> Any:
+    """A table for a notebook cell: every number by :func:`number_text` (no 1.130404e+07,
+    no "12.00" points, no nan), the ``percent`` columns as percentages; a pandas Styler."""
+    percent = [c for c in percent if c in frame.columns]
+    numeric = [
+        c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and c not in percent
+    ]
+    styler = frame.style.format(number_text, subset=numeric) if numeric else frame.style
+    if percent:
+        styler = styler.format("{:.1%}", subset=percent, na_rep="–")
+    index = frame.index
+    if pd.api.types.is_numeric_dtype(index) and not isinstance(index, pd.MultiIndex):
+        styler = styler.format_index(number_text)
+    return styler
 
 
 @dataclass

@@ -138,13 +138,15 @@ def run_fig5(
     return Fig5Run(cv, cv_sources, hash_rows, main, combine, clock)
 
 
-def data_note(datasets: Sequence[CVData], per_source: Sequence[CVData], n_folds: int) -> str:
+def data_note(datasets: Sequence[CVData], per_source: Sequence[CVData]) -> str:
     """Fig. 5's data line, short enough for the figure's footer: the headline dataset with
     its folds, any further main dataset, and how many datasets the relative-throughput
     panels (a, e) combine by the geometric mean, with their folds ("fewer: time budget"
     when fewer than the headline's). The sources' names and sizes are in the workload
-    table."""
+    table. Fold counts are the datasets' own (every fold is held out once), never a
+    parameter that could differ from what ran."""
     head, *others = datasets
+    n_folds = head.n_folds
     note = f"real: bundled tweets ({head.info['posts']:,} posts, {n_folds} folds)"
     note += "".join(f"; {d.name} ({d.info['posts']:,} posts)" for d in others)
     if not per_source:
