@@ -26,7 +26,8 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``dashboard.py``       ``figures/index.html`` and ``routelab claims``: every notebook's claims
   ``jupyter_kernel.py``  the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
   ``methods.py``         one registry shape for every system's methods (:class:`MethodRegistry`)
-  ``checks.py``          argument checks shared by every module (one ValueError naming the argument)
+  ``checks.py``          argument checks shared by every module (one ValueError each)
+  ``palette.py``         one colour per method across every notebook
   ``progress.py``        progress bars (none inside batch notebook runs)
   ``conf/``              the driver's log4j2 configuration (quiet Spark start-up)
   ``plots.py``           figure style; saving as HTML, PNG, SVG with a provenance footer
