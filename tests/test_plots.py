@@ -158,6 +158,10 @@ def test_every_log_axis_labels_at_least_three_ticks():
     assert all(len(t) >= 3 for t in after.values()), after
     assert fig.layout.yaxis3.tickvals is None  # six decades: the decades stay
     assert fig.layout.xaxis.ticktext == ("1M", "1.5M", "2M")  # read in full
+    chosen = go.Figure(go.Scatter(x=[50], y=[1]))  # a builder's own ticks (workers 5, 50)
+    log_axis(chosen, "x", tickvals=[5, 50], ticktext=["W=5", "W=50"])
+    label_log_axes(chosen)
+    assert len(labelled_ticks(chosen)["xaxis"]) >= 3 and "W=50" in chosen.layout.xaxis.ticktext
     ranged = go.Figure(go.Scatter(x=[1, 2], y=[5, 6]))
     log_axis(ranged, "y", range=[0, 3])  # 1 to 1000 drawn: four decades labelled
     assert len(labelled_ticks(label_log_axes(ranged))["yaxis"]) == 4

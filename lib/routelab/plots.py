@@ -192,16 +192,19 @@ def _ticks_between(lo: float, hi: float) -> list[float]:
 def label_log_axes(fig: go.Figure) -> go.Figure:
     """Give every log axis at least three labelled ticks within its data: an axis whose
     decades label fewer (data spanning a decade or less) gets 1-2-5 ticks, or finer ones,
-    labelled in full (50k, 200k). Axes with explicit ``tickvals`` are left alone."""
+    labelled in full (50k, 200k). An axis with explicit ``tickvals`` keeps them (and their
+    labels) and gets the readable ticks around them added when too few fall in its data."""
     for key in _log_axis_keys(fig):
         axis = fig.layout[key]
         extent = _log_extent(fig, key)
-        if extent is None or axis.tickvals is not None:
+        if extent is None or len(labelled_ticks(fig).get(key, [])) >= 3:
             continue
-        if len(labelled_ticks(fig).get(key, [])) >= 3:
-            continue
-        ticks = _ticks_between(*extent)
-        axis.update(tickmode="array", tickvals=ticks, ticktext=[si_label(t) for t in ticks])
+        labels = {float(t): si_label(t) for t in _ticks_between(*extent)}
+        if axis.tickvals is not None:
+            given = list(axis.ticktext or [si_label(float(t)) for t in axis.tickvals])
+            labels.update({float(t): str(x) for t, x in zip(axis.tickvals, given, strict=False)})
+        ticks = sorted(labels)
+        axis.update(tickmode="array", tickvals=ticks, ticktext=[labels[t] for t in ticks])
     return fig
 
 
