@@ -50,3 +50,20 @@ def test_notebook_metadata_is_what_lab_writes(path, kernel_language_info):
 
 def test_papermill_kernels_use_ipc():
     assert IPCKernelManager().transport == "ipc"
+
+
+def test_parallel_kernels_get_socket_paths_of_their_own(tmp_path, monkeypatch):
+    """Two kernels started at once (the suite's workers run notebooks in parallel) never
+    share IPC sockets: each path is in a private directory, never ``kernel-ipc`` in the
+    working directory."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    a, b = IPCKernelManager(), IPCKernelManager()
+    assert a.ip != b.ip and os.path.isabs(a.ip) and os.path.isabs(b.ip)
+    assert os.path.dirname(a.ip) != os.path.dirname(b.ip)
+    assert not os.path.basename(a.ip).startswith("kernel-ipc")
+    assert not list(tmp_path.iterdir())
+    from routelab.jupyter_kernel import IPCKernelManager as K
+
+    assert K(transport="tcp").ip in ("127.0.0.1", "localhost")

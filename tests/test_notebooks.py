@@ -233,7 +233,26 @@ def _check_log_axes_are_readable(figure: dict) -> None:
 
     from routelab.plots import labelled_ticks
 
-    fig = go.Figure(figure)
+    fig = go.Figure(_decoded(figure))
     title = (figure.get("layout", {}).get("title") or {}).get("text", "")
     for axis, ticks in labelled_ticks(fig).items():
         assert len(ticks) >= 3, f"{axis} of {title!r} labels {ticks}"
+
+
+def _decoded(value):
+    """A figure's JSON with plotly's typed arrays (``{"bdata": ..., "dtype": ...}``, how
+    plotly 6 stores numbers in a notebook) turned back into lists of numbers."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict):
+        if "bdata" in value and "dtype" in value:
+            arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+            if "shape" in value:
+                arr = arr.reshape([int(n) for n in str(value["shape"]).split(",")])
+            return arr.tolist()
+        return {k: _decoded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    return value

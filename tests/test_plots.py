@@ -179,7 +179,12 @@ def test_tables_show_numbers_as_a_reader_expects():
     assert number_text(float("nan")) == "–" and number_text(None) == "–"  # not nan
     assert number_text(0.042522) == "0.0425" and number_text(1.143) == "1.14"
     frame = pd.DataFrame(
-        {"points": [12, 3], "ratio": [1.143, np.nan], "throughput": [1.13e7, 2.5e4], "p1": [0.0119, 0.5]}
+        {
+            "points": [12, 3],
+            "ratio": [1.143, np.nan],
+            "throughput": [1.13e7, 2.5e4],
+            "p1": [0.0119, 0.5],
+        }
     )
     html = tidy(frame, percent=["p1"]).to_html()
     for text in ("12", "1.14", "–", "11,300,000", "25,000", "1.2%", "50.0%"):

@@ -38,9 +38,24 @@ def ensure_kernel(prefix: str | None = None) -> str:
 
 
 class IPCKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernels listen on Unix sockets instead of TCP."""
+    """A kernel manager whose kernels listen on Unix sockets instead of TCP.
+
+    Each kernel's sockets live in a private directory of their own. jupyter_client's
+    default path is ``kernel-ipc-<n>`` in the working directory whenever it is read before
+    a connection file is set, so two kernels started at the same moment (two notebooks
+    run in parallel, e.g. the test suite's workers) picked the same free ``<n>`` and
+    talked to each other's sockets ("Invalid Signature", "Kernel didn't respond").
+    """
 
     transport: Any = CaselessStrEnum(["tcp", "ipc"], default_value="ipc", config=True)
+
+    def _ip_default(self) -> str:
+        if self.transport != "ipc":
+            return super()._ip_default()
+        import os
+        import tempfile
+
+        return os.path.join(tempfile.mkdtemp(prefix="routelab-kernel-"), "kernel")
 
 
 def install_kernel(prefix: str | None = None) -> str:
