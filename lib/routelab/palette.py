@@ -76,6 +76,7 @@ SYSTEM_COLOURS: dict[str, dict[str, str]] = {
 ALIASES: dict[str, str] = {
     "KG": "kg",
     "KG (hashing)": "kg",
+    "FG": "kg",  # field grouping: the FISH paper's name for key grouping
     "SG": "sg",
     "SG (shuffle)": "sg",
     "PoTC": "potc",
