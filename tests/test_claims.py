@@ -127,3 +127,59 @@ def test_claim_row_is_what_report_claim_takes(tmp_path, monkeypatch):
     assert set(row) | {"rule"} == set(CLAIM_KEYS)
     with pytest.raises(ValueError, match="kind"):
         c.claim_row("c", "p", "v", "m", c.within_factor(1.5, 2, 1.5), kind="derivation")
+
+
+def test_t_interval_uses_the_t_quantile_for_its_degrees_of_freedom():
+    mean, low, high = c.t_interval([1.0, 2.0, 3.0])
+    # s = 1, n = 3: half width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484 (1.96 gives 1.13)
+    assert mean == 2.0 and math.isclose(high - mean, 2.4843, rel_tol=1e-3)
+    assert math.isclose(mean - low, high - mean)
+    assert all(math.isnan(v) for v in c.t_interval([1.0])[1:])
+    assert all(math.isnan(v) for v in c.t_interval([]))
+    ratio, lo, hi = c.ratio_interval([2.0, 2.0, 2.0], [1.0, 1.0, 1.0])
+    assert (ratio, lo, hi) == (2.0, 2.0, 2.0)
+    with pytest.raises(ValueError, match="paired"):
+        c.ratio_interval([1.0, 2.0], [1.0])
+
+
+def test_direction_measured_gives_every_verdict():
+    fast, slow = [1.0, 1.1, 0.9, 1.0], [2.0, 2.1, 1.9, 2.0]
+    assert c.direction_measured(slow, fast, expected="above").verdict == "holds"
+    assert c.direction_measured(fast, slow, expected="above").verdict == "fails"
+    assert c.direction_measured(slow, fast, expected="below").verdict == "fails"
+    assert c.direction_measured(fast, slow, expected="below").verdict == "holds"
+    noisy = [1.0, 1.3, 0.8, 1.1]  # ratios around 1: noise cannot decide
+    v = c.direction_measured(noisy, fast, expected="above")
+    assert v.verdict == "inconclusive" and "includes 1" in v.rule
+    v = c.direction_measured(slow[:2], fast[:2], expected="above")  # too few repeats
+    assert v.verdict == "not comparable" and "only 2 paired repeats" in v.rule
+    with pytest.raises(ValueError, match="above"):
+        c.direction_measured(slow, fast, expected="up")
+
+
+def test_ordering_measured_gives_every_verdict():
+    order = ["a", "b", "c"]
+    apart = {"a": [1.0, 1.1, 0.9], "b": [5.0, 5.1, 4.9], "c": [9.0, 9.1, 8.9]}
+    assert c.ordering_measured(apart, order).verdict == "holds"
+    overlap = {**apart, "c": [4.0, 6.0, 5.5]}  # b and c overlap, none reversed
+    assert c.ordering_measured(overlap, order).verdict == "inconclusive"
+    one_wrong = {**apart, "c": [3.0, 3.1, 2.9]}  # b > c, a < b: 1 of 2 in order
+    assert c.ordering_measured(one_wrong, order).verdict == "partly"
+    backwards = {"a": apart["c"], "b": apart["b"], "c": apart["a"]}
+    assert c.ordering_measured(backwards, order).verdict == "fails"
+    v = c.ordering_measured({**apart, "b": [5.0, 5.1]}, order)
+    assert v.verdict == "not comparable" and "b" in v.rule
+
+
+def test_combine_shows_what_it_cannot_judge_and_keeps_noise_undecided():
+    h, d, f = c.Verdict("holds", "r1"), c.Verdict("direction only", "r2"), c.Verdict("fails", "r3")
+    i, n = c.Verdict("inconclusive", "r4"), c.not_comparable("r5: no data")
+    assert c.combine([h, i]).verdict == "inconclusive"
+    assert c.combine([h, i, f]).verdict == "partly"
+    assert c.combine([i, f]).verdict == "fails"
+    assert c.combine([i, i]).verdict == "inconclusive"
+    v = c.combine([h, n])
+    assert v.verdict == "holds" and "not comparable: r5: no data" in v.rule  # shown, not dropped
+    assert c.combine([h, d, n]).verdict == "direction only"
+    assert c.combine([n, n]).verdict == "not comparable"
+    assert "inconclusive" in c.VERDICTS and c.MIN_REPEATS == 3

@@ -13,8 +13,18 @@ direction only the effect points the paper's way but its size is outside the tol
                (e.g. the paper says 12.1x, we measure 1.28x)
 partly         it holds on some of the cases the claim covers and not on others
 fails          it does not hold (or the opposite holds); the note says why
+inconclusive   repeated measurements cannot decide: their intervals overlap (or a paired
+               ratio's interval includes 1), so noise, not the method, would pick the
+               verdict
 not comparable our data or setting cannot test it (the note says what is missing)
 ============== ==========================================================================
+
+**Noise decides nothing.** A claim about timings rests on repeated measurements (at least
+:data:`MIN_REPEATS`, declared in the notebook's profile) and their t intervals
+(:func:`t_interval`, with the t quantile for the degrees of freedom they have): a direction
+holds only where the paired ratio's interval lies on the paper's side of 1
+(:func:`direction_measured`), an ordering only where the intervals of each adjacent pair
+separate (:func:`ordering_measured`); otherwise the verdict is ``inconclusive``.
 
 Each rule below returns a :class:`Verdict` carrying the verdict and a one-line statement of
 how it was computed, including its tolerance. Tolerances are arguments, so a notebook
@@ -32,7 +42,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-VERDICTS = ("holds", "direction only", "partly", "fails", "not comparable")
+VERDICTS = ("holds", "direction only", "partly", "fails", "inconclusive", "not comparable")
+#: repeated measurements a timing claim needs before its interval can decide anything
+MIN_REPEATS = 3
+#: confidence of the intervals of timing claims
+CONFIDENCE = 0.95
 KINDS = ("claim", "check")
 
 
@@ -230,24 +244,141 @@ def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
 
     ``how="all"``: holds if every part holds; a part that is only "direction only" makes the
     whole "direction only" (if no part fails); some parts failing makes it "partly"; all
-    failing "fails". Parts that are not comparable are left out (all of them: not
-    comparable).
+    failing "fails". An ``inconclusive`` part makes the whole inconclusive unless another
+    part fails (then "partly", or "fails" if every decided part fails). Parts that are not
+    comparable are not judged but are shown: the rule names them ("not comparable: ...").
+    Only parts of the paper's claim belong here: a part that checks our own configuration
+    (it cannot fail) is a separate row of kind "check", never a part.
     """
     if how != "all":
         raise ValueError(f"unknown combination {how!r}")
     if not verdicts:
         raise ValueError("nothing to combine")
-    rule = "; ".join(v.rule for v in verdicts)
-    judged = [v.verdict for v in verdicts if v.verdict != "not comparable"]
+    judged_parts = [v for v in verdicts if v.verdict != "not comparable"]
+    rule = "; ".join(
+        v.rule if v.verdict != "not comparable" else f"not comparable: {v.rule}" for v in verdicts
+    )
+    judged = [v.verdict for v in judged_parts]
     if not judged:
         return not_comparable(rule)
+    decided = [v for v in judged if v != "inconclusive"]
+    if decided and all(v == "fails" for v in decided):
+        return Verdict("fails", rule)
+    if "fails" in decided or "partly" in decided:
+        return Verdict("partly", rule)
+    if len(decided) < len(judged):
+        return Verdict("inconclusive", rule)
     if all(v == "holds" for v in judged):
         return Verdict("holds", rule)
-    if all(v in ("holds", "direction only") for v in judged):
-        return Verdict("direction only", rule)
-    if all(v == "fails" for v in judged):
+    return Verdict("direction only", rule)
+
+
+def t_interval(
+    values: Sequence[float] | Any, *, confidence: float = CONFIDENCE
+) -> tuple[float, float, float]:
+    """(mean, low, high): the t interval of the mean of repeated measurements, with the t
+    quantile for their ``n - 1`` degrees of freedom (3 repeats: 4.30, not 1.96). Fewer than
+    two finite values give an interval of NaN."""
+    import numpy as np
+    from scipy import stats
+
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if len(x) == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + confidence / 2, df=len(x) - 1)) * float(x.std(ddof=1))
+    half /= math.sqrt(len(x))
+    return mean, mean - half, mean + half
+
+
+def ratio_interval(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    *,
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float, float]:
+    """(ratio, low, high) of paired repeated measurements (repeat i of both sides under the
+    same seed): the geometric mean of the per-repeat ratios and its t interval, computed on
+    the log ratios."""
+    import numpy as np
+
+    a = np.asarray(numerator, dtype=np.float64)
+    b = np.asarray(denominator, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired measurements differ in number: {a.shape} vs {b.shape}")
+    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
+    mean, low, high = t_interval(np.log(a[ok] / b[ok]), confidence=confidence)
+    return math.exp(mean), math.exp(low), math.exp(high)
+
+
+def direction_measured(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    *,
+    expected: str,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """A direction the paper states ("A is faster than B") on paired repeated timings: the
+    ratio ``numerator / denominator`` is expected ``"above"`` or ``"below"`` 1. Holds if the
+    ratio's interval lies wholly on that side, fails if wholly on the other, inconclusive if
+    it includes 1; fewer than ``min_repeats`` pairs cannot decide (not comparable)."""
+    if expected not in ("above", "below"):
+        raise ValueError(f"expected must be 'above' or 'below', got {expected!r}")
+    n = int(sum(1 for a, b in zip(numerator, denominator, strict=True) if a > 0 and b > 0))
+    rule = (
+        f"holds if the {confidence:.0%} interval of the paired ratio lies {expected} 1 "
+        f"(>= {min_repeats} repeats)"
+    )
+    if n < min_repeats:
+        return not_comparable(f"{rule}; only {n} paired repeats")
+    ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
+    rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
+    right = low > 1 if expected == "above" else high < 1
+    wrong = high < 1 if expected == "above" else low > 1
+    if right:
+        return Verdict("holds", rule)
+    if wrong:
         return Verdict("fails", rule)
-    return Verdict("partly", rule)
+    return Verdict("inconclusive", rule + "; the interval includes 1")
+
+
+def ordering_measured(
+    samples: Mapping[str, Sequence[float]],
+    order: Sequence[str],
+    *,
+    partly_at: float = 0.5,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """A ranking the paper states, ``order`` from smallest to largest, on repeated
+    measurements: each adjacent pair is in order only if its intervals separate (a's high end
+    below b's low end), out of order if they separate the other way, undecided if they
+    overlap. Holds if every pair is in order; inconclusive if none is out of order but some
+    is undecided; otherwise partly/fails by the share in order (:func:`share`)."""
+    missing = [
+        m for m in order if len([v for v in samples.get(m, ()) if math.isfinite(v)]) < min_repeats
+    ]
+    rule = (
+        f"holds if the {confidence:.0%} intervals separate as {' < '.join(order)} for every "
+        f"adjacent pair (>= {min_repeats} repeats each)"
+    )
+    if missing:
+        return not_comparable(f"{rule}; fewer than {min_repeats} repeats: {', '.join(missing)}")
+    ci = {m: t_interval(samples[m], confidence=confidence) for m in order}
+    pairs = list(zip(order, order[1:], strict=False))
+    in_order = sum(ci[a][2] < ci[b][1] for a, b in pairs)
+    reversed_ = sum(ci[b][2] < ci[a][1] for a, b in pairs)
+    undecided = len(pairs) - in_order - reversed_
+    rule += f" ({in_order} in order, {reversed_} reversed, {undecided} overlapping)"
+    if in_order == len(pairs):
+        return Verdict("holds", rule)
+    if reversed_ == 0:
+        return Verdict("inconclusive", rule)
+    return share(in_order, len(pairs), partly_at=partly_at, rule=rule)
 
 
 def geometric_mean(values: Iterable[float], *, positive_only: bool = False) -> float:

@@ -47,6 +47,7 @@ VERDICT_COLOURS = {
     "direction only": "#fff1c2",
     "partly": "#ffe0b8",
     "fails": "#f8d0d0",
+    "inconclusive": "#e8e0f4",
     "not comparable": "#e6e6e6",
 }
 
