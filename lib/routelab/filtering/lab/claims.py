@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from routelab.claims import (
     Verdict,
@@ -94,13 +95,14 @@ def _at_largest(frame: pd.DataFrame, column: str, algorithms: list[str]) -> tupl
 
 
 def _slope(frame: pd.DataFrame, algorithm: str, column: str) -> tuple[float, float, float]:
-    """Log-log slope of ``column`` vs N with a 95 % interval (estimate, low, high)."""
+    """Log-log slope of ``column`` vs N with a 95 % interval (estimate, low, high): the t
+    quantile for the fit's ``points - 2`` degrees of freedom (3 points: 12.7, not 1.96)."""
     sub = frame[frame["algorithm"] == algorithm].groupby("n")[column].median()
     if len(sub) < 3:
         return float("nan"), float("nan"), float("nan")
     x, y = np.log(sub.index.to_numpy(float)), np.log(sub.to_numpy(float))
     coef, cov = np.polyfit(x, y, 1, cov=True)
-    half = 1.96 * float(np.sqrt(cov[0, 0]))
+    half = float(stats.t.ppf(0.975, df=len(sub) - 2)) * float(np.sqrt(cov[0, 0]))
     return float(coef[0]), float(coef[0] - half), float(coef[0] + half)
 
 

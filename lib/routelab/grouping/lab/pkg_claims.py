@@ -28,6 +28,7 @@ from routelab.claims import (
     not_comparable,
     ordering,
     share,
+    t_interval,
     within_factor,
     within_tolerance,
 )
@@ -87,16 +88,35 @@ BOUND_TOL = 0.01
 EPS = 1e-12
 
 
+def _probing_no_better(lo: float, hi: float) -> Verdict:
+    """One-sided: probing does not lower the imbalance by more than ``PROBE_MARGIN``x.
+    Holds if the interval's low end of mean LP/L is at least 1/margin, fails if even its
+    high end is below, inconclusive if the interval crosses 1/margin."""
+    bound = 1.0 / PROBE_MARGIN
+    rule = f"holds if the lower 95% bound of the mean LP/L is >= {bound:.3g}"
+    if math.isnan(lo) or math.isnan(hi):
+        return not_comparable(rule + "; nothing measured")
+    rule += f" (interval {math.exp(lo):.3g}-{math.exp(hi):.3g})"
+    if math.exp(lo) >= bound:
+        return Verdict("holds", rule)
+    if math.exp(hi) < bound:
+        return Verdict("fails", rule + "; probing helps by more than the margin")
+    return Verdict("inconclusive", rule + "; the interval crosses the bound")
+
+
 def _log_interval(ratios: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``log(ratios)`` and its normal 95 % confidence interval (finite, positive
-    ratios only; a single point gives a zero-width interval)."""
+    """Mean of ``log(ratios)`` and its 95 % confidence interval, with the t quantile for
+    the ``points - 1`` degrees of freedom (finite, positive ratios only; a single point
+    gives a zero-width interval)."""
     v = np.asarray(ratios, dtype=np.float64)
     logs = np.log(v[np.isfinite(v) & (v > 0)])
     if logs.size == 0:
         return float("nan"), float("nan"), float("nan")
     mean = float(logs.mean())
-    half = 1.96 * float(logs.std(ddof=1)) / math.sqrt(logs.size) if logs.size > 1 else 0.0
-    return mean, mean - half, mean + half
+    if logs.size == 1:
+        return mean, mean, mean
+    _, low, high = t_interval(logs)
+    return mean, low, high
 
 
 # ----------------------------------------------------------------- Table II, Sect. IV-A
@@ -251,7 +271,7 @@ def local_claims(
             "L5P1 no better than L5 (Fig. 3)",
             f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points {probe_range}; 95% CI "
             f"{math.exp(lo):.2f}-{math.exp(hi):.2f}",
-            at_least(math.exp(lo), 1.0 / PROBE_MARGIN, what="lower 95% bound of the mean LP/L"),
+            _probing_no_better(lo, hi),
             f"one-sided: holds unless probing lowers the imbalance by more than "
             f"{PROBE_MARGIN:g}x on average; we probe 1000 times per stream (the paper: every "
             "minute)",
@@ -262,7 +282,7 @@ def local_claims(
             "L5 and L5P1 lines on top of each other (Fig. 3)",
             f"geometric mean LP/L = {gm:.2f} {probe_range}",
             equivalent(mean, lo, hi, margin),
-            f"effect = mean ln(LP/L) with a normal 95% interval over the points, margin "
+            f"effect = mean ln(LP/L) with a t 95% interval over the points, margin "
             f"ln {PROBE_MARGIN:g}; LP resets the estimates to the true loads, which are on "
             "S times the scale of one source's own counts (see the L5P/S variant of Fig. 3)",
         ),
