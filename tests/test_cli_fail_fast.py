@@ -90,3 +90,32 @@ def test_headers_helpers(tmp_path):
     (tmp_path / "empty.csv").write_text("")
     with pytest.raises(BadInputError, match="no records at all"):
         require_columns(tmp_path / "empty.csv", None, {"--key-col": "k"})
+
+
+def test_review_findings_fail_fast_and_clearly(tmp_path, capsys):
+    """What a newcomer met: a CSV key stream without --key-col names the option; an S3-TM
+    folder of the wrong kind says what was expected; a matcher given two methods says it
+    runs one."""
+    (tmp_path / "k.csv").write_text("user\nalice\n")
+    assert run_command("grouping", ["grouping", "run", "--keys", str(tmp_path / "k.csv"),
+                                    "--out", str(tmp_path / "o")]) == 2  # fmt: skip
+    assert "needs --key-col" in capsys.readouterr().out
+    wrong = tmp_path / "posts"
+    wrong.mkdir()
+    (wrong / "summary.json").write_text("{}")
+    argv = ["s3tm", "stats", "--posts", str(wrong), "--out", str(tmp_path / "o")]
+    assert run_command("s3tm", argv) == 2
+    out = capsys.readouterr().out
+    assert "no posts.parquet here" in out and "routelab s3tm preprocess" in out
+    argv = ["spatial", "match", "--objects", "o.csv", "--queries", "q.csv", "--out",
+            str(tmp_path / "o"), "--algorithm", "grid,hybrid"]  # fmt: skip
+    assert run_command("spatial", argv) == 2
+    assert "this verb runs one partitioner, not 2" in capsys.readouterr().out
+
+
+def test_an_unparseable_time_names_the_formats_tried():
+    from routelab.datasets.loaders.values import RecordError, parse_time
+
+    with pytest.raises(RecordError) as exc:
+        parse_time("notatime")
+    assert "none of the automatic formats fits" in str(exc.value.args)

@@ -51,7 +51,7 @@ def posts_dir(tmp_path_factory):
     src = _tweets(tmp)
     out = tmp / "posts"
     code = _s3tm(
-        "preprocess", "--input", str(src), "--input-format", "csv", "--id-col", "id",
+        "preprocess", "--input", str(src), "--input-format", "csv",
         "--time-col", "ts", "--time-format", "epoch_s", "--out", str(out), "--no-progress",
     )  # fmt: skip
     assert code == 0
@@ -150,6 +150,13 @@ def test_bad_options_fail_before_spark_work(posts_dir, tmp_path, capsys):
     assert _s3tm("route", *common, "--workers", "0") == 2
     assert _s3tm("route", *common, "--learn-fraction", "1.5") == 2
     assert _s3tm("match", *common, "--subscriptions", "s", "--algorithm", "hash,SALB") == 2
-    assert "give one mapping" in capsys.readouterr().out
+    assert "this verb runs one mapping method, not 2" in capsys.readouterr().out
     assert _s3tm("match", *common, "--subscriptions", "s", "--workers", "2,3") == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_preprocess_keeps_the_users_ids(posts_dir, spark):
+    """A CSV with an ``id`` column keeps those ids as post ids (so matches trace back to the
+    user's tweets) without --id-col."""
+    frame = _posts(spark, posts_dir)
+    assert sorted(frame.post_id) == list(range(1000, 1240))

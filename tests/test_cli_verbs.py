@@ -49,6 +49,11 @@ def test_every_verb_has_the_shared_options(verb):
     assert {"--out", "--overwrite"} <= options, verb
     if verb in METHOD_VERBS:
         assert {"--algorithm", "--workers", "--format", "--master"} <= options, verb
+        # a matcher runs one method on one worker count, and its help says so
+        (algo,) = [a for a in VERBS[verb]._actions if "--algorithm" in a.option_strings]
+        (work,) = [a for a in VERBS[verb]._actions if "--workers" in a.option_strings]
+        single = verb.endswith("match")
+        assert (algo.metavar == "NAME") == single and (work.metavar == "N") == single, verb
         registry = VERBS[verb].get_default("_registry")
         help_text = VERBS[verb].format_help()
         assert registry is not None and all(name in help_text for name in registry), verb
@@ -103,6 +108,10 @@ def test_every_verb_writes_summary_and_bad_records(spark, tmp_path):
             matches = pd.read_csv(out / "matches.csv")
             assert len(matches.columns) == 2 and all(c.endswith("_id") for c in matches.columns)
             assert (out / "workers.csv").exists(), verb
-        # the same verb again refuses to overwrite, and --overwrite replaces
+        # the same verb again refuses to overwrite, and --overwrite replaces the results:
+        # a table in another --format leaves no stale copy beside it
         assert main([*verb.split(), *argv, "--out", str(out)]) == 2, verb
-        assert main([*verb.split(), *argv, "--out", str(out), "--overwrite"]) == 0, verb
+        fmt = ["--format", "json"] if "--format" in _options(VERBS[verb]) else []
+        assert main([*verb.split(), *argv, "--out", str(out), "--overwrite", *fmt]) == 0, verb
+        if fmt:
+            assert not list(out.glob("*.csv")), f"{verb}: stale tables after --overwrite"

@@ -289,3 +289,11 @@ def test_an_export_without_matches_says_so(tmp_path, capsys):
     argv[3] = "W1op"
     assert run_command("filtering", [*argv, "--out", str(tmp_path / "w1")]) == 0
     assert "warning" not in capsys.readouterr().out
+
+
+def test_an_unknown_operator_shows_its_whole_row(tmp_path):
+    (tmp_path / "subs.csv").write_text("sub_id,attr,op,value\n1,a,=>,3\n2,a,=,3\n")
+    (tmp_path / "events.csv").write_text("event_id,attr,value\n1,a,3\n")
+    w = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv")
+    (example,) = w.report.examples["unknown_operator"]
+    assert example.line == 2 and example.excerpt == "1,a,=>,3"

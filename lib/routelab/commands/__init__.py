@@ -27,6 +27,7 @@ raise :class:`~routelab.errors.BadInputError`, which ``routelab`` prints as one 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,8 @@ from routelab.errors import BadInputError
 TABLE_FORMATS = ("csv", "parquet", "json")
 #: the files every system verb writes besides its tables
 SUMMARY_FILE = "summary.json"
+#: the result tables the verbs write (``<name>.<format>``)
+RESULT_TABLES = ("matches", "workers", "results")
 BAD_RECORDS_FILE = "bad_records.json"
 
 
@@ -52,32 +55,47 @@ def add_master_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_algorithm_option(
-    parser: argparse.ArgumentParser, registry: Any, default: str | Sequence[str]
+    parser: argparse.ArgumentParser,
+    registry: Any,
+    default: str | Sequence[str],
+    *,
+    many: bool = True,
 ) -> None:
-    """``--algorithm NAME[,NAME...]`` (or ``all``), the choices read from ``registry`` (a
-    :class:`~routelab.methods.MethodRegistry`); :func:`algorithms` parses it."""
+    """``--algorithm NAME[,NAME...]`` (or ``all``; ``many=False``: one ``NAME``), the
+    choices read from ``registry`` (a :class:`~routelab.methods.MethodRegistry`);
+    :func:`algorithms` parses it."""
     default_text = default if isinstance(default, str) else ",".join(default)
+    what = "one name, a comma list or 'all'" if many else "one name"
     parser.add_argument(
         "--algorithm",
         default=default_text,
-        metavar="NAME[,NAME...]",
-        help=f"one name, a comma list or 'all' (default: {default_text}); "
-        f"choices: {registry.describe()}",
+        metavar="NAME[,NAME...]" if many else "NAME",
+        help=f"{what} (default: {default_text}); choices: {registry.describe()}",
     )
-    parser.set_defaults(_registry=registry)
+    parser.set_defaults(_registry=registry, _many_algorithms=many)
 
 
 def algorithms(args: argparse.Namespace) -> list[str]:
     """The canonical names ``--algorithm`` selected; an unknown name is a
     :class:`BadInputError` listing the choices."""
     try:
-        return args._registry.parse(args.algorithm)
+        names = args._registry.parse(args.algorithm)
     except ValueError as exc:
         raise BadInputError(f"--algorithm: {exc}") from None
+    if not getattr(args, "_many_algorithms", True) and len(names) != 1:
+        raise BadInputError(
+            f"--algorithm {args.algorithm!r}: this verb runs one {args._registry.kind}, "
+            f"not {len(names)}"
+        )
+    return names
 
 
 def add_workers_option(
-    parser: argparse.ArgumentParser, default: int | Sequence[int], *, many: bool = True
+    parser: argparse.ArgumentParser,
+    default: int | Sequence[int],
+    *,
+    many: bool = True,
+    high: int | None = None,
 ) -> None:
     """``--workers N`` (``many``: ``N[,N...]``, every count is run); :func:`workers` parses
     it."""
@@ -86,8 +104,8 @@ def add_workers_option(
         "--workers",
         default=default_text,
         metavar="N[,N...]" if many else "N",
-        help=f"parallel workers{' (a comma list runs each)' if many else ''} "
-        f"(default: {default_text})",
+        help=f"parallel workers{' (a comma list runs each)' if many else ''}"
+        f"{f', at most {high}' if high else ''} (default: {default_text})",
     )
     parser.set_defaults(_many_workers=many)
 
@@ -111,18 +129,26 @@ def workers(args: argparse.Namespace, *, low: int = 1, high: int | None = None) 
 
 
 def add_output_options(
-    parser: argparse.ArgumentParser, *, tables: bool = True, required: bool = True
+    parser: argparse.ArgumentParser,
+    *,
+    tables: bool = True,
+    required: bool = True,
+    when: str = "",
 ) -> None:
     """``--out DIR`` and ``--overwrite``; with ``tables``, ``--format csv|parquet|json``
-    for the verb's result tables."""
+    for the verb's result tables. ``when``: the case in which an optional ``--out`` is
+    needed anyway, said in the help."""
     parser.add_argument(
         "--out",
         metavar="DIR",
         required=required,
-        help="output directory (summary.json, bad_records.json and the verb's tables)",
+        help="output directory (summary.json, bad_records.json and the verb's files)"
+        + (f"; required {when}" if when else ""),
     )
     parser.add_argument(
-        "--overwrite", action="store_true", help="replace an existing non-empty --out"
+        "--overwrite",
+        action="store_true",
+        help="replace the results of an earlier run in a non-empty --out",
     )
     if tables:
         parser.add_argument(
@@ -173,6 +199,8 @@ class Outputs:
         removed first."""
         import shutil
 
+        if not self.written:
+            self._clear_previous()
         self.dir.mkdir(parents=True, exist_ok=True)
         target = self.dir / name
         if target.is_dir():
@@ -181,6 +209,27 @@ class Outputs:
             target.unlink()
         self.written.append(name)
         return target
+
+    def _clear_previous(self) -> None:
+        """``--overwrite`` replaces a previous run's results: every file its summary.json
+        lists and every file name a verb writes (tables in any format, the JSON reports),
+        so no stale ``results.csv`` stands beside a new ``results.parquet``."""
+        import shutil
+
+        if not self.dir.is_dir():
+            return
+        names = {SUMMARY_FILE, BAD_RECORDS_FILE}
+        names |= {f"{t}.{fmt}" for t in RESULT_TABLES for fmt in TABLE_FORMATS}
+        with contextlib.suppress(OSError, ValueError):
+            names |= set(json.loads((self.dir / SUMMARY_FILE).read_text()).get("files", []))
+        for name in names:
+            target = self.dir / name
+            if target.resolve().parent != self.dir.resolve():
+                continue  # only the folder's own files
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
 
     def table(self, name: str, frame: Any) -> Path:
         """Write a pandas table as ``name.<format>``."""
@@ -196,7 +245,8 @@ class Outputs:
                     frame[col] = frame[col].map(lambda v: v if v is None else str(v))
             frame.to_parquet(target, index=False)
         else:
-            frame.to_json(target, orient="records", indent=1)
+            records = json.loads(frame.to_json(orient="records"))  # numpy types to JSON
+            target.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
         return target
 
     def bad_records(self, report: Any | None) -> Path:

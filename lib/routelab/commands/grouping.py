@@ -80,8 +80,12 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError("--sources must be >= 1")
     if args.source_col and not args.key_col:
         raise BadInputError("--source-col needs a CSV/TSV/Parquet key column (--key-col)")
-    from routelab.datasets.headers import require_columns
+    from routelab.datasets.headers import file_format, local_files, require_columns
 
+    files = local_files(args.keys)
+    kind = args.input_format or (file_format(files[0]) if files else None)
+    if kind in ("csv", "tsv", "parquet") and not args.key_col:
+        raise BadInputError(f"{args.keys}: a {kind} key stream needs --key-col (the key column)")
     require_columns(
         args.keys,
         args.input_format,
@@ -152,8 +156,10 @@ def _run(args: argparse.Namespace) -> int:
                 }
             )
     table = pd.DataFrame(rows)
+    from routelab.report import number_text
+
     with pd.option_context("display.width", 200, "display.max_columns", None):
-        print(table.to_string(index=False, float_format=lambda v: f"{v:,.4g}"))
+        print(table.to_string(index=False, float_format=number_text))
     out.table("results", table)
     out.bad_records(loaded.report)
     out.summary(

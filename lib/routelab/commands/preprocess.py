@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--input",
         metavar="PATH",
-        help="file, directory or glob to load (not needed with --format bundled)",
+        help="file, directory or glob to load (not needed with --input-format bundled)",
     )
     parser.add_argument(
         "--input-format",
@@ -42,7 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     cols.add_argument("--lat-col", help="latitude column (needs --lon-col)")
     cols.add_argument("--lon-col", help="longitude column (needs --lat-col)")
-    cols.add_argument("--id-col", help="post id column (integers kept, others hashed)")
+    cols.add_argument(
+        "--id-col",
+        help="post id column (integers kept, others hashed; default: 'id' when the input has "
+        "one, else a stable hash of file:line)",
+    )
     parser.add_argument("--no-stem", action="store_true", help="skip Porter stemming")
     parser.add_argument(
         "--stem-mode",
@@ -56,7 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="drop posts with fewer words after cleaning (default: 1)",
     )
-    add_output_options(parser, tables=False, required=False)
+    add_output_options(
+        parser,
+        tables=False,
+        required=False,
+        when="unless --input-format bundled (default datasets/prepared/tweets_words)",
+    )
     add_master_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run)
@@ -74,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
     check_output_dir(args.out, args.overwrite)
     if args.input_format != "bundled":
-        from routelab.datasets.headers import local_files, require_columns
+        from routelab.datasets.headers import columns, local_files, require_columns
 
         if args.input_format in ("csv", "parquet"):
             fmt = None if args.input_format == "csv" else "parquet"
@@ -88,6 +97,9 @@ def _run(args: argparse.Namespace) -> int:
             files = local_files(args.input)
             if files and (fmt == "parquet" or files[0].suffix.lower() in (".csv", ".tsv")):
                 require_columns(args.input, fmt, wanted)
+                if args.id_col is None and "id" in columns(files[0], fmt or "csv"):
+                    args.id_col = "id"  # the user's ids, so matches can be traced back
+                    print("post ids from column 'id' (--id-col to choose another)")
         else:
             local_files(args.input)  # exists, before Spark starts
     out = Outputs(args, "s3tm preprocess") if args.out else None

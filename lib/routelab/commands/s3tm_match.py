@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="`routelab s3tm subscriptions`'s folder (or a Parquet: sub_id, words)",
     )
-    add_algorithm_option(parser, MAPPINGS, "SALB")
+    add_algorithm_option(parser, MAPPINGS, "SALB", many=False)
     add_workers_option(parser, 4, many=False)
     parser.add_argument(
         "--placement",
@@ -74,10 +74,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from routelab.errors import BadInputError
 
-    methods = algorithms(args)
-    if len(methods) != 1:
-        raise BadInputError(f"--algorithm: give one mapping for matching, not {methods}")
-    (method,) = methods
+    (method,) = algorithms(args)
     (n,) = workers(args)
     if not 0 < args.learn_fraction < 1:
         raise BadInputError(f"--learn-fraction must be in (0, 1), got {args.learn_fraction}")

@@ -71,8 +71,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="CSV/Parquet: id,keywords,min_lat,min_lon,max_lat,max_lon[,insert,delete]",
     )
-    add_algorithm_option(m, PARTITIONERS, "hybrid")
-    add_workers_option(m, 4, many=False)
+    add_algorithm_option(m, PARTITIONERS, "hybrid", many=False)
+    add_workers_option(m, 4, many=False, high=64)
     m.add_argument(
         "--dispatchers", type=int, default=2, help="dispatchers D (default: %(default)s)"
     )
@@ -121,10 +121,7 @@ def _match(args: argparse.Namespace) -> int:
     from routelab.spatial.gridt import MAX_WORKERS
     from routelab.spatial.io import read_user_stream
 
-    methods = algorithms(args)
-    if len(methods) != 1:
-        raise BadInputError(f"--algorithm: give one partitioner, not {methods}")
-    (partitioner,) = methods
+    (partitioner,) = algorithms(args)
     (n,) = workers(args, high=MAX_WORKERS)
     if args.dispatchers < 1 or args.grid < 2:
         raise BadInputError("--dispatchers must be >= 1 and --grid >= 2")

@@ -71,7 +71,9 @@ def _run(args: argparse.Namespace) -> int:
         for path in args.posts
     ]
     out.table("results", pd.DataFrame(rows))
-    out.bad_records(None)
+    from routelab.badrecords import BadRecordReport
+
+    out.bad_records(BadRecordReport(records=sum(int(t["posts"]) for t in tables.values())))
     out.summary({"corpora": len(args.posts)}, table1=tables, zipf=zipf)
     print(f"written to {out.dir}")
     return 0

@@ -165,7 +165,11 @@ def read_workload(
             op = "="
         if op not in OPS:
             report.add(
-                "unknown_operator", str(subs_path), line, op, detail=f"use one of {' '.join(OPS)}"
+                "unknown_operator",
+                str(subs_path),
+                line,
+                f"{sid},{attr},{op},{value}",
+                detail=f"use one of {' '.join(OPS)}",
             )
             continue
         sub_rows[sub_id].append((attr, op, value, line))

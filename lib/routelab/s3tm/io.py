@@ -36,23 +36,45 @@ class UserPosts:
     report: BadRecordReport
 
 
+def _parquet_input(path: str | Path, inner: str, option: str, made_by: str) -> Path | None:
+    """The Parquet an S3-TM verb reads from ``path``: ``path/inner`` (the folder ``made_by``
+    writes) or a Parquet file/folder itself; ``None`` for a remote path (left to Spark). A
+    folder or file of another kind is a :class:`BadInputError` saying what was expected."""
+    from routelab.datasets.headers import local_files
+
+    p = Path(path)
+    files = local_files(p)  # raises when nothing is there
+    if files is None:
+        return None
+    if (p / inner).exists():
+        return p / inner
+    if all(f.suffix == ".parquet" for f in files):
+        return p
+    raise BadInputError(
+        f"{path}: no {inner} here; {option} wants the folder `{made_by}` writes "
+        "(or a Parquet of its columns)"
+    )
+
+
 def check_posts(path: str | Path, option: str = "--posts") -> None:
     """Before Spark starts: ``path`` is a local folder of word-set posts (or a remote path,
     left to Spark) whose Parquet has ``words``."""
     from routelab.datasets.headers import require_columns
 
-    p = Path(path)
-    target = p / "posts.parquet" if (p / "posts.parquet").exists() else p
-    require_columns(target, "parquet", {f"{option} (word sets)": "words"})
+    target = _parquet_input(path, "posts.parquet", option, "routelab s3tm preprocess")
+    if target is not None:
+        require_columns(target, "parquet", {f"{option} (word sets)": "words"})
 
 
 def check_subscriptions(path: str | Path, option: str = "--subscriptions") -> None:
     """Before Spark starts: ``path`` holds subscriptions (``sub_id``, ``words``)."""
     from routelab.datasets.headers import require_columns
 
-    p = Path(path)
-    target = p / "subscriptions.parquet" if (p / "subscriptions.parquet").exists() else p
-    require_columns(target, "parquet", {f"{option} (ids)": "sub_id", f"{option} (words)": "words"})
+    made_by = "routelab s3tm subscriptions"
+    target = _parquet_input(path, "subscriptions.parquet", option, made_by)
+    if target is not None:
+        wanted = {f"{option} (ids)": "sub_id", f"{option} (words)": "words"}
+        require_columns(target, "parquet", wanted)
 
 
 def load_posts(spark: SparkSession, path: str | Path) -> UserPosts:

@@ -183,7 +183,9 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
     if not keep.any() or not qkeep.any():
         raise BadInputError(
             f"nothing to match: {int(keep.sum())} usable objects in {ow}, {int(qkeep.sum())} usable "
-            f"queries in {qw} (bad records: {dict(bad.counts)})"
+            f"queries in {qw} (bad records: "
+            + ", ".join(f"{n:,} {reason}" for reason, n in sorted(bad.counts.items()))
+            + ")"
         )
     vocab = Vocabulary()
     oi = np.flatnonzero(keep)

@@ -133,9 +133,15 @@ def parse_time(value: Any, time_format: str | None = None) -> int | None:
         if time_format is None:
             if _NUMBER.match(text):
                 return _epoch_to_micros(float(text), None)
-            if text[:1].isdigit():
-                return _to_micros(datetime.fromisoformat(text))
-            return _parse_twitter_time(text)
+            try:
+                if text[:1].isdigit():
+                    return _to_micros(datetime.fromisoformat(text))
+                return _parse_twitter_time(text)
+            except ValueError:
+                raise ValueError(
+                    "none of the automatic formats fits (epoch seconds/ms, ISO 8601, "
+                    "Twitter's 'Wed Oct 10 20:19:24 +0000 2018'); give --time-format"
+                ) from None
         if time_format == "iso":
             return _to_micros(datetime.fromisoformat(text))
         if time_format == "twitter":
