@@ -91,4 +91,4 @@ lock: $(PY)
 	$(PIP) freeze --exclude-editable | grep -v '^routelab' > constraints.txt
 
 clean:
-	rm -rf figures/*/ figures/index.html papermill_runs/*/ papermill_runs/history.jsonl .pytest_cache spark-warehouse
+	rm -rf figures/*/ figures/index.html figures/plotly-*.min.js papermill_runs/*/ papermill_runs/history.jsonl .pytest_cache spark-warehouse
