@@ -33,52 +33,80 @@ PAPER_MS_6M = {
 }
 FACTOR_TOL = 2.0  # a ratio the paper sizes holds within 2x either way
 PREFETCH_TOL = 1.25  # prefetching's 1.58x: within 1.25x
-SLOPE_MARGIN = 0.2  # "independent of N": the log-log slope's CI inside +-0.2
+#: "independent of N": over the paper's range (100k to 6M subscriptions, 60x) the time may
+#: grow by at most 1.25x, so the log-log slope's interval must lie inside +-ln 1.25 / ln 60
+PAPER_N_RANGE = 6_000_000 / 100_000
+FLAT_GROWTH = 1.25
+SLOPE_MARGIN = float(np.log(FLAT_GROWTH) / np.log(PAPER_N_RANGE))
 SPACE_SLOPE_TOL = 0.15  # "space linear": log-log slope of bytes vs N within 1 +- 0.15
 PROP_WP_SLOPE = float(np.log(353 / 10) / np.log(6_000_000 / 100_000))  # C5: 10 -> 353 ms
 PROP_WP_SLOPE_TOL = 0.15
 PHASE1_SHARE_PAPER = 130 / 140  # C4: 130 ms predicate discovery of dynamic's 140 ms (no IPC)
-PHASE1_SHARE_TOL = 0.15
+PAPER_HARDWARE = "a 500 MHz Pentium III, one process (the paper)"
 
 
 def phase_split_row(frame: pd.DataFrame, fixed_ns: float) -> dict:
-    """C4: in the paper's dynamic run at 6M, predicate discovery (phase 1, with event
-    parsing) takes 130 ms of 140 ms (the rest is IPC); ours: the calibrated fixed part per
-    event against static's measured time per event at the largest N."""
+    """C4: in the paper's dynamic run at 6M, predicate discovery (phase 1) takes 130 ms of
+    140 ms (the rest is IPC). The paper's phase 1 includes parsing the events, which our
+    kernels never do, and it does not give phase 1 without parsing: the row shows our share
+    (the calibrated fixed part per event against static's time per event at the largest N,
+    uncapped) and is not comparable."""
+    claim = "predicate discovery (phase 1) dominates the clustered algorithm's time"
+    reason = (
+        "the paper's 130 ms include parsing the events, which our kernels do not do, and "
+        "the paper gives no phase 1 without parsing"
+    )
     rows = frame[frame["algorithm"] == "static"]
     if rows.empty or not np.isfinite(fixed_ns):
         return {
-            "claim": "predicate discovery dominates the clustered algorithm's time",
+            "claim": claim,
             "paper": "Sect. 6.2.1",
             "paper_value": "130 of 140 ms",
             "measured": "not measured",
-            "verdict": not_comparable("no static points"),
+            "verdict": not_comparable(reason),
         }
     big = rows[rows["n"] == rows["n"].max()]
     total_ns = float(big["ms_per_100"].median()) * 1e6 / 100
-    share = min(1.0, max(0.0, fixed_ns / total_ns))
+    share = fixed_ns / total_ns
+    note = (
+        "the fitted fixed part exceeds static's whole time per event: the cost-model fit "
+        "does not separate phase 1 at this N"
+        if share > 1
+        else "our phase 1 (the cost model's fixed part) beside the paper's, for reading only"
+    )
     return {
-        "claim": "predicate discovery (phase 1) dominates the clustered algorithm's time",
+        "claim": claim,
         "paper": "Sect. 6.2.1 (dynamic at 6M)",
-        "paper_value": f"{PHASE1_SHARE_PAPER:.0%} (130 of 140 ms, IPC excluded)",
+        "paper_value": f"{PHASE1_SHARE_PAPER:.0%} (130 of 140 ms, IPC excluded, parsing included)",
         "measured": f"{share:.0%} ({fixed_ns / 1e3:.1f} of {total_ns / 1e3:.1f} µs per event, "
         f"static, N={int(big['n'].iloc[0]):,})",
-        "verdict": within_tolerance(share, PHASE1_SHARE_PAPER, PHASE1_SHARE_TOL, neutral=0.5),
-        "note": "fixed part from the cost-model fit; the paper's includes parsing events",
+        "verdict": not_comparable(reason),
+        "note": note,
     }
 
 
+def _rate_check(events_per_s: float, paper: float) -> Verdict:
+    """Our events/s against the paper's rate, the rule worded like the paper's value."""
+    v = at_least(events_per_s, paper, what="events/s")
+    return Verdict(v.verdict, f"holds if events/s >= {paper:,.0f} (the paper's rate)")
+
+
 def throughput_row(frame: pd.DataFrame) -> dict:
-    """C16: "up to thousand events per second" (any N the paper ran)."""
+    """C16, "up to a thousand events per second": a check, not a claim. Our kernel-only rate
+    on one core of a machine 20 years newer than the paper's cannot fail against it; the row
+    shows our rate beside the paper's, with the hardware said."""
     best = frame.groupby("algorithm")["ms_per_100"].median().min() if len(frame) else np.nan
     eps = 1e5 / best if best == best else float("nan")
     return {
         "claim": "up to a thousand events per second",
         "paper": "Sect. 6 (introduction)",
-        "paper_value": "<= 1,000 events/s",
-        "measured": f"{eps:,.0f} events/s (fastest algorithm, kernel only, one core)",
-        "verdict": at_least(eps, 1000, what="events/s"),
-        "note": "a machine 20 years newer; no IPC or event parsing",
+        "paper_value": f"1,000 events/s on {PAPER_HARDWARE}",
+        "measured": f"{eps:,.0f} events/s (fastest algorithm, kernel only, one core of this "
+        "machine)",
+        "verdict": _rate_check(eps, 1000),
+        "kind": "check",
+        "note": "absolute rates on different hardware: a check of our configuration, not a "
+        "test of the paper",
     }
 
 
@@ -201,12 +229,14 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
         {
             "claim": "600 events per second on 6 million subscriptions",
             "paper": "abstract, Sect. 7",
-            "paper_value": "600 events/s at 6M",
+            "paper_value": f"600 events/s at 6M on {PAPER_HARDWARE}",
             "measured": f"{eps:,.0f} events/s at N={int(frame['n'].max()):,} (kernel only, one core)",
-            "verdict": at_least(eps, 600, what="events/s")
+            "verdict": _rate_check(eps, 600)
             if int(frame["n"].max()) >= 6_000_000
             else not_comparable("no 6M point in this profile"),
-            "note": "absolute rate on a machine 20 years newer; no IPC or event parsing included",
+            "kind": "check",
+            "note": "an absolute rate on a machine 20 years newer, without IPC or event parsing: "
+            "a check of our configuration, not a test of the paper",
         }
     )
     n, mem = _at_largest(frame, "index_mb", ["counting", "propagation", "static"])
