@@ -225,3 +225,47 @@ def test_timing_lock_is_exclusive():
     with path.open("a") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
         fcntl.flock(other, fcntl.LOCK_UN)
+
+
+def _row(rows, start):
+    return next(r for r in rows if r["claim"].startswith(start))["verdict"].verdict
+
+
+def test_every_09_scalability_rule_gives_each_of_its_verdicts():
+    """Each 09 rule, each verdict it can give, on hand-made frames."""
+    sizes = (100_000, 1_000_000, 6_000_000)
+    # the paper's shapes at 100k, 1M, 6M: counting/propagation 112x, prefetching 1.59x,
+    # propagation_wp 10 -> 353 ms (slope 0.87), static flat
+    base = {"counting": [1500, 12000, 63000], "propagation": [15, 120, 560],
+            "propagation_wp": [10, 74, 353], "static": [0.3, 0.3, 0.3]}  # fmt: skip
+
+    def rows(**times):
+        return fc.scalability_rows(_frame({**base, **times}, sizes=sizes))
+
+    ratio = "counting is two orders"
+    assert _row(rows(), ratio) == "holds"  # 112x: the paper's size
+    assert _row(rows(counting=[20, 150, 900]), ratio) == "direction only"  # 1.6x
+    assert _row(rows(counting=[1, 1, 1]), ratio) == "fails"  # counting faster
+    only = fc.scalability_rows(_frame({"static": [1, 1, 1]}, sizes=sizes))
+    assert _row(only, ratio) == "not comparable"
+    order = "ordering: dynamic"
+    assert _row(rows(), order) == "holds"
+    assert _row(rows(static=[2, 200, 400]), order) == "partly"  # static above wp: 2 of 3
+    assert _row(rows(counting=[0.1] * 3, static=[2000] * 3), order) == "fails"  # 1 of 3
+    assert _row(only, order) == "not comparable"
+    slope = "propagation_wp's matching grows"
+    assert _row(rows(), slope) == "holds"  # 0.87 as the paper
+    assert _row(rows(propagation_wp=[1, 1.2, 1.5]), slope) == "direction only"  # 0.1
+    assert _row(rows(propagation_wp=[5, 1, 0.2]), slope) == "fails"  # shrinking
+    flat = "the clustered algorithm"
+    assert _row(rows(), flat) == "holds" and _row(rows(static=[1, 10, 60]), flat) == "fails"
+    assert _row(fc.scalability_rows(_frame({"static": [1, 1]}, sizes=sizes[:2])), flat) == (
+        "not comparable"
+    )  # two points: no slope interval
+
+
+def test_operator_and_sweep_rules_say_when_nothing_was_measured():
+    one = pd.DataFrame([{"algorithm": "static", "workload": "W1op", "n": 10, "ms_per_100": 1.0}])
+    assert fc.operator_row(one)["verdict"].verdict == "not comparable"
+    empty = pd.DataFrame(columns=["sweep", "x", "algorithm", "ms_per_100"])
+    assert [r["verdict"].verdict for r in fc.sweep_rows(empty)] == ["not comparable"] * 2
