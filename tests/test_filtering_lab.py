@@ -269,3 +269,10 @@ def test_operator_and_sweep_rules_say_when_nothing_was_measured():
     assert fc.operator_row(one)["verdict"].verdict == "not comparable"
     empty = pd.DataFrame(columns=["sweep", "x", "algorithm", "ms_per_100"])
     assert [r["verdict"].verdict for r in fc.sweep_rows(empty)] == ["not comparable"] * 2
+
+
+def test_fig4_claims_are_listed_as_not_comparable():
+    rows = fc.saturation_rows()
+    assert len(rows) == len(fc.SATURATION_CLAIMS) == 2
+    assert {r["verdict"].verdict for r in rows} == {"not comparable"}
+    assert all("not implemented" in r["verdict"].rule and "Fig. 4" in r["paper"] for r in rows)

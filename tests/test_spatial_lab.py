@@ -221,7 +221,11 @@ def test_every_claim_row_explains_itself() -> None:
         for n, t in ((2, 1.0), (4, 2.0))
     ]
     out = sc.all_rows(f6, f7, pd.DataFrame(rows))
-    assert len(out) == 12
+    assert len(out) == 12 + len(sc.ADJUSTMENT_CLAIMS)
+    # Sect. VI-D (Figs. 12-16) is listed, not comparable with its reason
+    assert {r["verdict"].verdict for r in out[12:]} == {"not comparable"}
+    assert all("not implemented" in r["verdict"].rule for r in out[12:])
+    assert "Fig. 16" in out[-1]["paper"]
     for row in out:
         assert row["note"], row["claim"]
         assert row["verdict"].rule

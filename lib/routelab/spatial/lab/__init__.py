@@ -5,7 +5,7 @@
 ``example.py``      the worked example: registering keys and one GI2 cell
 ``experiments.py``  Figs. 6-11 sweeps: throughput (measured, modelled), latency, memory
 ``figures.py``      Figs. 3-4 (kdt-tree map), 6, 7-10 (bars), 11 (workers)
-``claims.py``       claims C1-C12 with their rules and tolerances
+``claims.py``       claims C1-C12 with their rules and tolerances; Sect. VI-D listed
 ``bench.py``        ``routelab bench spatial``: GI2 and gridt rates vs a shapely STRtree matcher
 ==================  ======================================================================
 """
