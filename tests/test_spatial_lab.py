@@ -89,7 +89,7 @@ def test_query_sets_follow_the_paper() -> None:
 def test_helsinki_demo_matches_oracle() -> None:
     st = helsinki_stream(n_queries=60, mu=20)
     assert len(st.objects) > 1000
-    from routelab.spatial.lab.workload import build_sample, grid_for
+    from routelab.spatial.engine import build_sample, grid_for
 
     so, sq = build_sample(st, 0.5, 0)
     setup = prepare(st, grid_for(st, 32), so, sq)

@@ -106,6 +106,23 @@ def not_comparable(reason: str) -> Verdict:
     return Verdict("not comparable", reason)
 
 
+def unmeasured_rows(claims: Iterable[tuple[str, str, str]], reason: str) -> list[dict[str, Any]]:
+    """Rows for a paper's headline claims we do not measure yet: each ``(claim, where,
+    paper_value)`` as "not comparable" with ``reason``, so a claims table counts the paper's
+    claims, not only what was built."""
+    return [
+        {
+            "claim": claim,
+            "paper": where,
+            "paper_value": value,
+            "measured": "not measured",
+            "verdict": not_comparable(reason),
+            "note": "listed so the table counts the paper's claims, not only what we built",
+        }
+        for claim, where, value in claims
+    ]
+
+
 def within_factor(measured: float, paper: float, factor: float, *, neutral: float = 1.0) -> Verdict:
     """A multiplicative effect the paper sizes (e.g. "2.56x", "12.14x faster").
 

@@ -122,5 +122,5 @@ class MethodRegistry(Mapping[str, M], Generic[M]):
         return out
 
     def describe(self) -> str:
-        """One line per method: name, label and paper section (for ``--help``)."""
+        """The methods on one line, each as name (paper section), for ``--help``."""
         return "; ".join(f"{m.name} ({m.paper})" for m in self._methods.values())

@@ -154,37 +154,36 @@ def _log_axis_keys(fig: go.Figure) -> list[str]:
     ]
 
 
+def _labelled(fig: go.Figure, key: str) -> list[float] | None:
+    """The ticks log axis ``key`` labels within its data or set range (``None``: no data)."""
+    extent = _log_extent(fig, key)
+    if extent is None:
+        return None
+    lo, hi = extent
+    axis = fig.layout[key]
+    if axis.tickvals is not None:
+        ticks = [float(t) for t in axis.tickvals]
+    else:
+        ticks = [10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)]
+    # a tick within the drawn range: plotly pads the data range by a few percent
+    return [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
+
+
 def labelled_ticks(fig: go.Figure) -> dict[str, list[float]]:
     """Per log axis (``yaxis``, ``xaxis2``, ...), the tick values it labels within its data
     (or set range): the given ``tickvals``, else the decades."""
-    out: dict[str, list[float]] = {}
-    for key in _log_axis_keys(fig):
-        extent = _log_extent(fig, key)
-        if extent is None:
-            continue
-        lo, hi = extent
-        axis = fig.layout[key]
-        if axis.tickvals is not None:
-            ticks = [float(t) for t in axis.tickvals]
-        else:
-            ticks = [
-                10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-            ]
-        # a tick within the drawn range: plotly pads the data range by a few percent
-        out[key] = [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
-    return out
+    found = {key: _labelled(fig, key) for key in _log_axis_keys(fig)}
+    return {key: ticks for key, ticks in found.items() if ticks is not None}
 
 
 def _ticks_between(lo: float, hi: float) -> list[float]:
-    """At least three readable ticks from about ``lo`` to ``hi``: decades, else 1-2-5, else
-    1-1.5-2-3-5-7 steps, else four values spread evenly in log space (two significant
-    digits)."""
-    for steps in ((1,), (1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
-        first, last = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
-        ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
-        inside = [t for t in ticks if lo / 1.05 <= t <= hi * 1.05]
-        if len(inside) >= 3:
-            return inside
+    """At least three readable ticks from about ``lo`` to ``hi``: :func:`log_ticks`'s 1-2-5
+    steps, else its finer ones, else four values spread evenly in log space (two
+    significant digits)."""
+    for fine in (False, True):
+        ticks = log_ticks([lo, hi], margin=1.05, fine=fine).get("tickvals", [])
+        if len(ticks) >= 3:
+            return ticks
     a, b = math.log10(lo), math.log10(hi)
     return sorted({float(f"{10 ** (a + (b - a) * i / 3):.2g}") for i in range(4)})
 
@@ -195,11 +194,11 @@ def label_log_axes(fig: go.Figure) -> go.Figure:
     labelled in full (50k, 200k). An axis with explicit ``tickvals`` keeps them (and their
     labels) and gets the readable ticks around them added when too few fall in its data."""
     for key in _log_axis_keys(fig):
-        axis = fig.layout[key]
-        extent = _log_extent(fig, key)
-        if extent is None or len(labelled_ticks(fig).get(key, [])) >= 3:
+        ticks_now = _labelled(fig, key)
+        if ticks_now is None or len(ticks_now) >= 3:
             continue
-        labels = {float(t): si_label(t) for t in _ticks_between(*extent)}
+        axis = fig.layout[key]
+        labels = {float(t): si_label(t) for t in _ticks_between(*_log_extent(fig, key))}
         if axis.tickvals is not None:
             given = list(axis.ticktext or [si_label(float(t)) for t in axis.tickvals])
             labels.update({float(t): str(x) for t, x in zip(axis.tickvals, given, strict=False)})

@@ -210,6 +210,13 @@ class Outputs:
         self.written.append(name)
         return target
 
+    def record(self, *names: str) -> None:
+        """Claim file names a library call is about to write into the directory itself
+        (e.g. preprocessing's ``posts.parquet``): they are cleared like :meth:`path`'s
+        and listed in ``summary.json``. Call it before the library writes."""
+        for name in names:
+            self.path(name)
+
     def _clear_previous(self) -> None:
         """``--overwrite`` replaces a previous run's results: every file its summary.json
         lists and every file name a verb writes (tables in any format, the JSON reports),
@@ -287,11 +294,6 @@ class Outputs:
         target = self.path(SUMMARY_FILE)
         target.write_text(json.dumps(data, indent=2, default=str) + "\n")
         return target
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    """A JSON file written by :class:`Outputs` (tests and chained verbs read them)."""
-    return json.loads(Path(path).read_text())
 
 
 def add_system(

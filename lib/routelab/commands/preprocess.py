@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from routelab.commands import Outputs, add_master_option, add_output_options, check_output_dir
+from routelab.commands import Outputs, add_master_option, add_output_options
 
 FORMATS = ("twitter-json", "csv", "parquet", "bundled")
 
@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError("--out is required (an output directory)")
     if args.min_words < 1:
         raise BadInputError(f"--min-words must be >= 1, got {args.min_words}")
-    check_output_dir(args.out, args.overwrite)
+    out = Outputs(args, "s3tm preprocess") if args.out else None
     if args.input_format != "bundled":
         from routelab.datasets.headers import columns, local_files, require_columns
 
@@ -102,7 +102,6 @@ def _run(args: argparse.Namespace) -> int:
                     print("post ids from column 'id' (--id-col to choose another)")
         else:
             local_files(args.input)  # exists, before Spark starts
-    out = Outputs(args, "s3tm preprocess") if args.out else None
 
     from routelab.corpus.preprocess import preprocess, preprocess_bundled
     from routelab.datasets import loaders
@@ -115,6 +114,8 @@ def _run(args: argparse.Namespace) -> int:
         "stem_mode": args.stem_mode,
         "progress": not args.no_progress,
     }
+    if out is not None:
+        out.record("posts.parquet", "report.json")  # written by preprocess() itself
     if args.input_format == "bundled":
         result = preprocess_bundled(spark, args.out, **options)
     else:
@@ -138,7 +139,6 @@ def _run(args: argparse.Namespace) -> int:
     print(result.report)
     if out is not None:
         report = result.report
-        out.written.extend(["posts.parquet", "report.json"])
         # the loader's skipped records (file:line) and the posts dropped after loading
         bad = BadRecordReport().merge(report.loader) if report.loader else BadRecordReport()
         bad.records = max(bad.records, report.rows_in)

@@ -21,6 +21,7 @@ from routelab.claims import (
     equivalent,
     not_comparable,
     ordering,
+    unmeasured_rows,
     within_factor,
     within_tolerance,
 )
@@ -382,15 +383,7 @@ SATURATION_CLAIMS = (
 
 def saturation_rows() -> list[dict]:
     """Sect. 6.2.3's claims, listed as not comparable with the reason."""
-    reason = "dynamic clustering (Sect. 4) and the saturation runs (Fig. 4) are not implemented"
-    return [
-        {
-            "claim": claim,
-            "paper": where,
-            "paper_value": value,
-            "measured": "not measured",
-            "verdict": not_comparable(reason),
-            "note": "listed so the table counts the paper's claims, not only what we built",
-        }
-        for claim, where, value in SATURATION_CLAIMS
-    ]
+    return unmeasured_rows(
+        SATURATION_CLAIMS,
+        "dynamic clustering (Sect. 4) and the saturation runs (Fig. 4) are not implemented",
+    )

@@ -50,13 +50,12 @@ def _strtree_rate(stream, objects_idx: np.ndarray) -> tuple[float, int]:
 
 
 def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
-    from routelab.spatial.engine import build_partition, make_gridt, prepare
+    from routelab.spatial.engine import build_partition, grid_for, make_gridt, prepare
     from routelab.spatial.gi2 import GI2Kernel, WorkerTuples
     from routelab.spatial.gridt import DispatcherState, dispatch
     from routelab.spatial.lab.workload import (
         WorkloadParams,
         build_stream,
-        grid_for,
         make_queries_frame,
         place_tweets,
     )
@@ -155,7 +154,8 @@ def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
     ]
     # --- hybrid build
     wb = WorkloadParams(country="US", n_objects=n_build, mu=n_build // 10, query_set="Q3", seed=0)
-    from routelab.spatial.lab.workload import build_sample, tweet_stream
+    from routelab.spatial.engine import build_sample
+    from routelab.spatial.lab.workload import tweet_stream
 
     sb = tweet_stream(wb)
     so, sq = build_sample(sb, 1.0, n_build)

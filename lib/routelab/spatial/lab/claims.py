@@ -12,7 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from routelab.claims import Verdict, combine, direction, not_comparable, share, within_factor
+from routelab.claims import (
+    Verdict,
+    combine,
+    direction,
+    not_comparable,
+    share,
+    unmeasured_rows,
+    within_factor,
+)
 
 C1_PAPER = 160_659 / 76_921  # US-Q1: grid vs frequency, 2.09x
 C2_PAPER = 267_415 / 181_542  # US-Q2: metric vs R-tree, 1.47x
@@ -378,18 +386,10 @@ ADJUSTMENT_CLAIMS = (
 
 def adjustment_rows() -> list[dict]:
     """Sect. VI-D's claims, listed as not comparable with the reason."""
-    reason = "dynamic load adjustment (Sect. V: local and global, Figs. 12-16) is not implemented"
-    return [
-        {
-            "claim": claim,
-            "paper": where,
-            "paper_value": value,
-            "measured": "not measured",
-            "verdict": not_comparable(reason),
-            "note": "listed so the table counts the paper's claims, not only what we built",
-        }
-        for claim, where, value in ADJUSTMENT_CLAIMS
-    ]
+    return unmeasured_rows(
+        ADJUSTMENT_CLAIMS,
+        "dynamic load adjustment (Sect. V: local and global, Figs. 12-16) is not implemented",
+    )
 
 
 def all_rows(fig6: pd.DataFrame, fig7: pd.DataFrame, fig11: pd.DataFrame) -> list[dict]:

@@ -34,14 +34,17 @@ import numpy as np
 
 from routelab.grouping.queueing import multicopy_latency
 from routelab.spatial.cost import CostParams
-from routelab.spatial.engine import PipelineResult, Setup, build_partition, prepare, run_pipeline
-from routelab.spatial.hybrid import HybridParams
-from routelab.spatial.lab.workload import (
-    WorkloadParams,
+from routelab.spatial.engine import (
+    PipelineResult,
+    Setup,
+    build_partition,
     build_sample,
     grid_for,
-    tweet_stream,
+    prepare,
+    run_pipeline,
 )
+from routelab.spatial.hybrid import HybridParams
+from routelab.spatial.lab.workload import WorkloadParams, tweet_stream
 from routelab.spatial.model import DEL, INS, OBJ
 
 BASELINES = ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric")

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from routelab.spatial.engine import build_sample, grid_for  # noqa: F401 (notebook 11 imports)
 from routelab.spatial.grid import KM_PER_DEGREE, square_rect
 from routelab.spatial.model import Stream, Vocabulary, make_objects, make_queries
 from routelab.spatial.workload import interleave, queries_for_ratio
