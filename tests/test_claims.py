@@ -97,7 +97,7 @@ def test_equivalent_can_show_absence_and_presence():
     present = c.equivalent(-0.2, -0.3, -0.1, margin=0.05)
     assert present.verdict == "fails" and "outside" in present.rule
     unsure = c.equivalent(-0.02, -0.09, 0.05, margin=0.05)  # a failure to reject, no more
-    assert unsure.verdict == "fails" and "inconclusive" in unsure.rule
+    assert unsure.verdict == "inconclusive" and "crosses" in unsure.rule
     assert c.equivalent(math.nan, math.nan, math.nan, margin=0.05).verdict == "not comparable"
     with pytest.raises(ValueError):
         c.equivalent(0, 1, -1, margin=0.1)
@@ -124,7 +124,7 @@ def test_claim_row_is_what_report_claim_takes(tmp_path, monkeypatch):
     monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
     recorded = NotebookReport("xx_row", profile="smoke", show=False).claim(**row)
     assert recorded.verdict == "holds" and recorded.paper_value == "2x"
-    assert set(row) | {"rule"} == set(CLAIM_KEYS)
+    assert set(row) | {"rule", "repeats"} == set(CLAIM_KEYS)
     with pytest.raises(ValueError, match="kind"):
         c.claim_row("c", "p", "v", "m", c.within_factor(1.5, 2, 1.5), kind="derivation")
 
@@ -183,3 +183,53 @@ def test_combine_shows_what_it_cannot_judge_and_keeps_noise_undecided():
     assert c.combine([h, d, n]).verdict == "direction only"
     assert c.combine([n, n]).verdict == "not comparable"
     assert "inconclusive" in c.VERDICTS and c.MIN_REPEATS == 3
+
+
+def test_within_factor_measured_gives_every_verdict():
+    base = [1.0, 1.02, 0.98, 1.0]
+    times = lambda r: [b * r for b in base[:1]] + [r * 1.01, r * 0.99, r]  # noqa: E731
+    v = c.within_factor_measured(times(2.0), base, 2.0, 1.25)
+    assert v.verdict == "holds" and v.repeats == 4 and "over 4 repeats" in v.rule
+    assert c.within_factor_measured(times(5.0), base, 2.0, 1.25).verdict == "direction only"
+    assert c.within_factor_measured(times(0.5), base, 2.0, 1.25).verdict == "fails"
+    # a paper ratio below 1 (ours faster): the sides swap
+    assert c.within_factor_measured(times(0.5), base, 0.5, 1.25).verdict == "holds"
+    assert c.within_factor_measured(times(0.1), base, 0.5, 1.25).verdict == "direction only"
+    assert c.within_factor_measured(times(2.0), base, 0.5, 1.25).verdict == "fails"
+    # straddling the band's edge (1.6): noise would pick holds or direction only
+    edge = [1.45, 1.75, 1.5, 1.7]
+    v = c.within_factor_measured(edge, [1.0] * 4, 2.0, 1.25)
+    assert v.verdict == "inconclusive" and "straddles" in v.rule
+    v = c.within_factor_measured(times(2.0)[:2], base[:2], 2.0, 1.25)
+    assert v.verdict == "not comparable" and v.repeats == 0
+    with pytest.raises(ValueError):
+        c.within_factor_measured(base, base, 1.0, 1.25)
+
+
+def test_slope_interval_uses_every_observation():
+    x = [1, 1, 1, 10, 10, 10, 100, 100, 100]
+    y = [v * s for v in (1, 10, 100) for s in (0.99, 1.0, 1.01)]
+    slope, low, high, n = c.slope_interval(x, y)
+    assert n == 9 and math.isclose(slope, 1.0, abs_tol=1e-9) and low < 1 < high and high - low < 0.02
+    assert math.isnan(c.slope_interval([1, 1, 1], [1, 2, 3])[0])  # one distinct x
+    assert math.isnan(c.slope_interval([1, 2], [1, 2])[0])
+
+
+def test_verdicts_carry_their_repeats_and_a_timing_row_needs_three(tmp_path, monkeypatch):
+    from routelab.report import NotebookReport
+
+    fast, slow = [1.0, 1.1, 0.9], [2.0, 2.1, 1.9]
+    assert c.direction_measured(slow, fast, expected="above").repeats == 3
+    assert c.ordering_measured({"a": fast, "b": slow}, ["a", "b"]).repeats == 3
+    three, five = c.Verdict("holds", "r", 3), c.Verdict("holds", "r", 5)
+    assert c.combine([three, five]).repeats == 3
+    assert c.combine([three, c.Verdict("holds", "single")]).repeats == 0
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
+    report = NotebookReport("xx_timing", profile="smoke", show=False)
+    row = c.claim_row("t", "Fig. 1", "2x", "1.9x", c.within_factor(1.9, 2, 1.5), timing=True)
+    with pytest.raises(ValueError, match="needs >= 3 repeated"):
+        report.claim(**row)
+    row["verdict"] = c.direction_measured(slow, fast, expected="above")
+    assert report.claim(**row).repeats == 3
+    row["verdict"] = c.not_comparable("no data")  # nothing measured, nothing to repeat
+    assert report.claim(**row).verdict == "not comparable"

@@ -52,10 +52,12 @@ KINDS = ("claim", "check")
 
 @dataclass(frozen=True)
 class Verdict:
-    """A verdict from :data:`VERDICTS` and the rule that produced it."""
+    """A verdict from :data:`VERDICTS` and the rule that produced it; ``repeats`` is the
+    number of repeated measurements behind it (0: the rule judged single values)."""
 
     verdict: str
     rule: str
+    repeats: int = 0
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -76,10 +78,13 @@ def claim_row(
     verdict: Verdict,
     note: str = "",
     kind: str = "claim",
+    timing: bool = False,
 ) -> dict[str, Any]:
     """One claims-table row as the keyword arguments of
     :meth:`routelab.report.NotebookReport.claim` (``report.claim(**row)``), so a notebook's
-    claims module can build and test its rows without a report."""
+    claims module can build and test its rows without a report. ``timing=True`` marks a row
+    judged on measured times: its verdict must rest on at least :data:`MIN_REPEATS`
+    repeats (``verdict.repeats``) unless it is "not comparable"."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     return {
@@ -90,6 +95,7 @@ def claim_row(
         "verdict": verdict,
         "note": note,
         "kind": kind,
+        "timing": timing,
     }
 
 
@@ -231,13 +237,16 @@ def share(n_ok: int, n_total: int, *, partly_at: float = 0.5, rule: str | None =
     return Verdict("fails", rule)
 
 
-def equivalent(estimate: float, ci_low: float, ci_high: float, margin: float) -> Verdict:
+def equivalent(
+    estimate: float, ci_low: float, ci_high: float, margin: float, *, repeats: int = 0
+) -> Verdict:
     """Absence of an effect ("no trend", "independent of N", "about the same").
 
     A failure to reject is not evidence of absence: this holds only if the whole confidence
     interval lies inside ``(-margin, margin)``, a margin declared before looking. If the
     interval lies entirely outside, the effect is there: fails. If it straddles the margin
-    the data cannot show absence: fails as well, with "inconclusive" in the rule.
+    the data cannot show absence: inconclusive. ``repeats``: the observations behind the
+    interval.
     """
     if margin <= 0:
         raise ValueError(f"margin must be positive, got {margin}")
@@ -250,10 +259,10 @@ def equivalent(estimate: float, ci_low: float, ci_high: float, margin: float) ->
     if _nan(estimate, ci_low, ci_high):
         return not_comparable(rule + "; nothing measured")
     if -margin < ci_low and ci_high < margin:
-        return Verdict("holds", rule)
+        return Verdict("holds", rule, repeats)
     if ci_low >= margin or ci_high <= -margin:
-        return Verdict("fails", rule + "; the effect is outside the margin")
-    return Verdict("fails", rule + "; inconclusive: the interval crosses the margin")
+        return Verdict("fails", rule + "; the effect is outside the margin", repeats)
+    return Verdict("inconclusive", rule + "; the interval crosses the margin", repeats)
 
 
 def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
@@ -265,7 +274,8 @@ def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
     part fails (then "partly", or "fails" if every decided part fails). Parts that are not
     comparable are not judged but are shown: the rule names them ("not comparable: ...").
     Only parts of the paper's claim belong here: a part that checks our own configuration
-    (it cannot fail) is a separate row of kind "check", never a part.
+    (it cannot fail) is a separate row of kind "check", never a part. The whole rests on the
+    fewest repeats of its judged parts.
     """
     if how != "all":
         raise ValueError(f"unknown combination {how!r}")
@@ -278,16 +288,19 @@ def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
     judged = [v.verdict for v in judged_parts]
     if not judged:
         return not_comparable(rule)
+    repeats = min(v.repeats for v in judged_parts)
     decided = [v for v in judged if v != "inconclusive"]
     if decided and all(v == "fails" for v in decided):
-        return Verdict("fails", rule)
-    if "fails" in decided or "partly" in decided:
-        return Verdict("partly", rule)
-    if len(decided) < len(judged):
-        return Verdict("inconclusive", rule)
-    if all(v == "holds" for v in judged):
-        return Verdict("holds", rule)
-    return Verdict("direction only", rule)
+        verdict = "fails"
+    elif "fails" in decided or "partly" in decided:
+        verdict = "partly"
+    elif len(decided) < len(judged):
+        verdict = "inconclusive"
+    elif all(v == "holds" for v in judged):
+        verdict = "holds"
+    else:
+        verdict = "direction only"
+    return Verdict(verdict, rule, repeats)
 
 
 def t_interval(
@@ -357,10 +370,73 @@ def direction_measured(
     right = low > 1 if expected == "above" else high < 1
     wrong = high < 1 if expected == "above" else low > 1
     if right:
-        return Verdict("holds", rule)
+        return Verdict("holds", rule, n)
     if wrong:
-        return Verdict("fails", rule)
-    return Verdict("inconclusive", rule + "; the interval includes 1")
+        return Verdict("fails", rule, n)
+    return Verdict("inconclusive", rule + "; the interval includes 1", n)
+
+
+def within_factor_measured(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    paper: float,
+    factor: float,
+    *,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """:func:`within_factor` on paired repeated timings: the paired ratio
+    ``numerator / denominator`` and its interval (:func:`ratio_interval`) against the band
+    ``[paper / factor, paper * factor]``. Holds if the interval lies inside the band;
+    direction only if it lies outside the band but on the paper's side of 1; fails if it lies
+    wholly on the other side of 1; inconclusive if it straddles an edge of the band or 1
+    (noise would pick the verdict). Fewer than ``min_repeats`` pairs: not comparable."""
+    if factor < 1:
+        raise ValueError(f"factor must be >= 1, got {factor}")
+    if paper <= 0 or paper == 1:
+        raise ValueError(f"paper value must be positive and not 1 for a factor rule, got {paper}")
+    lo_band, hi_band = paper / factor, paper * factor
+    n = int(sum(1 for a, b in zip(numerator, denominator, strict=True) if a > 0 and b > 0))
+    rule = (
+        f"holds if the {confidence:.0%} interval of the paired ratio lies within {factor:g}x "
+        f"of the paper's {_fmt(paper)} ([{_fmt(lo_band)}, {_fmt(hi_band)}]); direction only "
+        f"if it lies outside but on the paper's side of 1 (>= {min_repeats} repeats)"
+    )
+    if n < min_repeats:
+        return not_comparable(f"{rule}; only {n} paired repeats")
+    ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
+    rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
+    if lo_band <= low and high <= hi_band:
+        return Verdict("holds", rule, n)
+    paper_side = (low > 1 and high > 1) if paper > 1 else (low < 1 and high < 1)
+    outside = high < lo_band or low > hi_band
+    if paper_side and outside:
+        return Verdict("direction only", rule, n)
+    wrong_side = (high < 1) if paper > 1 else (low > 1)
+    if wrong_side:
+        return Verdict("fails", rule, n)
+    return Verdict("inconclusive", rule + "; the interval straddles an edge of the band or 1", n)
+
+
+def slope_interval(
+    x: Sequence[float] | Any, y: Sequence[float] | Any, *, confidence: float = CONFIDENCE
+) -> tuple[float, float, float, int]:
+    """(slope, low, high, n) of the log-log fit of ``y`` against ``x`` over every repeated
+    observation (not their medians), with the t quantile for ``n - 2`` degrees of freedom.
+    Fewer than three observations or fewer than two distinct ``x``: NaN."""
+    import numpy as np
+    from scipy import stats
+
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
+    xs, ys = np.log(xs[ok]), np.log(ys[ok])
+    n = len(xs)
+    if n < 3 or len(np.unique(xs)) < 2:
+        return float("nan"), float("nan"), float("nan"), n
+    fit = stats.linregress(xs, ys)
+    half = float(stats.t.ppf(0.5 + confidence / 2, df=n - 2)) * float(fit.stderr)
+    return float(fit.slope), float(fit.slope - half), float(fit.slope + half), n
 
 
 def ordering_measured(
@@ -391,11 +467,13 @@ def ordering_measured(
     reversed_ = sum(ci[b][2] < ci[a][1] for a, b in pairs)
     undecided = len(pairs) - in_order - reversed_
     rule += f" ({in_order} in order, {reversed_} reversed, {undecided} overlapping)"
+    n = min(len([v for v in samples[m] if math.isfinite(v)]) for m in order)
     if in_order == len(pairs):
-        return Verdict("holds", rule)
+        return Verdict("holds", rule, n)
     if reversed_ == 0:
-        return Verdict("inconclusive", rule)
-    return share(in_order, len(pairs), partly_at=partly_at, rule=rule)
+        return Verdict("inconclusive", rule, n)
+    v = share(in_order, len(pairs), partly_at=partly_at, rule=rule)
+    return Verdict(v.verdict, v.rule, n)
 
 
 def geometric_mean(values: Iterable[float], *, positive_only: bool = False) -> float:

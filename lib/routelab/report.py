@@ -37,11 +37,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from routelab.claims import KINDS, VERDICTS, Verdict
+from routelab.claims import KINDS, MIN_REPEATS, VERDICTS, Verdict
 from routelab.paths import figures_dir, git_commit
 from routelab.plots import save_figure, show_figure, stamp
 
-CLAIM_KEYS = ("claim", "paper", "paper_value", "measured", "verdict", "rule", "note", "kind")
+CLAIM_KEYS = (
+    "claim", "paper", "paper_value", "measured", "verdict", "rule", "note", "kind", "timing",
+    "repeats",
+)  # fmt: skip
 VERDICT_COLOURS = {
     "holds": "#d8f0d2",
     "direction only": "#fff1c2",
@@ -64,6 +67,10 @@ class Claim:
     rule: str
     note: str = ""
     kind: str = "claim"
+    #: judged on measured times (then ``repeats`` must reach :data:`routelab.claims.MIN_REPEATS`)
+    timing: bool = False
+    #: repeated measurements behind the verdict (0: single values)
+    repeats: int = 0
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -72,6 +79,11 @@ class Claim:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if not self.rule.strip():
             raise ValueError(f"claim {self.claim!r}: a verdict needs the rule that produced it")
+        if self.timing and self.verdict != "not comparable" and self.repeats < MIN_REPEATS:
+            raise ValueError(
+                f"claim {self.claim!r}: a timing claim needs >= {MIN_REPEATS} repeated "
+                f"measurements, its verdict rests on {self.repeats}"
+            )
 
     @property
     def holds(self) -> bool:
@@ -83,7 +95,7 @@ def claims_html(table: pd.DataFrame) -> str:
     value beside ours. Used by the notebooks and by ``figures/index.html``."""
     import html
 
-    cols = [c for c in CLAIM_KEYS if c in table.columns]
+    cols = [c for c in CLAIM_KEYS if c in table.columns and c != "timing"]
     head = "".join(f"<th style='text-align:left'>{html.escape(c)}</th>" for c in cols)
     rows = []
     for _, r in table.iterrows():
@@ -232,6 +244,7 @@ class NotebookReport:
         rule: str = "",
         note: str = "",
         kind: str = "claim",
+        timing: bool = False,
     ) -> Claim:
         """Record one row: the paper's claim, where it is made (``paper``), the paper's number
         (``paper_value``), ours (``measured``) and the verdict.
@@ -250,6 +263,8 @@ class NotebookReport:
             rule=verdict.rule,
             note=note,
             kind=kind,
+            timing=timing,
+            repeats=verdict.repeats,
         )
         self.claims.append(row)
         return row
