@@ -233,3 +233,15 @@ def test_verdicts_carry_their_repeats_and_a_timing_row_needs_three(tmp_path, mon
     assert report.claim(**row).repeats == 3
     row["verdict"] = c.not_comparable("no data")  # nothing measured, nothing to repeat
     assert report.claim(**row).verdict == "not comparable"
+
+
+def test_within_tolerance_interval_gives_every_verdict():
+    f = c.within_tolerance_interval
+    assert f(0.85, 0.8, 0.9, 0.87, 0.15, neutral=0.0, repeats=9).verdict == "holds"
+    assert f(0.3, 0.25, 0.35, 0.87, 0.15, neutral=0.0).verdict == "direction only"
+    assert f(-0.3, -0.4, -0.2, 0.87, 0.15, neutral=0.0).verdict == "fails"
+    v = f(0.7, 0.6, 0.8, 0.87, 0.15, neutral=0.0, repeats=9)  # crosses 0.72
+    assert v.verdict == "inconclusive" and v.repeats == 9
+    assert f(0.1, -0.1, 0.3, 0.87, 0.15, neutral=0.0).verdict == "inconclusive"  # crosses 0
+    assert f(2.0, 1.9, 2.1, 1.0, 0.15).verdict == "fails"  # no neutral: outside fails
+    assert f(float("nan"), 0, 1, 1.0, 0.1).verdict == "not comparable"

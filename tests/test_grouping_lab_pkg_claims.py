@@ -11,7 +11,7 @@ from routelab.claims import VERDICTS, Verdict
 from routelab.grouping.lab import pkg as xp
 from routelab.grouping.lab import pkg_claims as pc
 
-KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}
+KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind", "timing"}
 
 
 def verdicts(rows: list[dict]) -> list[str]:

@@ -117,3 +117,46 @@ def test_rows_name_the_workloads_with_synthetic_subscriptions():
     assert mc.salb_beats_hash(SALB_WINS, synthetic_from=5)["note"].startswith("tweet-based 10:")
     gain = pd.DataFrame({"lasp_over_random": [0.5, 0.9]})
     assert "100, 1,000" in mc.lasp_cuts_load(gain, [10, 100, 1000], synthetic_from=50)["note"]
+
+
+def test_lasp_note_follows_the_verdict():
+    gain = pd.DataFrame(
+        {
+            "kind": ["tweet", "topic"],
+            "n_subs": [1000, 1000],
+            "method": "SALB",
+            "lasp_over_random": [0.8, 0.9],
+        }
+    )
+    row = mc.lasp_cuts_load(gain, [1000])
+    assert v(row) == "holds" and row["note"] == ""
+    gain.loc[1, "lasp_over_random"] = 1.05
+    row = mc.lasp_cuts_load(gain, [1000])
+    assert v(row) == "partly"
+    assert row["note"] == "LASP/random total lookups >= 1 at: topic 1,000 SALB (1.05)"
+    gain["lasp_over_random"] = [1.2, 1.05]
+    row = mc.lasp_cuts_load(gain, [1000])
+    assert v(row) == "fails" and "tweet 1,000 SALB (1.20)" in row["note"]
+    # no workload at all: nothing to grade
+    empty = gain.iloc[:0]
+    assert v(mc.lasp_cuts_load(empty, [1000])) == "not comparable"
+
+
+def test_advantage_and_hash_notes_follow_the_verdict():
+    assert mc.salb_keeps_advantage(SALB_WINS)["note"] == ""
+    assert mc.salb_keeps_advantage(GFCL_WINS_ONCE)["note"].startswith("SALB is beaten in 1")
+    assert mc.salb_beats_hash(SALB_WINS)["note"] == ""
+    assert mc.salb_beats_hash(GFCL_WINS_ONCE)["note"].startswith("not above hash at: tweet 10")
+
+
+def test_topic_falls_slower_not_comparable_without_a_drop():
+    grid = pd.DataFrame(
+        {
+            "kind": ["tweet", "tweet", "topic", "topic"],
+            "n_subs": [10, 1000, 10, 1000],
+            "method": "SALB",
+            "placer": "LASP",
+            "throughput": [100.0, float("nan"), 100.0, 80.0],
+        }
+    )
+    assert v(mc.topic_falls_slower(grid, 10, 1000)) == "not comparable"

@@ -6,12 +6,13 @@ comparable where reachable); the expected ratios are computed by hand in the com
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from routelab.claims import VERDICTS, Verdict
 from routelab.s3tm.lab.routing import claims as rc
 
-KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}
+KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind", "timing"}
 
 
 def _summary(values, metric):
@@ -37,7 +38,7 @@ def _verdict(row):
 
 
 GOOD = _cell(4.0, 2.0, 3.0, 3.0, 0.5, 0.4)  # SALB best
-LOST = _cell(1.0, 1.0, 2.0, 1.0, 0.5, 0.4)  # gFCL ahead by 1.0 > SALB's std 0.1
+LOST = _cell(1.0, 1.0, 2.0, 1.0, 0.5, 0.4)  # gFCL ahead by 1.0 > gFCL's std 0.1
 
 
 # --------------------------------------------------------------------------- throughput
@@ -46,7 +47,7 @@ LOST = _cell(1.0, 1.0, 2.0, 1.0, 0.5, 0.4)  # gFCL ahead by 1.0 > SALB's std 0.1
 def test_best_throughput_holds_on_every_cell_and_on_a_tie():
     row = rc.salb_best_throughput(_summary({("topic", 8): GOOD}, "throughput"))
     assert _verdict(row) == "holds" and "1/1" in row["measured"]
-    # gFCL ahead by 0.05 < SALB's std 0.1: a tie, still a win
+    # gFCL ahead by 0.05 < gFCL's std 0.1: a tie, still a win
     tie = {("topic", 8): _cell(4.0, 2.0, 4.05, 3.0, 0.5, 0.4)}
     assert _verdict(rc.salb_best_throughput(_summary(tie, "throughput"))) == "holds"
 
@@ -72,7 +73,9 @@ def test_best_throughput_note_explains_spread_vs_balance():
         ]
     )
     note = rc.salb_best_throughput(full, words_per_post=7.5)["note"]
-    assert "spread is +25%" in note and "imbalance is only +10%" in note and "7.5 words" in note
+    assert "spread is +25%" in note and "imbalance +10%" in note and "7.5 words" in note
+    # SALB spreads more, the winner is no better balanced: spread decides; 7.5 > 3.96 words
+    assert "spread, not balance, decides them" in note and "weighs spread more" in note
 
 
 # --------------------------------------------------------------------------- imbalance
@@ -98,7 +101,8 @@ def test_imbalance_at_8_sizes():
     # 1.32 / 1.1 = 1.2 and 1.21 / 1.1 = 1.1: lower, but far from 6x / 4x
     near = {("tweet", 8): _cell(1.1, 2.0, 1.21, 1.32, 9.0, 9.0)}
     row = rc.salb_imbalance_at_8(_summary(near, "imbalance"))
-    assert _verdict(row) == "direction only" and "nearly balanced" in row["note"]
+    assert _verdict(row) == "direction only" and "cannot be reached" in row["note"]
+    assert "B(gFCL) = 1.210 < 4" in row["note"] and "B(gNFCL) = 1.320 < 6" in row["note"]
     # gNFCL 6x (holds) but gFCL 1.0 / 1.1 < 1 (fails): partly
     mixed = {("tweet", 8): _cell(1.1, 2.0, 1.0, 6.6, 9.0, 9.0)}
     assert _verdict(rc.salb_imbalance_at_8(_summary(mixed, "imbalance"))) == "partly"
@@ -141,7 +145,8 @@ def test_gc_gfc_one_row_per_kind_and_split_note():
     )
     rows = rc.gc_gfc_not_contenders(_summary(cells, "throughput"), gains)
     assert [_verdict(r) for r in rows] == ["holds", "direction only"]
-    assert "gC 3.0x" in rows[1]["note"] and rows[0]["note"] == ""
+    assert "gC by 3.0x" in rows[1]["note"] and "may not have split" in rows[1]["note"]
+    assert rows[0]["note"] == ""
     no_gfc = _summary({("topic", 8): GOOD}, "throughput")
     (row,) = rc.gc_gfc_not_contenders(no_gfc[no_gfc["method"] != "gFC"])
     assert _verdict(row) == "not comparable"
@@ -334,30 +339,81 @@ def test_no_split_stops_scaling():
 # --------------------------------------------------------------------------- learning time
 
 
-def _timing(slopes):
-    """Times growing as size ** slope (a log-log slope of exactly ``slope``)."""
+def _timing(slopes, repeats=3, noise=0.02, extra=None):
+    """Times growing as size ** slope, ``repeats`` timings per (method, size), each off by a
+    factor exp(+-noise) in turn (so the fitted slope is exactly ``slope`` and its interval
+    has a width set by ``noise``)."""
     sizes = [1e4, 1e5, 1e6]
-    return pd.DataFrame(
-        [
-            dict(method=m, size=s, learn_wall_seconds=1e-5 * s**k)
-            for m, k in slopes.items()
-            for s in sizes
-        ]
-    )
+    rows = []
+    for m, k in slopes.items():
+        for s in sizes:
+            for r in range(repeats):
+                wobble = np.exp(noise * (r - (repeats - 1) / 2))
+                rows.append(
+                    dict(method=m, size=s, repeat=r, learn_wall_seconds=1e-5 * s**k * wobble)
+                )
+    frame = pd.DataFrame(rows)
+    return frame.assign(**(extra or {}))
+
+
+def _timing_row(slopes, **kw):
+    row = rc.learning_time_trend(_timing(slopes, **kw))
+    assert row["timing"] is True
+    return row
 
 
 def test_learning_time_holds_partly_fails():
-    row = rc.learning_time_trend(_timing({"SALB": 1.0, "gFCL": 2.0, "gC": 1.5}))
-    assert _verdict(row) == "holds" and "SALB 1.00" in row["measured"]
-    row = rc.learning_time_trend(_timing({"SALB": 1.0, "gFCL": 2.0, "gC": 0.5}))
-    assert _verdict(row) == "partly" and "slope 1.00" in row["note"]  # 1/2
-    row = rc.learning_time_trend(_timing({"SALB": 1.0, "gFCL": 0.9, "gC": 0.5, "gFC": 1.2}))
-    assert _verdict(row) == "fails"  # 1/3
+    row = _timing_row({"SALB": 1.0, "gFCL": 2.0, "gC": 1.5})
+    assert _verdict(row) == "holds" and "SALB 1.00 [" in row["measured"]
+    assert row["verdict"].repeats == 3 and "(median of 3 timing(s))" in row["measured"]
+    assert "lies above" not in row["note"]
+    row = _timing_row({"SALB": 1.0, "gFCL": 2.0, "gC": 0.5})
+    assert _verdict(row) == "partly" and "SALB's slope 1.00" in row["note"]  # 1/2
+    assert "gC's 0.50" in row["note"]
+    row = _timing_row({"SALB": 1.0, "gFCL": 0.9, "gC": 0.5, "gFC": 1.2})
+    assert _verdict(row) == "fails"  # 1/3 < PARTLY_AT
+
+
+def test_learning_time_inconclusive_when_the_intervals_overlap():
+    # slopes 1.0 and 1.05 with timings off by +-20 %: the 95 % intervals overlap
+    row = _timing_row({"SALB": 1.0, "gFCL": 1.05}, noise=0.4)
+    assert _verdict(row) == "inconclusive" and "overlap" in row["verdict"].rule
+    assert row["verdict"].repeats == 3
+
+
+def test_learning_time_needs_repeated_timings():
+    # one timing per point: a timing claim cannot rest on it
+    row = _timing_row({"SALB": 1.0, "gFCL": 2.0}, repeats=1)
+    assert _verdict(row) == "not comparable" and "1 timing(s) per (method, size)" in row["note"]
+    row = _timing_row({"SALB": 1.0, "gFCL": 2.0}, repeats=2)
+    assert _verdict(row) == "not comparable"
+    assert (
+        _verdict(
+            rc.learning_time_trend(_timing({"SALB": 1.0, "gFCL": 2.0}, repeats=2), min_repeats=2)
+        )
+        == "holds"
+    )
 
 
 def test_learning_time_not_comparable():
-    row = rc.learning_time_trend(_timing({"gFCL": 2.0, "gC": 1.5}))
+    row = _timing_row({"gFCL": 2.0, "gC": 1.5})
     assert _verdict(row) == "not comparable"
+
+
+def test_learning_time_note_follows_the_numbers():
+    # SALB's times: 1e-5 s * size; gFCL's 1e-5 s * size**2 (slower at 1M posts)
+    row = _timing_row({"SALB": 1.0, "gFCL": 2.0})
+    assert "faster than the fastest METIS method (gFCL)" in row["note"]
+    # gFCL 1e-5 * size**0.5 is faster at 1M posts, and SALB's slope is above its slope;
+    # the word counts say why: occurrences grow with the posts, the vocabulary slowly
+    extra = {"nnz": 0, "n_learned_words": 0}
+    frame = _timing({"SALB": 1.0, "gFCL": 0.5}, extra=extra)
+    frame["nnz"] = frame["size"] * 7
+    frame["n_learned_words"] = frame["size"] ** 0.5
+    row = rc.learning_time_trend(frame)
+    assert _verdict(row) == "fails"
+    assert "slower than the fastest METIS method (gFCL)" in row["note"]
+    assert "occurrences grow with slope 1.00" in row["note"] and "slope 0.50" in row["note"]
 
 
 def test_salb_vs_hash_rows_name_the_baseline():
@@ -367,3 +423,79 @@ def test_salb_vs_hash_rows_name_the_baseline():
     assert [_verdict(r) for r in rows] == ["holds", "holds", "holds"]
     assert all(r["claim"].endswith("[hash without splitting]") for r in rows)
     assert "up to 150%" in rows[1]["claim"] and "256 nodes" in rows[2]["claim"]
+
+
+def test_best_throughput_tie_uses_the_std_of_the_method_compared_with():
+    # gFCL ahead of SALB by 0.3: within gFCL's std 0.5 -> a tie (SALB still wins), even
+    # though SALB's own std is 0.01
+    cell = _cell(4.0, 2.0, 4.3, 3.0, 0.5, 0.4)
+    cell["SALB"], cell["gFCL"] = (4.0, 0.01), (4.3, 0.5)
+    row = rc.salb_best_throughput(_summary({("topic", 8): cell}, "throughput"))
+    assert _verdict(row) == "holds" and row["note"] == ""
+    # the same gap with the stds swapped: gFCL's std 0.01 < 0.3 -> SALB loses the cell,
+    # although SALB's own std 0.5 would have called it a tie
+    cell["SALB"], cell["gFCL"] = (4.0, 0.5), (4.3, 0.01)
+    row = rc.salb_best_throughput(_summary({("topic", 8): cell}, "throughput"))
+    assert _verdict(row) == "fails" and "topic N=8: gFCL 4.3 +- 0.01 vs SALB 4" in row["note"]
+
+
+def test_lowest_imbalance_tie_uses_the_std_of_the_method_compared_with():
+    # gFCL's imbalance 1.2 below SALB's 1.3: within gFCL's std 0.2 -> tie; SALB's std 0.01
+    cell = _cell(1.3, 1.5, 1.2, 1.4, 5.0, 9.0, std=0.01)
+    cell["gFCL"] = (1.2, 0.2)
+    assert _verdict(rc.salb_lowest_imbalance(_summary({("topic", 8): cell}, "imbalance"))) == (
+        "holds"
+    )
+    cell["gFCL"], cell["SALB"] = (1.2, 0.01), (1.3, 0.2)
+    row = rc.salb_lowest_imbalance(_summary({("topic", 8): cell}, "imbalance"))
+    assert _verdict(row) == "fails" and "topic N=8: gFCL 1.2" in row["note"]
+
+
+def test_best_throughput_note_names_balance_when_the_winner_is_better_balanced():
+    # lost cell: SALB spread 3.0 vs gFCL 3.2 (SALB lower), imbalance gFCL 1.0 vs SALB 1.5
+    full = pd.concat(
+        [
+            _summary({("tweet", 2): LOST}, "throughput"),
+            _summary({("tweet", 2): _cell(3.0, 4.1, 3.2, 3.3, 2.0, 2.0)}, "spread_routed"),
+            _summary({("tweet", 2): _cell(1.5, 1.2, 1.0, 1.1, 3.0, 3.0)}, "imbalance"),
+        ]
+    )
+    note = rc.salb_best_throughput(full, words_per_post=3.0)["note"]
+    assert "balance, not spread, decides them" in note and "no more than its" in note
+    # a holding row has no note at all
+    assert rc.salb_best_throughput(_summary({("topic", 8): GOOD}, "throughput"))["note"] == ""
+
+
+def test_imbalance_at_8_note_follows_the_numbers():
+    # B(gFCL) = 5.0, B(gNFCL) = 7.0 could reach 4x / 6x, but B(SALB) = 2.0 keeps the ratios
+    # at 2.5 / 3.5: direction only, and no "cannot be reached" explanation
+    reachable = {("tweet", 8): _cell(2.0, 2.0, 5.0, 7.0, 9.0, 9.0)}
+    row = rc.salb_imbalance_at_8(_summary(reachable, "imbalance"))
+    assert _verdict(row) == "direction only" and row["note"] == ""
+    holds = {("tweet", 8): _cell(1.1, 2.0, 4.4, 6.6, 9.0, 9.0)}
+    assert rc.salb_imbalance_at_8(_summary(holds, "imbalance"))["note"] == ""
+
+
+def test_splitting_notes_name_the_kinds():
+    row = rc.splitting_needed(_gains([("topic", 256, 30.0, 10.0), ("tweet", 256, 9.0, 10.0)]))
+    assert row["note"] == "splitting does not raise SALB's throughput for: tweet (0.90x)"
+    row = rc.splitting_needed(_gains([("topic", 256, 30.0, 10.0), ("tweet", 256, 20.0, 10.0)]))
+    assert row["note"] == ""
+    rows = [("topic", 128, 12.0, 10.0), ("topic", 256, 20.0, 10.5)]
+    assert rc.no_split_stops_scaling(_gains(rows))["note"] == ""
+    rows += [("tweet", 128, 12.0, 10.0), ("tweet", 256, 20.0, 15.0)]
+    note = rc.no_split_stops_scaling(_gains(rows))["note"]
+    assert note == "without splitting SALB still speeds up from 128 to 256 for: tweet (1.50x)"
+
+
+def test_gc_gfc_split_note_says_when_splitting_does_not_lift():
+    cells = {("tweet", 8): _cell(4.0, 2.0, 3.0, 3.0, 2.0, 0.2)}
+    gains = pd.DataFrame(
+        [
+            dict(kind="tweet", method="gC", n_matchers=8, fold=0, throughput_gain=0.9),
+            dict(kind="tweet", method="gFC", n_matchers=8, fold=0, throughput_gain=1.0),
+        ]
+    )
+    (row,) = rc.gc_gfc_not_contenders(_summary(cells, "throughput"), gains)
+    assert _verdict(row) == "direction only" and "gC by 0.9x" in row["note"]
+    assert "may not have split" not in row["note"]

@@ -134,7 +134,7 @@ def test_one_workload_of_two_makes_a_claim_partly():
         {"tweet": GOOD, "topic": BAD}, {"tweet": _deliveries(), "topic": _deliveries()}
     )
     assert rows[1]["verdict"].verdict == "partly"
-    assert "not on topic-based subscriptions" in rows[1]["note"]
+    assert "; not on topic: consensus shedding is ahead" in rows[1]["note"]
     assert rows[3]["verdict"].verdict == "partly"
 
 
@@ -142,7 +142,7 @@ def test_shed_far_above_the_paper_is_direction_only_with_the_reason():
     far = _curve([1.0, 0.99, 0.98, 0.95], [1.0, 0.9, 0.8, 0.6], [1.0, 0.9, 0.75, 0.5], SHEDS)
     rows = sc.shedding_claims({"tweet": far}, {"tweet": _deliveries()})
     assert rows[2]["verdict"].verdict == "direction only"
-    assert "tweet: 50.0% shed" in rows[2]["measured"] and "far more" in rows[2]["note"]
+    assert "tweet: 50.0% shed" in rows[2]["measured"] and "50%, more than" in rows[2]["note"]
 
 
 # --------------------------------------------------------------------------- Fig. 8b
@@ -198,3 +198,55 @@ def test_curve_summary_by_hand():
     assert out.loc["good", "consensus: shed at 90% accuracy"] == pytest.approx(0.1)
     assert out.loc["good", "lead over random dropping (min)"] == pytest.approx(0.07)
     assert out.loc["bad", "gain over consensus (mean)"] < 0
+
+
+# --------------------------------------------------------------------------- notes
+
+
+def test_consensus_note_follows_each_workload():
+    rows = sc.shedding_claims({"tweet": GOOD}, {"tweet": _deliveries()})
+    assert rows[1]["verdict"].verdict == "holds" and "not on" not in rows[1]["note"]
+    # BAD: consensus is ahead at every shed -> the note says so for that workload only
+    rows = sc.shedding_claims(
+        {"tweet": BAD, "topic": GOOD}, {"tweet": _deliveries(), "topic": _deliveries()}
+    )
+    assert rows[1]["verdict"].verdict == "partly"
+    assert "; not on tweet: consensus shedding is ahead on average" in rows[1]["note"]
+    assert "topic:" not in rows[1]["note"]
+    # identical accuracies: a tie, named as one
+    tie = _curve([1.0, 0.9, 0.8, 0.6], [1.0, 0.9, 0.8, 0.6], [1.0, 0.9, 0.75, 0.5], SHEDS)
+    rows = sc.shedding_claims({"topic": tie}, {"topic": _deliveries()})
+    assert (
+        rows[1]["verdict"].verdict == "fails" and "topic: the two policies tie" in rows[1]["note"]
+    )
+
+
+def test_shed_note_explains_only_what_the_numbers_show():
+    # the paper's 25 %: no note beyond the setting
+    rows = sc.shedding_claims({"tweet": GOOD}, {"tweet": _deliveries()})
+    assert rows[2]["verdict"].verdict == "holds" and "more than" not in rows[2]["note"]
+    far = _curve([1.0, 0.99, 0.98, 0.95], [1.0, 0.9, 0.8, 0.6], [1.0, 0.9, 0.75, 0.5], SHEDS)
+    # far above the paper on topic-based subscriptions: no tweet-based explanation
+    rows = sc.shedding_claims({"topic": far}, {"topic": _deliveries()})
+    assert "topic: 50%, more than" in rows[2]["note"] and "whole post" not in rows[2]["note"]
+    rows = sc.shedding_claims({"tweet": far}, {"tweet": _deliveries()})
+    assert "whole post" in rows[2]["note"]
+    # 90 % accuracy at 10 % shed: less than the paper, and no explanation for more
+    rows = sc.shedding_claims({"tweet": BAD}, {"tweet": _deliveries()})
+    assert rows[2]["verdict"].verdict == "direction only"
+    assert (
+        "tweet: 10%, less than the paper's" in rows[2]["note"]
+        and "whole post" not in rows[2]["note"]
+    )
+
+
+def test_lag_sensitivity_is_computed_from_the_times():
+    # 7 s down / 2 s up = 3.5: one second moves it by 14 %-50 %; 6 / 3 = 2 still above 1
+    text = sc._lag_sensitivity(2.0, 7.0)
+    assert "14%-50%" in text and "would not flip" in text
+    # 4 s / 3 s = 1.33: 3 / 4 < 1, one second could flip it
+    assert "could flip" in sc._lag_sensitivity(3.0, 4.0)
+    # 3 s / 4 s = 0.75 (fails): 4 / 3 > 1 could flip it back
+    assert "could flip" in sc._lag_sensitivity(4.0, 3.0)
+    assert "would not flip" in sc._lag_sensitivity(20.0, 2.0)
+    assert sc._lag_sensitivity(math.nan, 2.0) == ""

@@ -418,6 +418,46 @@ def within_factor_measured(
     return Verdict("inconclusive", rule + "; the interval straddles an edge of the band or 1", n)
 
 
+def within_tolerance_interval(
+    estimate: float,
+    low: float,
+    high: float,
+    paper: float,
+    tolerance: float,
+    *,
+    neutral: float | None = None,
+    repeats: int = 0,
+) -> Verdict:
+    """:func:`within_tolerance` on an interval (e.g. a fitted slope's): holds if ``[low,
+    high]`` lies inside ``paper +- tolerance``; direction only if it lies wholly outside the
+    band but on the paper's side of ``neutral``; fails if it lies wholly outside the band
+    (and, with ``neutral``, wholly on its other side); inconclusive if it straddles an edge."""
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    rule = (
+        f"holds if the interval [{_fmt(low)}, {_fmt(high)}] (estimate {_fmt(estimate)}) lies "
+        f"within +-{_fmt(tolerance)} of the paper's {_fmt(paper)}"
+    )
+    if neutral is not None:
+        rule += f"; direction only if outside but on the paper's side of {_fmt(neutral)}"
+    if _nan(estimate, low, high):
+        return not_comparable(rule + "; nothing measured")
+    if paper - tolerance <= low and high <= paper + tolerance:
+        return Verdict("holds", rule, repeats)
+    outside = high < paper - tolerance or low > paper + tolerance
+    if neutral is not None:
+        side = (paper - neutral) > 0
+        paper_side = (low > neutral) if side else (high < neutral)
+        wrong_side = (high < neutral) if side else (low > neutral)
+        if outside and paper_side:
+            return Verdict("direction only", rule, repeats)
+        if wrong_side:
+            return Verdict("fails", rule, repeats)
+    elif outside:
+        return Verdict("fails", rule, repeats)
+    return Verdict("inconclusive", rule + "; the interval straddles an edge", repeats)
+
+
 def slope_interval(
     x: Sequence[float] | Any, y: Sequence[float] | Any, *, confidence: float = CONFIDENCE
 ) -> tuple[float, float, float, int]:

@@ -36,7 +36,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "big_n": 0,
             "operator_sizes": [2_000, 5_000],
             "sweep_n": 2_000,
-            "repeats": 1,
+            "repeats": 3,
         },
         "08_fish": {
             "spread_seeds": [0, 1],

@@ -4,10 +4,12 @@ sweep tasks, plus the worked example.
 Each grid point (algorithm, workload, N, seed) is one Spark task (:func:`routelab.sweep.run_grid`)
 that generates its workload inside the task from the seed (6M subscriptions are never
 shipped through Spark), builds the matcher, and times it on 100-event batches in-process
-(the paper's ``n_Eb``): kernel time per 100 events (best of ``repeats`` after a warm-up
+(the paper's ``n_Eb``): kernel time per 100 events (each of ``repeats`` batches after a warm-up
 batch, so numba's compilation is not counted), subscriptions checked per event, matches,
-build ("loading") time and the index's bytes. Points on one machine take turns for the
-timed part (:func:`timing_lock`); other tasks may still be generating or building meanwhile,
+build ("loading") time and the index's bytes; phase 1 is timed alone on each batch so
+the subscription-matching phase is known too (Sect. 6.2.1 reports both). Every timed batch
+is a row, so the claims have ``seeds x repeats`` measurements per point. Points on one
+machine take turns for the timed part (:func:`timing_lock`); other tasks may still be generating or building meanwhile,
 so the notebook's times are noisier than ``routelab bench filtering``'s.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from routelab.filtering.counting import CountingMatcher
 from routelab.filtering.matchers import build_matcher
 from routelab.filtering.model import EQ, Events, Subscriptions, match_pairs
 from routelab.filtering.oracle import oracle_match
+from routelab.filtering.predicates import phase1_batch
 from routelab.filtering.workload import (
     WORKLOADS,
     Workload,
@@ -73,10 +76,19 @@ def timing_lock() -> Iterator[None]:
 
 
 def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """One grid point (a Spark task): build and time one algorithm on one workload."""
+    """One grid point (a Spark task): build and time one algorithm on one workload.
+
+    Returns one row per timed batch of 100 events (``batch`` 0..repeats-1), each with the
+    matcher's whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
+    :func:`routelab.filtering.predicates.phase1_batch`) and the subscription-matching phase
+    (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase). Batch b of seed s holds
+    the same events for every algorithm, so the batches pair across algorithms. The build
+    time, bytes and work counts belong to the point and repeat on its rows."""
     w = ALL_WORKLOADS[params["workload"]]
     n, seed = int(params["n"]), int(params.get("seed", 0))
     repeats = int(params.get("repeats", 3))
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
     t0 = time.perf_counter()
     subs = generate_subscriptions(w, n, seed=seed)
     generate_s = time.perf_counter() - t0
@@ -86,28 +98,41 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         params["algorithm"], subs, stats=stats, greedy_sample=int(params.get("sample", 100_000))
     )
     build_s = time.perf_counter() - t0
+    reg = matcher.registry
     batches = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
     matcher.match(batches[0])  # warm-up (numba compilation, caches)
-    times, checks, matches = [], [], 0
+    phase1_batch(reg.phase1_index(), batches[0].widen(reg.n_attrs).values, reg.n_predicates())
+    point = {
+        "build_s": build_s,
+        "generate_s": generate_s,
+        "index_mb": index_bytes(matcher) / 2**20,
+        "tables": len(getattr(matcher, "schemas", [])),
+    }
+    rows = []
     with timing_lock():  # no two points of this machine time their kernels at once
-        for events in batches[1:]:
+        for b, events in enumerate(batches[1:]):
             t0 = time.perf_counter()
             ptr, _ = matcher.match(events)
-            times.append(time.perf_counter() - t0)
-            matches += int(ptr[-1])
+            whole = time.perf_counter() - t0
+            values = events.widen(reg.n_attrs).values
+            t0 = time.perf_counter()
+            phase1_batch(reg.phase1_index(), values, reg.n_predicates())
+            p1 = time.perf_counter() - t0
             work = getattr(matcher, "last_checks", None)
-            checks.append(float(np.mean(work if work is not None else matcher.last_work)))
-    return [
-        {
-            "ms_per_100": 1e3 * min(times),
-            "checks_per_event": float(np.mean(checks)),
-            "matches_per_event": matches / (100 * repeats),
-            "build_s": build_s,
-            "generate_s": generate_s,
-            "index_mb": index_bytes(matcher) / 2**20,
-            "tables": len(getattr(matcher, "schemas", [])),
-        }
-    ]
+            rows.append(
+                {
+                    "batch": b,
+                    "ms_per_100": 1e3 * whole,
+                    "phase1_ms": 1e3 * p1,
+                    "match_ms": 1e3 * max(whole - p1, 0.0),
+                    "checks_per_event": float(
+                        np.mean(work if work is not None else matcher.last_work)
+                    ),
+                    "matches_per_event": int(ptr[-1]) / 100,
+                    **point,
+                }
+            )
+    return rows
 
 
 def run_points(
@@ -119,39 +144,61 @@ def run_points(
     return run_grid(measure_point, points, spark=spark, local=local, desc="Fabret sweeps")
 
 
+def _seeds(seeds: int | Sequence[int]) -> list[int]:
+    out = [int(seeds)] if isinstance(seeds, int | np.integer) else [int(s) for s in seeds]
+    if not out:
+        raise ValueError("at least one seed is needed")
+    return out
+
+
 def scalability_points(
     algorithms: list[str],
     sizes: list[int],
     big: int | None,
     big_algorithms: list[str],
-    seed: int = 0,
+    seeds: int | Sequence[int] = 0,
+    repeats: int = 3,
 ) -> list[dict[str, Any]]:
-    """Fig. 3(a, c, d): W0 at each N for each algorithm, plus the big N for the fast ones."""
+    """Fig. 3(a, c, d): W0 at each N for each algorithm and seed, plus the big N for the fast
+    ones (first seed only: its ``repeats`` batches are its repeated measurements)."""
+    seeds = _seeds(seeds)
     points = [
-        {"algorithm": a, "workload": "W0", "n": n, "seed": seed} for n in sizes for a in algorithms
+        {"algorithm": a, "workload": "W0", "n": n, "seed": s, "repeats": repeats}
+        for s in seeds
+        for n in sizes
+        for a in algorithms
     ]
     if big:
         points += [
-            {"algorithm": a, "workload": "W0", "n": big, "seed": seed} for a in big_algorithms
+            {"algorithm": a, "workload": "W0", "n": big, "seed": seeds[0], "repeats": repeats}
+            for a in big_algorithms
         ]
     return points
 
 
-def operator_points(sizes: list[int], algorithms: list[str], seed: int = 0) -> list[dict]:
-    """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N."""
+def operator_points(
+    sizes: list[int], algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
+) -> list[dict]:
+    """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N and seed."""
     return [
-        {"algorithm": a, "workload": w, "n": n, "seed": seed}
+        {"algorithm": a, "workload": w, "n": n, "seed": s, "repeats": repeats}
+        for s in _seeds(seeds)
         for w in ("W1op", "W2op")
         for n in sizes
         for a in algorithms
     ]
 
 
-def sweep_points(n: int, algorithms: list[str], seed: int = 0) -> list[dict]:
-    """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N."""
+def sweep_points(
+    n: int, algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
+) -> list[dict]:
+    """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N, per seed."""
     names = [w.name for w in domain_sweep()] + [w.name for w in predicates_sweep()]
     return [
-        {"algorithm": a, "workload": w, "n": n, "seed": seed} for w in names for a in algorithms
+        {"algorithm": a, "workload": w, "n": n, "seed": s, "repeats": repeats}
+        for s in _seeds(seeds)
+        for w in names
+        for a in algorithms
     ]
 
 
