@@ -210,7 +210,9 @@ def test_slope_interval_uses_every_observation():
     x = [1, 1, 1, 10, 10, 10, 100, 100, 100]
     y = [v * s for v in (1, 10, 100) for s in (0.99, 1.0, 1.01)]
     slope, low, high, n = c.slope_interval(x, y)
-    assert n == 9 and math.isclose(slope, 1.0, abs_tol=1e-9) and low < 1 < high and high - low < 0.02
+    assert (
+        n == 9 and math.isclose(slope, 1.0, abs_tol=1e-9) and low < 1 < high and high - low < 0.02
+    )
     assert math.isnan(c.slope_interval([1, 1, 1], [1, 2, 3])[0])  # one distinct x
     assert math.isnan(c.slope_interval([1, 2], [1, 2])[0])
 
@@ -245,3 +247,27 @@ def test_within_tolerance_interval_gives_every_verdict():
     assert f(0.1, -0.1, 0.3, 0.87, 0.15, neutral=0.0).verdict == "inconclusive"  # crosses 0
     assert f(2.0, 1.9, 2.1, 1.0, 0.15).verdict == "fails"  # no neutral: outside fails
     assert f(float("nan"), 0, 1, 1.0, 0.1).verdict == "not comparable"
+
+
+def test_best_measured_and_share_measured_give_every_verdict():
+    lo, mid, hi = [1.0, 1.1, 0.9], [5.0, 5.1, 4.9], [9.0, 9.1, 8.9]
+    assert c.best_measured({"a": hi, "b": mid, "c": lo}, "a").verdict == "holds"
+    assert c.best_measured({"a": lo, "b": mid, "c": hi}, "a", higher=False).verdict == "holds"
+    assert c.best_measured({"a": mid, "b": hi}, "a").verdict == "fails"
+    close = c.best_measured({"a": [5.0, 6.0, 4.5], "b": mid}, "a")
+    assert close.verdict == "inconclusive" and close.repeats == 3
+    assert c.best_measured({"a": hi}, "a").verdict == "not comparable"
+    assert c.best_measured({"a": hi[:2], "b": lo[:2]}, "a").verdict == "not comparable"
+    h, i, f = (
+        c.Verdict("holds", "r", 3),
+        c.Verdict("inconclusive", "r", 3),
+        c.Verdict("fails", "r", 3),
+    )
+    n = c.not_comparable("none")
+    assert c.share_measured([h, h, n]).verdict == "holds"
+    v = c.share_measured([h, i])
+    assert v.verdict == "inconclusive" and "1 hold, 1 inconclusive" in v.rule
+    assert c.share_measured([h, f, i]).verdict == "fails"  # 1 of 3 < 50 %
+    assert c.share_measured([h, h, f]).verdict == "partly"
+    assert c.share_measured([f, f]).verdict == "fails"
+    assert c.share_measured([n]).verdict == "not comparable"

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from routelab.filtering.lab import experiments as fx
+from routelab.timing import timing_lock
 
 
 def test_measure_point_and_worked_example():
@@ -81,7 +82,7 @@ def test_timing_lock_is_exclusive():
     from pathlib import Path
 
     path = Path(tempfile.gettempdir()) / "routelab-timing.lock"
-    with fx.timing_lock(), path.open("a") as other, pytest.raises(BlockingIOError):
+    with timing_lock(), path.open("a") as other, pytest.raises(BlockingIOError):
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with path.open("a") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again

@@ -1,4 +1,5 @@
-"""PS2Stream lab: Spark replay, multi-copy latency, workload recipe, claims rules."""
+"""PS2Stream lab: Spark replay, multi-copy latency, workload recipe, bench, figures (the
+claims rules: ``test_spatial_lab_claims.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import pytest
 from routelab.grouping.queueing import multicopy_latency
 from routelab.spatial.engine import build_partition, prepare, run_pipeline
 from routelab.spatial.grid import BaseGrid
-from routelab.spatial.lab import claims as sc
 from routelab.spatial.lab.workload import (
     BOXES,
     WorkloadParams,
@@ -97,100 +97,6 @@ def test_helsinki_demo_matches_oracle() -> None:
     assert run_pipeline(setup, part).pairs == oracle_pairs(st)
 
 
-# --------------------------------------------------------------------------- claims rules
-
-
-def _frame(values: dict[tuple[str, str, str], dict[str, float]]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"country": c, "query_set": q, "algorithm": a, **m} for (c, q, a), m in values.items()]
-    )
-
-
-def _fig6(grid_q1: float, metric_q2: float) -> pd.DataFrame:
-    v = {}
-    for c in ("US", "GB"):
-        for q in ("Q1", "Q2"):
-            for a in ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric"):
-                v[(c, q, a)] = {"throughput": 100.0, "model_throughput": 1.0}
-    v[("US", "Q1", "grid")]["throughput"] = grid_q1
-    v[("US", "Q2", "metric")]["throughput"] = metric_q2
-    return _frame(v)
-
-
-def test_c1_c2_size_rules() -> None:
-    assert sc.c1_space_beats_text_on_q1(_fig6(209, 100))["verdict"].verdict == "holds"
-    assert sc.c1_space_beats_text_on_q1(_fig6(110, 100))["verdict"].verdict == "direction only"
-    assert sc.c1_space_beats_text_on_q1(_fig6(90, 100))["verdict"].verdict == "fails"
-    assert sc.c2_text_beats_space_on_q2(_fig6(100, 147))["verdict"].verdict == "holds"
-    assert sc.c2_text_beats_space_on_q2(_fig6(100, 60))["verdict"].verdict == "fails"
-
-
-def test_c3_best_baselines_rule() -> None:
-    f = _fig6(100, 100)
-    f.loc[f.algorithm == "metric", "throughput"] = 200.0
-    f.loc[f.algorithm == "kd-tree", "throughput"] = 200.0
-    assert sc.c3_best_baselines(f)["verdict"].verdict == "holds"
-    f.loc[f.algorithm == "metric", "throughput"] = 50.0
-    assert sc.c3_best_baselines(f)["verdict"].verdict == "partly"
-
-
-def _fig7(h: float, m: float, k: float, **extra: float) -> pd.DataFrame:
-    v = {}
-    for c in ("US", "GB"):
-        for q in ("Q1", "Q2", "Q3"):
-            for a, t in (("hybrid", h), ("metric", m), ("kd-tree", k)):
-                v[(c, q, a)] = {
-                    "throughput": t,
-                    "latency_us": 100.0 / t,
-                    "dispatcher_mb": 1.0,
-                    "worker_mb": 1.0,
-                    **extra,
-                }
-    return _frame(v)
-
-
-def test_hybrid_rules_hold_and_fail() -> None:
-    good = _fig7(130, 100, 100)
-    bad = _fig7(80, 100, 120)
-    assert sc.c4_hybrid_best(good)["verdict"].verdict == "holds"
-    assert sc.c4_hybrid_best(bad)["verdict"].verdict == "fails"
-    assert sc.c5_hybrid_q3(good)["verdict"].verdict == "holds"
-    assert sc.c5_hybrid_q3(bad)["verdict"].verdict == "fails"
-    assert sc.c6_q1_order(_fig7(130, 50, 100))["verdict"].verdict == "holds"
-    assert sc.c6_q1_order(bad)["verdict"].verdict != "holds"
-    assert sc.c7_q2_order(_fig7(130, 120, 100))["verdict"].verdict == "holds"
-    assert sc.c7_q2_order(bad)["verdict"].verdict != "holds"
-
-
-def test_latency_and_memory_rules() -> None:
-    f = _fig7(100, 100, 60)  # kd-tree latency 100/60 = 1.67x hybrid's
-    assert sc.c8_kd_latency_q2(f)["verdict"].verdict == "holds"
-    assert sc.c8_kd_latency_q2(_fig7(100, 100, 100))["verdict"].verdict == "fails"
-    assert sc.c9_metric_latency(f)["verdict"].verdict == "holds"
-    assert sc.c9_metric_latency(_fig7(100, 50, 100))["verdict"].verdict == "fails"
-    mem = _fig7(100, 100, 100)
-    mem.loc[mem.algorithm != "kd-tree", "dispatcher_mb"] = 2.0
-    mem.loc[(mem.algorithm == "hybrid") & (mem.query_set == "Q2"), "dispatcher_mb"] = 3.0
-    assert sc.c10_dispatcher_memory(mem)["verdict"].verdict == "holds"
-    mem.loc[:, "dispatcher_mb"] = 2000.0
-    assert sc.c10_dispatcher_memory(mem)["verdict"].verdict != "holds"
-    wm = _fig7(100, 100, 100)
-    wm.loc[wm.algorithm == "hybrid", "worker_mb"] = 0.5
-    assert sc.c11_worker_memory(wm)["verdict"].verdict == "holds"
-    wm.loc[wm.algorithm == "hybrid", "worker_mb"] = 5.0
-    assert sc.c11_worker_memory(wm)["verdict"].verdict == "fails"
-
-
-def test_scalability_rule() -> None:
-    rows = [
-        {"country": "US", "query_set": "Q3", "algorithm": "hybrid", "n_workers": n, "throughput": t}
-        for n, t in ((2, 100.0), (8, 300.0))
-    ]
-    assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "holds"
-    rows[1]["throughput"] = 50.0
-    assert sc.c12_scalability(pd.DataFrame(rows))["verdict"].verdict == "fails"
-
-
 def test_bench_quick_rows_agree_with_the_baseline() -> None:
     from routelab.spatial.lab.bench import DISPATCHER_GOAL, WORKER_GOAL, bench_rows
 
@@ -205,43 +111,6 @@ def test_bench_quick_rows_agree_with_the_baseline() -> None:
     assert gi2["meets_goal"] == (gi2["value"] >= WORKER_GOAL and gi2["ratio"] >= 20)
     disp = row("gridt dispatcher: route objects")
     assert disp["meets_goal"] == (disp["value"] >= DISPATCHER_GOAL and disp["ratio"] >= 20)
-
-
-def test_every_claim_row_explains_itself() -> None:
-    f6, f7 = _fig6(209, 100), _fig7(130, 100, 100)
-    for df in (f6, f7):
-        df["copies"], df["total_cost"], df["load_imbalance"], df["text_cells"] = (
-            10.0,
-            100.0,
-            1.1,
-            3.0,
-        )
-    rows = [
-        {"country": "US", "query_set": "Q3", "algorithm": "hybrid", "n_workers": n, "throughput": t}
-        for n, t in ((2, 1.0), (4, 2.0))
-    ]
-    out = sc.all_rows(f6, f7, pd.DataFrame(rows))
-    assert len(out) == 12 + len(sc.ADJUSTMENT_CLAIMS)
-    # Sect. VI-D (Figs. 12-16) is listed, not comparable with its reason
-    assert {r["verdict"].verdict for r in out[12:]} == {"not comparable"}
-    assert all("not implemented" in r["verdict"].rule for r in out[12:])
-    assert "Fig. 16" in out[-1]["paper"]
-    for row in out:
-        assert row["note"], row["claim"]
-        assert row["verdict"].rule
-    assert "copies" in out[0]["note"]
-
-
-def test_sized_ratio_bands_exclude_no_effect() -> None:
-    """A band around a sized effect that contains 1 could not tell the effect from none."""
-    for paper, tol in (
-        (sc.C1_PAPER, sc.RATIO_TOL),
-        (sc.C2_PAPER, sc.C2_TOL),
-        (sc.C8_PAPER, sc.C8_TOL),
-        (sc.C5_PAPER, sc.C5_TOL),
-    ):
-        assert paper / tol > 1.0
-    assert sc.c2_text_beats_space_on_q2(_fig6(100, 101))["verdict"].verdict == "direction only"
 
 
 def test_kdt_map_says_what_the_build_holds() -> None:

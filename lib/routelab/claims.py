@@ -516,6 +516,66 @@ def ordering_measured(
     return Verdict(v.verdict, v.rule, n)
 
 
+def best_measured(
+    samples: Mapping[str, Sequence[float]],
+    winner: str,
+    *,
+    higher: bool = True,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """ "``winner`` is the best" on paired repeated measurements (``higher=True``: the largest
+    value is best, e.g. throughput; ``False``: the smallest, e.g. latency). Each rival is
+    judged by :func:`direction_measured` of the winner against it: holds if every rival is
+    beaten, fails if some rival is decidedly better, inconclusive otherwise."""
+    rivals = [m for m in samples if m != winner]
+    if winner not in samples or not rivals:
+        return not_comparable(f"no {winner} or no rival measured")
+    expected = "above" if higher else "below"
+    parts = {m: direction_measured(samples[winner], samples[m], expected=expected,
+                                   min_repeats=min_repeats, confidence=confidence)
+             for m in rivals}  # fmt: skip
+    word = "highest" if higher else "lowest"
+    rule = f"holds if {winner}'s value is the {word}: " + "; ".join(
+        f"vs {m}: {v.verdict} ({v.rule.rsplit('; ', 1)[-1]})" for m, v in parts.items()
+    )
+    verdicts = [v.verdict for v in parts.values()]
+    n = min(v.repeats for v in parts.values())
+    if "not comparable" in verdicts:
+        return not_comparable(rule)
+    if all(v == "holds" for v in verdicts):
+        return Verdict("holds", rule, n)
+    if "fails" in verdicts:
+        return Verdict("fails", rule, n)
+    return Verdict("inconclusive", rule, n)
+
+
+def share_measured(
+    verdicts: Sequence[Verdict], *, partly_at: float = 0.5, rule: str = "cases"
+) -> Verdict:
+    """A claim over several cases, each judged on repeated measurements: holds if every
+    judged case holds; inconclusive if none fails but some are inconclusive; otherwise
+    partly/fails by the share that holds (:func:`share`). Cases that are not comparable are
+    left out and counted in the rule."""
+    judged = [v for v in verdicts if v.verdict != "not comparable"]
+    skipped = len(verdicts) - len(judged)
+    n_ok = sum(v.verdict == "holds" for v in judged)
+    n_open = sum(v.verdict == "inconclusive" for v in judged)
+    n_fail = len(judged) - n_ok - n_open
+    text = f"{rule}: {n_ok} hold, {n_open} inconclusive, {n_fail} do not"
+    if skipped:
+        text += f", {skipped} not comparable"
+    if not judged:
+        return not_comparable(text)
+    repeats = min(v.repeats for v in judged)
+    if n_ok == len(judged):
+        return Verdict("holds", text + f" ({n_ok}/{len(judged)})", repeats)
+    if n_fail == 0:
+        return Verdict("inconclusive", text, repeats)
+    v = share(n_ok, len(judged), partly_at=partly_at, rule=text)
+    return Verdict(v.verdict, v.rule, repeats)
+
+
 def geometric_mean(values: Iterable[float], *, positive_only: bool = False) -> float:
     """exp(mean(log x)) of positive values (NaN for none): how the claims combine ratios
     over datasets or grid points (S3-TM Sect. 6.2, PKG Table II).

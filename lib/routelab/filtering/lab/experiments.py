@@ -9,16 +9,14 @@ batch, so numba's compilation is not counted), subscriptions checked per event, 
 build ("loading") time and the index's bytes; phase 1 is timed alone on each batch so
 the subscription-matching phase is known too (Sect. 6.2.1 reports both). Every timed batch
 is a row, so the claims have ``seeds x repeats`` measurements per point. Points on one
-machine take turns for the timed part (:func:`timing_lock`); other tasks may still be generating or building meanwhile,
+machine take turns for the timed part (:func:`routelab.timing.timing_lock`); other tasks may still be generating or building meanwhile,
 so the notebook's times are noisier than ``routelab bench filtering``'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +36,7 @@ from routelab.filtering.workload import (
     generate_subscriptions,
     predicates_sweep,
 )
+from routelab.timing import timing_lock
 
 ALL_WORKLOADS: dict[str, Workload] = {
     **WORKLOADS,
@@ -56,23 +55,6 @@ def index_bytes(matcher: Any) -> int:
     if isinstance(matcher, CountingMatcher):
         return int(own + matcher.lists.nbytes + matcher.lists_ptr.nbytes + matcher._size.nbytes)
     return int(own + matcher.nbytes())
-
-
-@contextlib.contextmanager
-def timing_lock() -> Iterator[None]:
-    """Serialise the timed part of the grid points running on one machine (an exclusive
-    ``flock`` on a file in the temporary directory): generation and building still run in
-    parallel, but two kernels are never timed against each other."""
-    import fcntl
-    import tempfile
-
-    path = Path(tempfile.gettempdir()) / "routelab-timing.lock"
-    with path.open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:

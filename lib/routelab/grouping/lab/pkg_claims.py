@@ -70,7 +70,8 @@ JACCARD_TOL = 0.10
 DRIFT_GAIN = 10.0
 #: Skewed vs uniform sources "similar on average" (Fig. 4): mean skewed/uniform within 1.5x.
 SKEW_MARGIN = 1.5
-#: "SG and PKG perform similarly" (Fig. 5a): PKG/SG throughput within 5 % at every delay.
+#: "SG and PKG perform similarly" (Fig. 5a): PKG/SG throughput within 5 % at every delay
+#: (partly at >= PARTLY_AT of the delays).
 THROUGHPUT_MARGIN = 0.05
 #: Throughput cuts of a tenfold CPU delay: KG ~60 %, PKG/SG ~37 %, within 10 points.
 KG_DROP = 0.60
@@ -486,20 +487,20 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             "over the delays",
             combine(
                 [
-                    equivalent(
-                        geometric_mean(pkg_sg, positive_only=True) - 1,
-                        float(pkg_sg.min()) - 1,
-                        float(pkg_sg.max()) - 1,
-                        THROUGHPUT_MARGIN,
+                    share(
+                        int((np.abs(pkg_sg - 1) <= THROUGHPUT_MARGIN).sum()),
+                        len(pkg_sg),
+                        partly_at=PARTLY_AT,
+                        rule=f"holds if PKG/SG is within +-{THROUGHPUT_MARGIN:.0%} of 1 at every "
+                        f"delay, partly if at >= {PARTLY_AT:.0%} of them",
                     ),
                     direction(
                         t.loc[hi, "pkg_local"] / t.loc[hi, "kg"], neutral=1.0, expected="above"
                     ),
                 ]
             ),
-            "the interval is the range of PKG/SG - 1 over the delays (a deterministic model); "
-            "KG is compared at the largest delay: below saturation every scheme keeps up "
-            "with the source",
+            "a deterministic model, so each delay is graded on its own value; KG is compared "
+            "at the largest delay: below saturation every scheme keeps up with the source",
         ),
         _row(
             "A tenfold CPU delay cuts KG's throughput by ~60%, PKG's and SG's by ~37%",

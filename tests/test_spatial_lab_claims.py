@@ -1,0 +1,237 @@
+"""Notebook 11's claims rules on hand-made frames with the experiments' shape (one row per
+set, seed and algorithm; ``throughput_runs`` / ``latency_runs`` hold every replay): each rule
+gives each verdict it can give, its notes follow the numbers, and every timing row rests on
+at least three repeats."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.claims import MIN_REPEATS
+from routelab.spatial.lab import claims as sc
+
+SETS = [(c, q) for c in ("US", "GB") for q in ("Q1", "Q2", "Q3")]
+
+
+def _frame(
+    values: dict[tuple[str, str, str], dict[str, float]],
+    noise: float = 0.01,
+    runs: int = 3,
+    seed: int = 1,
+) -> pd.DataFrame:
+    """Rows of ``values[(country, query_set, algorithm)]``; ``throughput`` and
+    ``latency_us`` become ``runs`` replays perturbed by +-``noise``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (c, q, a), m in values.items():
+        row = {"country": c, "query_set": q, "algorithm": a, "seed": 0, **m}
+        for col, runs_col in (("throughput", "throughput_runs"), ("latency_us", "latency_runs")):
+            if col in m:
+                row[runs_col] = [m[col] * (1 + noise * rng.normal()) for _ in range(runs)]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _fig6(grid_q1: float, metric_q2: float, **kw) -> pd.DataFrame:
+    v = {}
+    for c in ("US", "GB"):
+        for q in ("Q1", "Q2"):
+            for a in sc.SPACE + sc.TEXT:
+                space = a in sc.SPACE
+                t = (150 if space else 100) if q == "Q1" else (100 if space else 150)
+                v[(c, q, a)] = {"throughput": float(t), "model_throughput": 1.0}
+            v[(c, q, "metric")]["throughput"] += 10  # the best text baseline
+            v[(c, q, "kd-tree")]["throughput"] += 10  # the best space baseline
+    v[("US", "Q1", "grid")]["throughput"] = grid_q1
+    v[("US", "Q1", "frequency")]["throughput"] = 100.0
+    v[("US", "Q2", "metric")]["throughput"] = metric_q2
+    v[("US", "Q2", "r-tree")]["throughput"] = 100.0
+    return _frame(v, **kw)
+
+
+def _fig7(hybrid: float, metric: float, kd: float, lat=None, **kw) -> pd.DataFrame:
+    lat = lat or {"hybrid": 10.0, "metric": 11.0, "kd-tree": 17.0}
+    v = {}
+    for c, q in SETS:
+        for a, t in (("hybrid", hybrid), ("metric", metric), ("kd-tree", kd)):
+            v[(c, q, a)] = {
+                "throughput": t, "model_throughput": t, "latency_us": lat[a],
+                "dispatcher_mb": {"kd-tree": 1.0, "metric": 2.0, "hybrid": 2.0 + (q == "Q2")}[a],
+                "worker_mb": {"hybrid": 1.0, "metric": 2.0, "kd-tree": 3.0}[a],
+                "copies": 10.0, "text_cells": 3.0, "busy_imbalance": 1.1,
+                "total_cost": {"hybrid": 90.0, "metric": 100.0, "kd-tree": 120.0}[a],
+                "load_imbalance": 1.1,
+            }  # fmt: skip
+    return _frame(v, **kw)
+
+
+def _fig11(slopes: dict[str, float], sets=(("US", "Q3"), ("GB", "Q3")), noise=0.01):
+    rng = np.random.default_rng(2)
+    rows = []
+    for c, q in sets:
+        for a, s in slopes.items():
+            for n in (2, 4, 8):
+                t = 100.0 * (n / 2) ** s
+                rows.append({"country": c, "query_set": q, "algorithm": a, "seed": 0,
+                             "n_workers": n, "throughput": t,
+                             "throughput_runs": [t * (1 + noise * rng.normal()) for _ in range(3)]})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _v(row: dict) -> str:
+    return row["verdict"].verdict
+
+
+def test_c1_c2_grade_the_families_and_the_papers_size() -> None:
+    assert _v(sc.c1_space_beats_text_on_q1(_fig6(209, 147))) == "holds"
+    small = sc.c1_space_beats_text_on_q1(_fig6(120, 147))  # 1.2x: right way, too small
+    assert _v(small) == "direction only"
+    bad = sc.c1_space_beats_text_on_q1(_fig6(90, 147))
+    assert _v(bad) == "partly"  # the family holds elsewhere, the example fails
+    assert bad["note"] != small["note"]
+    assert _v(sc.c2_text_beats_space_on_q2(_fig6(209, 147))) == "holds"
+    low = _fig6(209, 108)  # 1.08x vs R-tree; kd-tree (110) brought below metric as well
+    kd = (low.country == "US") & (low.query_set == "Q2") & (low.algorithm == "kd-tree")
+    low.loc[kd, "throughput_runs"] = low.loc[kd, "throughput_runs"].map(
+        lambda r: [x - 20 for x in r]
+    )
+    assert _v(sc.c2_text_beats_space_on_q2(low)) == "direction only"
+    assert _v(sc.c2_text_beats_space_on_q2(_fig6(209, 60))) == "partly"
+    noisy = sc.c1_space_beats_text_on_q1(_fig6(209, 147, noise=0.4, seed=3))
+    assert _v(noisy) in ("inconclusive", "partly")  # noise cannot make it hold
+    inverted = {**{k: v for k, v in _fig6(209, 147).items()}}
+    flipped = pd.DataFrame(inverted)
+    flipped["throughput_runs"] = [
+        [1e4 / x for x in r] for r in flipped["throughput_runs"]
+    ]  # every ranking reversed
+    assert _v(sc.c1_space_beats_text_on_q1(flipped)) == "fails"
+    assert _v(sc.c1_space_beats_text_on_q1(_fig6(209, 147).iloc[:0])) == "not comparable"
+
+
+def test_c3_best_baselines() -> None:
+    f = _fig6(150, 170)
+    f.loc[f.algorithm == "grid", "throughput_runs"] = f.loc[f.algorithm == "grid", "throughput_runs"].map(
+        lambda r: [x - 50 for x in r])  # fmt: skip
+    f.loc[f.algorithm == "frequency", "throughput_runs"] = f.loc[
+        f.algorithm == "frequency", "throughput_runs"].map(lambda r: [x - 50 for x in r])  # fmt: skip
+    assert _v(sc.c3_best_baselines(f)) == "holds"
+    g = f.copy()
+    g.loc[g.algorithm == "hypergraph", "throughput_runs"] = g.loc[
+        g.algorithm == "hypergraph", "throughput_runs"].map(lambda r: [x * 3 for x in r])  # fmt: skip
+    assert _v(sc.c3_best_baselines(g)) == "partly"  # hypergraph beats metric everywhere
+    tie = f.copy()
+    tie.loc[tie.algorithm == "r-tree", "throughput_runs"] = tie.loc[
+        tie.algorithm == "kd-tree", "throughput_runs"].to_numpy()  # fmt: skip
+    assert _v(sc.c3_best_baselines(tie)) == "inconclusive"
+
+
+def test_hybrid_rules_give_each_verdict() -> None:
+    good, bad = _fig7(130, 100, 100), _fig7(90, 100, 130)
+    assert _v(sc.c4_hybrid_best(good)) == "holds" and _v(sc.c4_hybrid_best(bad)) == "fails"
+    assert sc.c4_hybrid_best(good)["note"] != sc.c4_hybrid_best(bad)["note"]
+    assert _v(sc.c4_hybrid_best(_fig7(101, 100, 100, noise=0.05))) == "inconclusive"
+    assert _v(sc.c5_hybrid_q3(good)) == "holds" and _v(sc.c5_hybrid_q3(bad)) == "fails"
+    assert _v(sc.c5_hybrid_q3(_fig7(200, 100, 100))) == "direction only"
+    assert _v(sc.c5_hybrid_q3(good.iloc[:0])) == "not comparable"
+    assert _v(sc.c6_q1_order(_fig7(130, 50, 100))) == "holds"
+    assert _v(sc.c6_q1_order(_fig7(90, 50, 100))) == "partly"
+    assert _v(sc.c6_q1_order(_fig7(50, 130, 100))) == "fails"
+    assert _v(sc.c7_q2_order(_fig7(130, 120, 100))) == "holds"
+    assert _v(sc.c7_q2_order(_fig7(130, 80, 100))) == "partly"
+    assert _v(sc.c7_q2_order(_fig7(100.5, 100.5, 100, noise=0.05))) == "inconclusive"
+
+
+def test_latency_rules_give_each_verdict() -> None:
+    f = _fig7(130, 100, 100)
+    assert _v(sc.fig8_hybrid_lowest_latency(f)) == "holds"
+    worse = _fig7(130, 100, 100, lat={"hybrid": 12.0, "metric": 11.0, "kd-tree": 17.0})
+    assert _v(sc.fig8_hybrid_lowest_latency(worse)) == "fails"
+    assert _v(sc.c8_kd_latency_q2(f)) == "holds"  # 1.7x and 1.55x
+    same = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 10.0})
+    assert _v(sc.c8_kd_latency_q2(same)) == "inconclusive"
+    far = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 50.0})
+    assert _v(sc.c8_kd_latency_q2(far)) == "direction only"
+    low = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 5.0})
+    assert _v(sc.c8_kd_latency_q2(low)) == "fails"
+    # C9: similar everywhere but UK-Q1, where metric must be far larger
+    assert _v(sc.c9_metric_latency(f)) == "partly"  # UK-Q1 is similar here: 5 of 6
+    uk = f.copy()
+    m = (uk.country == "GB") & (uk.query_set == "Q1") & (uk.algorithm == "metric")
+    uk.loc[m, "latency_runs"] = uk.loc[m, "latency_runs"].map(lambda r: [x * 40 for x in r])
+    assert _v(sc.c9_metric_latency(uk)) == "holds"
+    apart = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 20.0, "kd-tree": 17.0})
+    assert _v(sc.c9_metric_latency(apart)) == "fails"
+
+
+def test_memory_rows_are_checks_and_can_fail() -> None:
+    f = _fig7(130, 100, 100)
+    bound, order = sc.c10_dispatcher_memory(f)
+    assert bound["kind"] == order["kind"] == "check"
+    assert _v(bound) == "holds" and _v(order) == "holds"
+    big = f.assign(dispatcher_mb=2000.0)
+    bound, order = sc.c10_dispatcher_memory(big)
+    assert _v(bound) == "fails" and _v(order) == "fails"  # all equal: no ordering
+    wm = sc.c11_worker_memory(f)
+    assert wm["kind"] == "check" and _v(wm) == "holds"
+    flip = f.assign(worker_mb=f["algorithm"].map({"hybrid": 3.0, "metric": 2.0, "kd-tree": 1.0}))
+    assert _v(sc.c11_worker_memory(flip)) == "fails"
+    assert sc.c11_worker_memory(flip)["note"] != wm["note"]
+
+
+def test_workload_rows() -> None:
+    f = _fig7(130, 100, 100)
+    total, balance = sc.workload_rows(f)
+    assert _v(total) == "holds" and _v(balance) == "holds"
+    worse = f.assign(
+        total_cost=f["algorithm"].map({"hybrid": 200.0, "metric": 100.0, "kd-tree": 120.0})
+    )
+    assert _v(sc.workload_rows(worse)[0]) == "fails"
+    mixed = f.copy()
+    mixed.loc[(mixed.algorithm == "hybrid") & (mixed.country == "GB"), "load_imbalance"] = 2.0
+    assert _v(sc.workload_rows(mixed)[1]) == "partly"
+
+
+def test_scalability_rows_give_each_verdict() -> None:
+    scales, most = sc.c12_scalability(_fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7}))
+    assert _v(scales) == "holds" and _v(most) == "holds"
+    scales, most = sc.c12_scalability(_fig11({"hybrid": 0.1, "metric": 0.6, "kd-tree": 0.7}))
+    assert _v(scales) == "fails" and _v(most) in ("partly", "fails")
+    scales, _ = sc.c12_scalability(_fig11({"hybrid": 0.5, "metric": 0.6}, noise=0.2))
+    assert _v(scales) == "inconclusive"
+    scales, most = sc.c12_scalability(_fig11({"hybrid": 0.9}).query("n_workers == 2"))
+    assert _v(scales) == "not comparable"
+    # Fig. 11(a)-(b): not comparable unless the notebook runs those sets
+    rows = sc.fig11_worst_rows(_fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7}))
+    assert [_v(r) for r in rows] == ["not comparable", "not comparable"]
+    uk = (("GB", "Q1"), ("GB", "Q2"))
+    rows = sc.fig11_worst_rows(_fig11({"hybrid": 0.9, "metric": 0.3, "kd-tree": 0.2}, sets=uk))
+    assert [_v(r) for r in rows] == ["fails", "holds"]  # kd-tree worst in both
+
+
+def test_every_row_and_timing_rows_rest_on_repeats() -> None:
+    f6, f7 = _fig6(209, 147), _fig7(130, 100, 100)
+    out = sc.all_rows(f6, f7, _fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7}))
+    claims = [r["claim"] for r in out]
+    assert len(claims) == len(set(claims))
+    for row in out:
+        assert row["verdict"].rule, row["claim"]
+        if row.get("timing") and _v(row) != "not comparable":
+            assert row["verdict"].repeats >= MIN_REPEATS, row["claim"]
+    # Sect. VI-D (Figs. 12-16) is listed, not comparable with its reason
+    tail = out[-len(sc.ADJUSTMENT_CLAIMS) :]
+    assert {_v(r) for r in tail} == {"not comparable"} and "Fig. 16" in tail[-1]["paper"]
+    for needed in ("minimizes the total workload", "balances the load", "smallest latency",
+                   "worst scalability in Fig. 11(a)", "best performance in most cases"):  # fmt: skip
+        assert any(needed in c for c in claims), needed
+
+
+@pytest.mark.parametrize(
+    ("paper", "tol"),
+    [(sc.C1_PAPER, sc.RATIO_TOL), (sc.C2_PAPER, sc.C2_TOL), (sc.C8_PAPER, sc.C8_TOL),
+     (sc.C5_PAPER, sc.C5_TOL)],
+)  # fmt: skip
+def test_sized_ratio_bands_exclude_no_effect(paper: float, tol: float) -> None:
+    """A band around a sized effect that contains 1 could not tell the effect from none."""
+    assert paper / tol > 1.0
