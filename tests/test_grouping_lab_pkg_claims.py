@@ -191,7 +191,7 @@ def skew_rows(skewed: list[float]) -> list[str]:
             "avg_imbalance_fraction": skewed + [1e-4] * n,
         }
     )
-    return verdicts(pc.skew_claims(skew, SHARES))
+    return verdicts(pc.skew_claims(skew, SHARES))[:1]  # the Fig. 4 rise row is tested apart
 
 
 def test_skew_holds_and_fails():
@@ -222,8 +222,8 @@ def tp_rows(**kw) -> list[str]:
 
 def test_throughput_paper_like_frame_holds_everywhere():
     rows = pc.throughput_claims(tp_frame(), 100.0)
-    assert verdicts(rows) == ["holds"] * 5
-    assert [r["kind"] for r in rows] == ["claim"] * 3 + ["check", "claim"]
+    assert verdicts(rows) == ["holds"] * 6  # PKG/KG at 1 ms: 63/40 = +57.5%
+    assert [r["kind"] for r in rows] == ["claim"] * 3 + ["check", "claim", "claim"]
 
 
 def test_throughput_match_partly_and_fails():
@@ -342,7 +342,7 @@ def test_table2_size_and_off_greedy_not_comparable_without_the_paper_streams():
     gain = gain_frame(
         [("other", 5, 1.0, 0.001, 1.0, 0.0, 0.0), ("other", 50, 0.1, 0.05, 0.06, 0.1, 0.005)]
     )
-    assert verdicts(pc.table2_claims(gain, [CASE]))[1::2] == ["not comparable"] * 2
+    assert verdicts(pc.table2_claims(gain, [CASE]))[1:4:2] == ["not comparable"] * 2
 
 
 def test_probing_not_comparable_without_ratios():
