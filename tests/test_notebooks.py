@@ -14,7 +14,7 @@ import re
 import nbformat
 import pytest
 
-from routelab.claims import KINDS, VERDICTS
+from routelab.claims import KINDS, MIN_REPEATS, VERDICTS
 from routelab.paths import notebooks_dir
 from routelab.report import CLAIM_KEYS
 
@@ -98,6 +98,8 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
         assert claim["claim"] and claim["measured"] and claim["rule"]
         if claim["kind"] == "claim":  # the paper's side of the row, beside ours
             assert claim["paper"] and claim["paper_value"], f"no paper value: {claim}"
+        if claim["timing"] and claim["verdict"] != "not comparable":  # noise decides nothing
+            assert claim["repeats"] >= MIN_REPEATS, f"a timing claim on one measurement: {claim}"
     assert results["figures"], "at least one figure"
     _check_outputs_render_offline(tmp_path / "runs" / "smoke" / f"{name}.ipynb", results)
     for fig in results["figures"]:

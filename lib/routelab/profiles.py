@@ -113,7 +113,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "curve_test_posts": 1000,
             "curve_nodes": 8,
             "curve_repeats": 2,
-            "timing_sizes": [1000, 3000],
+            "timing_sizes": [1000, 2000, 3000],
             "timing_nodes": 8,
             "source_folds": 2,
             "real_curve_sizes": [300, 1000],
@@ -135,6 +135,9 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "sweep_n": 3_000_000,
         },
         "03_routing": {
+            "n_folds": 10,
+            "source_folds": 3,
+            "timing_repeats": 5,
             "synthetic_dataset_posts": 1_000_000,
             "ablation_folds": 10,
             "lda_passes": 10,

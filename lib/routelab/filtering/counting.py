@@ -201,12 +201,7 @@ class CountingMatcher:
         dtype = np.uint8 if size.max(initial=0) < 255 else np.int32
         ptr, out, self.last_work = counting_kernel(
             events.widen(reg.n_attrs).values,
-            index.fam_attr,
-            index.fam_op,
-            index.fam_start,
-            index.fam_end,
-            index.values,
-            index.pids,
+            *index.kernel_arrays(),
             reg.n_predicates(),
             self.lists_ptr,
             self.lists,

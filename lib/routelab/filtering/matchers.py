@@ -144,12 +144,7 @@ class ClusterMatcher:
         catch_all = idx.access_id.get(CATCH_ALL, -1)
         ptr, out, self.last_checks, self.last_lookups = match_kernel(
             events.widen(reg.n_attrs).values,
-            p1.fam_attr,
-            p1.fam_op,
-            p1.fam_start,
-            p1.fam_end,
-            p1.values,
-            p1.pids,
+            *p1.kernel_arrays(),
             reg.n_predicates(),
             pred_access,
             catch_all,

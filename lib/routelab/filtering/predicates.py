@@ -78,6 +78,11 @@ class PredicateIndex:
     def __len__(self) -> int:
         return self.n_ids
 
+    def kernel_arrays(self) -> tuple[np.ndarray, ...]:
+        """The family arrays in the order :func:`phase1` takes them (``fam_attr, fam_op,
+        fam_start, fam_end, values, pids``)."""
+        return self.fam_attr, self.fam_op, self.fam_start, self.fam_end, self.values, self.pids
+
 
 def satisfied_reference(index: PredicateIndex, event: np.ndarray) -> list[int]:
     """The ids of the predicates ``event`` satisfies (readable version of :func:`phase1`)."""
@@ -182,12 +187,7 @@ def phase1_batch(index: PredicateIndex, events: np.ndarray, n_preds: int) -> int
     return int(
         _phase1_batch(
             np.ascontiguousarray(events, dtype=np.int64),
-            index.fam_attr,
-            index.fam_op,
-            index.fam_start,
-            index.fam_end,
-            index.values,
-            index.pids,
+            *index.kernel_arrays(),
             int(n_preds),
         )
     )
@@ -199,12 +199,7 @@ def satisfied(index: PredicateIndex, event: np.ndarray) -> np.ndarray:
     sat = np.zeros(len(index), dtype=np.int64)
     n = phase1(
         np.ascontiguousarray(event, dtype=np.int64),
-        index.fam_attr,
-        index.fam_op,
-        index.fam_start,
-        index.fam_end,
-        index.values,
-        index.pids,
+        *index.kernel_arrays(),
         B,
         sat,
     )
