@@ -52,7 +52,7 @@ def figures(tmp_path):
                     }
                 ],
                 "claims": [
-                    _row("faster", "holds"),
+                    _row("faster", "holds", timing=True, repeats=9),
                     _row("smaller", "direction only"),
                     _row("zipf", "holds", kind="check"),
                 ],
@@ -152,5 +152,7 @@ def test_text_blocks_fit_the_terminal_and_read_each_rule_once(figures, monkeypat
     for label in ("paper ", "paper value", "ours", "rule", "note"):
         assert f"  {label}" in block, label
     assert block.count("holds if above 1") == 1 and "(8 parts)" in block
+    assert "  repeats      9 repeated measurements (timings)" in block
+    assert "repeats" not in text.split("[direction only]")[1].split("[")[0]  # single values
     assert compact_rule("a; b; a") == "a (2 parts); b"
     assert max(map(len, format_claims(frame, "text", width=100).splitlines())) <= 100

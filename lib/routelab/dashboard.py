@@ -117,6 +117,17 @@ def compact_rule(rule: str) -> str:
     return "; ".join(f"{p} ({k} parts)" if k > 1 else p for p, k in seen.items())
 
 
+def _repeats_text(row: pd.Series) -> str:
+    """How many repeated measurements the verdict rests on (blank for single values)."""
+    try:
+        n = int(row.get("repeats") or 0)
+    except (TypeError, ValueError):
+        return ""
+    if n <= 0:
+        return ""
+    return f"{n} repeated measurements" + (" (timings)" if row.get("timing") is True else "")
+
+
 def claims_text(frame: pd.DataFrame, width: int | None = None) -> str:
     """The claims as blocks that fit a terminal ``width`` (default: the terminal's, which
     honours ``COLUMNS``): one block per claim, left-aligned, every field labelled."""
@@ -136,6 +147,7 @@ def claims_text(frame: pd.DataFrame, width: int | None = None) -> str:
                 ("paper value", row.get("paper_value", "")),
                 ("ours", row.get("measured", "")),
                 ("rule", compact_rule(row.get("rule", "") or "")),
+                ("repeats", _repeats_text(row)),
                 ("note", row.get("note", "")),
             ]
             for label, value in fields:
