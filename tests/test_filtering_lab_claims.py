@@ -198,7 +198,7 @@ def _ops(wp: tuple[float, float], static: tuple[float, float], noise: float = 0.
     rng = np.random.default_rng(3)
     return pd.DataFrame(
         [
-            {"algorithm": a, "workload": w, "n": 10, "seed": 0, "batch": b,
+            {"algorithm": a, "workload": w, "n": 100_000, "seed": 0, "batch": b,
              "ms_per_100": t * (1 + noise * rng.normal())}
             for a, (t1, t2) in {"propagation_wp": wp, "static": static}.items()
             for w, t in (("W1op", t1), ("W2op", t2))
@@ -249,3 +249,19 @@ def test_fig4_claims_are_listed_as_not_comparable():
     assert len(listed) == len(fc.SATURATION_CLAIMS) == 2
     assert {r["verdict"].verdict for r in listed} == {"not comparable"}
     assert all("not implemented" in r["verdict"].rule and "Fig. 4" in r["paper"] for r in listed)
+
+
+def test_timing_rows_below_the_papers_sizes_are_not_comparable():
+    small = (2_000, 5_000, 10_000)
+    at_small = fc.scalability_rows(_frame(BASE, sizes=small, seeds=3))
+    at_paper = rows()
+    for a, b in zip(at_paper, at_small, strict=True):
+        if a.get("timing"):
+            assert _verdict([b], b["claim"]) == "not comparable", b["claim"]
+            assert "from 100,000 subscriptions" in b["verdict"].rule
+            assert "measured here:" in b["verdict"].rule or a["verdict"].verdict == "not comparable"
+    assert _verdict(at_small, "memory") == _verdict(at_paper, "memory")  # bytes: graded anyway
+    ops = _ops((1, 2), (0.5, 1.1)).assign(n=10_000)
+    assert fc.operator_row(ops)["verdict"].verdict == "not comparable"
+    sweep = _sweep().assign(n=10_000)
+    assert {r["verdict"].verdict for r in fc.sweep_rows(sweep)} == {"not comparable"}

@@ -235,3 +235,26 @@ def test_every_row_and_timing_rows_rest_on_repeats() -> None:
 def test_sized_ratio_bands_exclude_no_effect(paper: float, tol: float) -> None:
     """A band around a sized effect that contains 1 could not tell the effect from none."""
     assert paper / tol > 1.0
+
+
+def test_timing_rows_outside_the_papers_regime_are_not_comparable() -> None:
+    f6, f7 = _fig6(209, 147), _fig7(130, 100, 100)
+    f11 = _fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7})
+    busy = {"busiest_us_per_tuple": 40.0, "worker_busy_max_s": 2.0}
+    inside = sc.all_rows(*(f.assign(**busy) for f in (f6, f7, f11)))
+    assert _v(next(r for r in inside if r["claim"].startswith("hybrid partitioning is best"))) == (
+        "holds"
+    )
+    idle = {"busiest_us_per_tuple": 0.3, "worker_busy_max_s": 0.004}
+    outside = sc.all_rows(f6.assign(**idle), f7.assign(**idle), f11.assign(**idle))
+    for a, b in zip(inside, outside, strict=True):
+        if a.get("timing"):
+            assert _v(b) == "not comparable", b["claim"]
+            assert "not the paper's regime" in b["verdict"].rule
+            assert f"measured here: {_v(a)}" in b["verdict"].rule  # what it would have been
+        else:
+            assert _v(b) == _v(a)  # model and memory rows are graded either way
+    short = {"busiest_us_per_tuple": 40.0, "worker_busy_max_s": 0.1}  # busy but too short
+    assert "0.1 ms" not in sc.regime_reason(f7.assign(**short))
+    assert "100 ms per replay" in sc.regime_reason(f7.assign(**short))
+    assert sc.regime_reason(f7) == ""  # frames without the columns are taken as they are
