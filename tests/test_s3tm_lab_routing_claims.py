@@ -499,3 +499,9 @@ def test_gc_gfc_split_note_says_when_splitting_does_not_lift():
     (row,) = rc.gc_gfc_not_contenders(_summary(cells, "throughput"), gains)
     assert _verdict(row) == "direction only" and "gC by 0.9x" in row["note"]
     assert "may not have split" not in row["note"]
+
+
+def test_learning_time_below_the_papers_corpus_sizes_is_not_comparable():
+    small = _timing({"SALB": 1.0, "gFCL": 2.0}).assign(size=lambda f: f["size"] / 100)
+    row = rc.learning_time_trend(small)  # 100 .. 10,000 posts: milliseconds of learning
+    assert _verdict(row) == "not comparable" and "10,000 posts" in row["verdict"].rule

@@ -624,6 +624,10 @@ def _growth_note(timing: pd.DataFrame) -> str:
     )
 
 
+#: the smallest corpus a Fig. 9 slope is graded at (the default profile's first size)
+TIMING_MIN_POSTS = 62_500
+
+
 def learning_time_trend(timing: pd.DataFrame, *, min_repeats: int = MIN_REPEATS) -> dict[str, Any]:
     """SALB's learning time grows more slowly with the corpus than the METIS methods'
     (Sect. 6.6, Fig. 9), judged on measured wall-clock times (a ``timing=True`` row).
@@ -673,6 +677,13 @@ def learning_time_trend(timing: pd.DataFrame, *, min_repeats: int = MIN_REPEATS)
             f"{min_repeats} repeated measurements"
         )
         return row(not_comparable(reason), reason + " (run_learning_time's repeats)")
+    if size_max < TIMING_MIN_POSTS:
+        reason = (
+            f"the largest learning corpus timed is {size_max:,} posts; below "
+            f"{TIMING_MIN_POSTS:,} learning takes milliseconds, where start-up costs and the "
+            "machine's noise, not the growth rate, decide the slopes (Fig. 9 starts there)"
+        )
+        return row(not_comparable(reason), reason)
     _, salb_low, salb_high, _ = fits[BASELINE]
     below = [m for m in metis if salb_high < fits[m][1]]
     above = [m for m in metis if salb_low > fits[m][2]]
