@@ -57,30 +57,16 @@ def index_bytes(matcher: Any) -> int:
     return int(own + matcher.nbytes())
 
 
-#: the shortest timed measurement: a batch whose matching takes less is matched ``loops``
-#: times in a row and the mean kept (timer resolution and cache effects decide below this)
-MIN_TIMED_S = 0.02
-
-
-def _loops(run: Any, min_s: float) -> int:
-    """How many back-to-back runs make one measurement last ``min_s`` (after a first,
-    untimed run that compiles and warms the caches)."""
-    run()
-    t0 = time.perf_counter()
-    run()
-    once = max(time.perf_counter() - t0, 1e-7)
-    return max(1, int(np.ceil(min_s / once)))
-
-
 def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     """One grid point (a Spark task): build and time one algorithm on one workload.
 
     Returns one row per timed batch of 100 events (``batch`` 0..repeats-1), each with the
     matcher's whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
     :func:`routelab.filtering.predicates.phase1_batch`) and the subscription-matching phase
-    (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase); a batch faster than
-    :data:`MIN_TIMED_S` is matched ``loops`` times back to back and the mean kept, so no
-    measurement is shorter than the timer can resolve. Batch b of seed s holds
+    (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase). Each batch is matched
+    once, cold: repeating one batch back to back would keep its clusters in the cache and
+    favour the algorithms prefetching is meant to help against (Sect. 2.2.3). Batch b of
+    seed s holds
     the same events for every algorithm, so the batches pair across algorithms. The build
     time, bytes and work counts belong to the point and repeat on its rows."""
     w = ALL_WORKLOADS[params["workload"]]
@@ -99,29 +85,24 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     build_s = time.perf_counter() - t0
     reg = matcher.registry
     batches = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
-    warm = batches[0].widen(reg.n_attrs).values
-    min_s = float(params.get("min_timed_s", MIN_TIMED_S))
-    loops = _loops(lambda: matcher.match(batches[0]), min_s)  # also the warm-up (compilation)
-    p1_loops = _loops(lambda: phase1_batch(reg.phase1_index(), warm, reg.n_predicates()), min_s)
+    matcher.match(batches[0])  # warm-up (numba compilation, caches)
+    phase1_batch(reg.phase1_index(), batches[0].widen(reg.n_attrs).values, reg.n_predicates())
     point = {
         "build_s": build_s,
         "generate_s": generate_s,
         "index_mb": index_bytes(matcher) / 2**20,
         "tables": len(getattr(matcher, "schemas", [])),
-        "loops": loops,
     }
     rows = []
     with timing_lock():  # no two points of this machine time their kernels at once
         for b, events in enumerate(batches[1:]):
             t0 = time.perf_counter()
-            for _ in range(loops):
-                ptr, _ = matcher.match(events)
-            whole = (time.perf_counter() - t0) / loops
+            ptr, _ = matcher.match(events)
+            whole = time.perf_counter() - t0
             values = events.widen(reg.n_attrs).values
             t0 = time.perf_counter()
-            for _ in range(p1_loops):
-                phase1_batch(reg.phase1_index(), values, reg.n_predicates())
-            p1 = (time.perf_counter() - t0) / p1_loops
+            phase1_batch(reg.phase1_index(), values, reg.n_predicates())
+            p1 = time.perf_counter() - t0
             work = getattr(matcher, "last_checks", None)
             rows.append(
                 {
