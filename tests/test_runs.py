@@ -78,6 +78,8 @@ def test_failing_notebook_is_named_with_its_cell_and_others_still_run(sandbox):
             "rule": "holds if >= 2",
             "note": "",
             "kind": "claim",
+            "timing": False,
+            "repeats": 0,
         }
     ]
     assert (sandbox / "runs" / "history.jsonl").read_text().count("\n") == 1
