@@ -28,9 +28,20 @@ def test_measure_point_and_worked_example():
     assert (rows["phase1_ms"] > 0).all()
     with pytest.raises(ValueError, match="repeats"):
         fx.measure_point({"algorithm": "static", "workload": "W0", "n": 100, "repeats": 0})
-    points = fx.scalability_points(["static"], [10, 20], 60, ["static"], seeds=[0, 1], repeats=4)
+    points = fx.scalability_points(["a", "b"], [10, 20], 60, ["b"], seeds=[0, 1], repeats=4)
     assert len(points) == 5 and {p["repeats"] for p in points} == {4}
     assert [p["seed"] for p in points if p["n"] == 60] == [0]  # the big N: first seed only
+    assert [p["algorithms"] for p in points if p["n"] == 60] == [["b"]]
+    # one point times every algorithm interleaved on the same batches
+    grouped = fx.run_points(
+        [{"algorithms": ["counting", "static"], "workload": "W0", "n": 500, "repeats": 2,
+          "sample": 500}], local=True)  # fmt: skip
+    assert "algorithms" not in grouped.columns
+    assert sorted(zip(grouped["batch"], grouped["algorithm"])) == [
+        (0, "counting"), (0, "static"), (1, "counting"), (1, "static")]  # fmt: skip
+    assert list(grouped["algorithm"][grouped["batch"] == 1]) == ["static", "counting"]  # rotated
+    same = grouped.groupby("batch")["matches_per_event"].nunique()
+    assert (same == 1).all()  # the same events: the same matches for every algorithm
     example = fx.worked_example()
     assert list(example["events"]["matches"]) == ["1, 2, 3", "4"]
     assert list(example["events"]["subscriptions checked"]) == [4, 1]

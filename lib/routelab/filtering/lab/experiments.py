@@ -1,9 +1,10 @@
 """Notebook 09's experiments: Fig. 3(a-d), Fig. 3(b) and the Sect. 6.2.2 sweeps as Spark
 sweep tasks, plus the worked example.
 
-Each grid point (algorithm, workload, N, seed) is one Spark task (:func:`routelab.sweep.run_grid`)
+Each grid point (workload, N, seed) is one Spark task (:func:`routelab.sweep.run_grid`)
 that generates its workload inside the task from the seed (6M subscriptions are never
-shipped through Spark), builds the matcher, and times it on 100-event batches in-process
+shipped through Spark), builds every compared matcher on it, and times them interleaved on
+the same 100-event batches in-process
 (the paper's ``n_Eb``): kernel time per 100 events (each of ``repeats`` batches after a warm-up
 batch, so numba's compilation is not counted), subscriptions checked per event, matches,
 build ("loading") time and the index's bytes; phase 1 is timed alone on each batch so
@@ -58,65 +59,74 @@ def index_bytes(matcher: Any) -> int:
 
 
 def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
-    """One grid point (a Spark task): build and time one algorithm on one workload.
+    """One grid point (a Spark task): build every algorithm of ``params["algorithms"]`` (or
+    the one ``params["algorithm"]``) on one generated workload and time them **interleaved**
+    on the same batches.
 
-    Returns one row per timed batch of 100 events (``batch`` 0..repeats-1), each with the
-    matcher's whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
+    Returns one row per (algorithm, timed batch of 100 events), each with the matcher's
+    whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
     :func:`routelab.filtering.predicates.phase1_batch`) and the subscription-matching phase
-    (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase). Each batch is matched
-    once, cold: repeating one batch back to back would keep its clusters in the cache and
-    favour the algorithms prefetching is meant to help against (Sect. 2.2.3). Batch b of
-    seed s holds
-    the same events for every algorithm, so the batches pair across algorithms. The build
-    time, bytes and work counts belong to the point and repeat on its rows."""
+    (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase). Batch b is matched by
+    every algorithm in turn (the order rotating with b) while the machine's timing lock is
+    held, so the algorithms compared in a claim are timed under the same conditions, and a
+    pair (batch b, A) / (batch b, B) is a paired measurement. Each batch is matched once,
+    cold: repeating one batch back to back would keep its clusters cached. Build time,
+    bytes and work counts belong to the (algorithm, point) and repeat on its rows."""
     w = ALL_WORKLOADS[params["workload"]]
     n, seed = int(params["n"]), int(params.get("seed", 0))
     repeats = int(params.get("repeats", 3))
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
+    algorithms = list(params.get("algorithms") or [params["algorithm"]])
     t0 = time.perf_counter()
     subs = generate_subscriptions(w, n, seed=seed)
     generate_s = time.perf_counter() - t0
     stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
-    t0 = time.perf_counter()
-    matcher = build_matcher(
-        params["algorithm"], subs, stats=stats, greedy_sample=int(params.get("sample", 100_000))
-    )
-    build_s = time.perf_counter() - t0
-    reg = matcher.registry
     batches = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
-    matcher.match(batches[0])  # warm-up (numba compilation, caches)
-    phase1_batch(reg.phase1_index(), batches[0].widen(reg.n_attrs).values, reg.n_predicates())
-    point = {
-        "build_s": build_s,
-        "generate_s": generate_s,
-        "index_mb": index_bytes(matcher) / 2**20,
-        "tables": len(getattr(matcher, "schemas", [])),
-    }
+    matchers, point = {}, {}
+    for name in algorithms:
+        t0 = time.perf_counter()
+        m = build_matcher(name, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000)))
+        build_s = time.perf_counter() - t0
+        reg = m.registry
+        m.match(batches[0])  # warm-up (numba compilation, caches)
+        phase1_batch(reg.phase1_index(), batches[0].widen(reg.n_attrs).values, reg.n_predicates())
+        matchers[name] = m
+        point[name] = {
+            "build_s": build_s,
+            "generate_s": generate_s,
+            "index_mb": index_bytes(m) / 2**20,
+            "tables": len(getattr(m, "schemas", [])),
+        }
     rows = []
     with timing_lock():  # no two points of this machine time their kernels at once
         for b, events in enumerate(batches[1:]):
-            t0 = time.perf_counter()
-            ptr, _ = matcher.match(events)
-            whole = time.perf_counter() - t0
-            values = events.widen(reg.n_attrs).values
-            t0 = time.perf_counter()
-            phase1_batch(reg.phase1_index(), values, reg.n_predicates())
-            p1 = time.perf_counter() - t0
-            work = getattr(matcher, "last_checks", None)
-            rows.append(
-                {
-                    "batch": b,
-                    "ms_per_100": 1e3 * whole,
-                    "phase1_ms": 1e3 * p1,
-                    "match_ms": 1e3 * max(whole - p1, 0.0),
-                    "checks_per_event": float(
-                        np.mean(work if work is not None else matcher.last_work)
-                    ),
-                    "matches_per_event": int(ptr[-1]) / 100,
-                    **point,
-                }
-            )
+            k = b % len(algorithms)
+            for name in algorithms[k:] + algorithms[:k]:
+                m = matchers[name]
+                reg = m.registry
+                t0 = time.perf_counter()
+                ptr, _ = m.match(events)
+                whole = time.perf_counter() - t0
+                values = events.widen(reg.n_attrs).values
+                t0 = time.perf_counter()
+                phase1_batch(reg.phase1_index(), values, reg.n_predicates())
+                p1 = time.perf_counter() - t0
+                work = getattr(m, "last_checks", None)
+                rows.append(
+                    {
+                        "algorithm": name,
+                        "batch": b,
+                        "ms_per_100": 1e3 * whole,
+                        "phase1_ms": 1e3 * p1,
+                        "match_ms": 1e3 * max(whole - p1, 0.0),
+                        "checks_per_event": float(
+                            np.mean(work if work is not None else m.last_work)
+                        ),
+                        "matches_per_event": int(ptr[-1]) / 100,
+                        **point[name],
+                    }
+                )
     return rows
 
 
@@ -126,7 +136,8 @@ def run_points(
     """All grid points as Spark tasks (``local=True``: in this process)."""
     from routelab.sweep import run_grid
 
-    return run_grid(measure_point, points, spark=spark, local=local, desc="Fabret sweeps")
+    frame = run_grid(measure_point, points, spark=spark, local=local, desc="Fabret sweeps")
+    return frame.drop(columns=[c for c in ("algorithms",) if c in frame.columns])
 
 
 def _seeds(seeds: int | Sequence[int]) -> list[int]:
@@ -144,20 +155,20 @@ def scalability_points(
     seeds: int | Sequence[int] = 0,
     repeats: int = 3,
 ) -> list[dict[str, Any]]:
-    """Fig. 3(a, c, d): W0 at each N for each algorithm and seed, plus the big N for the fast
-    ones (first seed only: its ``repeats`` batches are its repeated measurements)."""
+    """Fig. 3(a, c, d): W0 at each N and seed, every algorithm timed in one point (see
+    :func:`measure_point`), plus the big N for the fast ones (first seed only: its
+    ``repeats`` batches are its repeated measurements)."""
     seeds = _seeds(seeds)
     points = [
-        {"algorithm": a, "workload": "W0", "n": n, "seed": s, "repeats": repeats}
+        {"algorithms": list(algorithms), "workload": "W0", "n": n, "seed": s, "repeats": repeats}
         for s in seeds
         for n in sizes
-        for a in algorithms
     ]
     if big:
-        points += [
-            {"algorithm": a, "workload": "W0", "n": big, "seed": seeds[0], "repeats": repeats}
-            for a in big_algorithms
-        ]
+        points.append(
+            {"algorithms": list(big_algorithms), "workload": "W0", "n": big, "seed": seeds[0],
+             "repeats": repeats}
+        )  # fmt: skip
     return points
 
 
@@ -166,11 +177,10 @@ def operator_points(
 ) -> list[dict]:
     """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N and seed."""
     return [
-        {"algorithm": a, "workload": w, "n": n, "seed": s, "repeats": repeats}
+        {"algorithms": list(algorithms), "workload": w, "n": n, "seed": s, "repeats": repeats}
         for s in _seeds(seeds)
         for w in ("W1op", "W2op")
         for n in sizes
-        for a in algorithms
     ]
 
 
@@ -180,10 +190,9 @@ def sweep_points(
     """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N, per seed."""
     names = [w.name for w in domain_sweep()] + [w.name for w in predicates_sweep()]
     return [
-        {"algorithm": a, "workload": w, "n": n, "seed": s, "repeats": repeats}
+        {"algorithms": list(algorithms), "workload": w, "n": n, "seed": s, "repeats": repeats}
         for s in _seeds(seeds)
         for w in names
-        for a in algorithms
     ]
 
 
