@@ -37,7 +37,7 @@ def test_measure_point_and_worked_example():
         [{"algorithms": ["counting", "static"], "workload": "W0", "n": 500, "repeats": 2,
           "sample": 500}], local=True)  # fmt: skip
     assert "algorithms" not in grouped.columns
-    assert sorted(zip(grouped["batch"], grouped["algorithm"])) == [
+    assert sorted(zip(grouped["batch"], grouped["algorithm"], strict=True)) == [
         (0, "counting"), (0, "static"), (1, "counting"), (1, "static")]  # fmt: skip
     assert list(grouped["algorithm"][grouped["batch"] == 1]) == ["static", "counting"]  # rotated
     same = grouped.groupby("batch")["matches_per_event"].nunique()
