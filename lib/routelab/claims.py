@@ -129,6 +129,21 @@ def unmeasured_rows(claims: Iterable[tuple[str, str, str]], reason: str) -> list
     ]
 
 
+def outside_regime(rows: Iterable[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
+    """``rows`` as they are when ``reason`` is empty; otherwise every timing row
+    (``timing=True``) that measured something becomes "not comparable" with ``reason`` and
+    the verdict it measured, for timings taken where the paper never measured (too small a
+    size, idle workers) and where noise, not the method, would decide."""
+    out = []
+    for row in rows:
+        v = row["verdict"]
+        if reason and row.get("timing") and v.verdict != "not comparable":
+            row = {**row, "verdict": not_comparable(
+                f"{reason} (measured here: {v.verdict}; {v.rule})")}  # fmt: skip
+        out.append(row)
+    return out
+
+
 def within_factor(measured: float, paper: float, factor: float, *, neutral: float = 1.0) -> Verdict:
     """A multiplicative effect the paper sizes (e.g. "2.56x", "12.14x faster").
 

@@ -21,6 +21,7 @@ from routelab.claims import (
     not_comparable,
     ordering,
     ordering_measured,
+    outside_regime,
     slope_interval,
     t_interval,
     unmeasured_rows,
@@ -156,14 +157,7 @@ def at_paper_size(rows: list[dict], frame: pd.DataFrame) -> list[dict]:
         f"the paper measures from {PAPER_MIN_N:,} subscriptions; this profile's largest N is "
         f"{int(frame['n'].max()):,}, where the kernels run for microseconds"
     )
-    out = []
-    for row in rows:
-        v = row["verdict"]
-        if row.get("timing") and v.verdict != "not comparable":
-            row = {**row, "verdict": not_comparable(f"{reason} (measured here: {v.verdict}; "
-                                                    f"{v.rule})")}  # fmt: skip
-        out.append(row)
-    return out
+    return outside_regime(rows, reason)
 
 
 def _rate_check(events_per_s: float, paper: float) -> Verdict:

@@ -25,6 +25,7 @@ from routelab.claims import (
     direction_measured,
     equivalent,
     not_comparable,
+    outside_regime,
     share,
     share_measured,
     slope_interval,
@@ -666,22 +667,12 @@ def regime_reason(*frames: pd.DataFrame) -> str:
     )
 
 
-def in_regime(row: dict, reason: str) -> dict:
-    """``row`` as it is, or, for a timing row measured outside the paper's regime
-    (``reason`` from :func:`regime_reason`), "not comparable" with the reason and what the
-    measured verdict would have been."""
-    if not reason or not row.get("timing") or row["verdict"].verdict == "not comparable":
-        return row
-    v = row["verdict"]
-    return {**row, "verdict": not_comparable(
-        f"{reason} (measured here: {v.verdict}; {v.rule})")}  # fmt: skip
-
-
 def all_rows(fig6: pd.DataFrame, fig7: pd.DataFrame, fig11: pd.DataFrame) -> list[dict]:
     """Every row of notebook 11's table, in the paper's order; timing rows from runs
-    outside the paper's regime are "not comparable" (:func:`in_regime`)."""
+    outside the paper's regime are "not comparable"
+    (:func:`routelab.claims.outside_regime`)."""
     reason = regime_reason(fig6, fig7, fig11)
-    return [in_regime(r, reason) for r in _rows(fig6, fig7, fig11)]
+    return outside_regime(_rows(fig6, fig7, fig11), reason)
 
 
 def _rows(fig6: pd.DataFrame, fig7: pd.DataFrame, fig11: pd.DataFrame) -> list[dict]:
