@@ -157,6 +157,29 @@ def test_direction_measured_gives_every_verdict():
         c.direction_measured(slow, fast, expected="up")
 
 
+def test_direction_measured_with_a_margin_fails_a_negligible_difference():
+    ones = [1.0] * 5
+    tiny = [1.02, 0.99, 1.03, 1.0, 1.01]  # ~1 % slower: no meaningful slow-down
+    assert c.direction_measured(tiny, ones, expected="above").verdict == "inconclusive"
+    v = c.direction_measured(tiny, ones, expected="above", margin=0.1)
+    assert v.verdict == "fails" and "above 1.1" in v.rule
+    big = [1.5, 1.45, 1.55, 1.5, 1.48]
+    assert c.direction_measured(big, ones, expected="above", margin=0.1).verdict == "holds"
+    edge = [1.02, 1.18, 1.1, 1.05, 1.15]
+    assert c.direction_measured(edge, ones, expected="above", margin=0.1).verdict == (
+        "inconclusive"
+    )
+    faster = [0.6, 0.62, 0.58, 0.61, 0.6]
+    assert c.direction_measured(faster, ones, expected="below", margin=0.1).verdict == "holds"
+    assert c.direction_measured(tiny, ones, expected="below", margin=0.1).verdict == "fails"
+    with pytest.raises(ValueError, match="margin"):
+        c.direction_measured(tiny, ones, expected="above", margin=-0.1)
+    with pytest.raises(ValueError, match="paired"):
+        c.ordering_measured({"a": ones, "b": big}, ["a", "b"], margin=0.1)
+    assert c.ordering_measured({"a": ones, "b": tiny}, ["a", "b"], paired=True,
+                               margin=0.1).verdict == "fails"  # fmt: skip
+
+
 def test_ordering_measured_gives_every_verdict():
     order = ["a", "b", "c"]
     apart = {"a": [1.0, 1.1, 0.9], "b": [5.0, 5.1, 4.9], "c": [9.0, 9.1, 8.9]}
@@ -169,6 +192,26 @@ def test_ordering_measured_gives_every_verdict():
     assert c.ordering_measured(backwards, order).verdict == "fails"
     v = c.ordering_measured({**apart, "b": [5.0, 5.1]}, order)
     assert v.verdict == "not comparable" and "b" in v.rule
+
+
+def test_ordering_measured_paired_separates_what_shared_noise_hides():
+    order = ["a", "b", "c"]
+    # each repeat moves all three together (a different workload per seed): unpaired, the
+    # intervals overlap; paired, b/a and c/b are 2x in every repeat
+    a = [1.0, 3.0, 6.0]
+    shared = {"a": a, "b": [2 * x for x in a], "c": [4 * x for x in a]}
+    assert c.ordering_measured(shared, order).verdict == "inconclusive"
+    v = c.ordering_measured({k: [x * (1 + 0.01 * i) for i, x in enumerate(s)]
+                             for k, s in shared.items()}, order, paired=True)  # fmt: skip
+    assert v.verdict == "holds" and "b/a 2" in v.rule
+    swapped = {"a": shared["a"], "b": shared["c"], "c": [x * 1.01 for x in shared["b"]]}
+    assert c.ordering_measured(swapped, order, paired=True).verdict == "partly"
+    noisy = {"a": a, "b": [1.5, 2.0, 9.0], "c": [3.0, 6.0, 20.0]}  # b/a 1.5, 0.67, 1.5
+    assert c.ordering_measured(noisy, order, paired=True).verdict == "inconclusive"
+    backwards = {"a": shared["c"], "b": shared["b"], "c": shared["a"]}
+    assert c.ordering_measured(backwards, order, paired=True).verdict == "fails"
+    v = c.ordering_measured({**shared, "b": [2.0, 6.0]}, order, paired=True)
+    assert v.verdict == "not comparable"
 
 
 def test_combine_shows_what_it_cannot_judge_and_keeps_noise_undecided():
@@ -200,6 +243,9 @@ def test_within_factor_measured_gives_every_verdict():
     edge = [1.45, 1.75, 1.5, 1.7]
     v = c.within_factor_measured(edge, [1.0] * 4, 2.0, 1.25)
     assert v.verdict == "inconclusive" and "straddles" in v.rule
+    # around 1, far below the band: the paper's size is excluded, its direction not shown
+    near_one = c.within_factor_measured([0.97, 1.02, 0.95, 1.01], [1.0] * 4, 2.0, 1.25)
+    assert near_one.verdict == "fails"
     v = c.within_factor_measured(times(2.0)[:2], base[:2], 2.0, 1.25)
     assert v.verdict == "not comparable" and v.repeats == 0
     with pytest.raises(ValueError):

@@ -29,7 +29,8 @@ def test_measure_point_and_worked_example():
     with pytest.raises(ValueError, match="repeats"):
         fx.measure_point({"algorithm": "static", "workload": "W0", "n": 100, "repeats": 0})
     points = fx.scalability_points(["a", "b"], [10, 20], 60, ["b"], seeds=[0, 1], repeats=4)
-    assert len(points) == 5 and {p["repeats"] for p in points} == {4}
+    assert len(points) == 5 and {p["repeats"] for p in points if p["n"] < 60} == {4}
+    assert [p["repeats"] for p in points if p["n"] == 60] == [8]  # 4 batches x 2 seeds
     assert [p["seed"] for p in points if p["n"] == 60] == [0]  # the big N: first seed only
     assert [p["algorithms"] for p in points if p["n"] == 60] == [["b"]]
     # one point times every algorithm interleaved on the same batches
@@ -42,6 +43,16 @@ def test_measure_point_and_worked_example():
     assert list(grouped["algorithm"][grouped["batch"] == 1]) == ["static", "counting"]  # rotated
     same = grouped.groupby("batch")["matches_per_event"].nunique()
     assert (same == 1).all()  # the same events: the same matches for every algorithm
+    # workloads of one comparison share a point: every (workload, algorithm) timed in turn
+    both = fx.run_points(fx.operator_points([400], ["static"], seeds=[3], repeats=2), local=True)
+    assert "workloads" not in both.columns
+    assert sorted(zip(both["batch"], both["workload"], strict=True)) == [
+        (0, "W1op"), (0, "W2op"), (1, "W1op"), (1, "W2op")]  # fmt: skip
+    assert list(both["workload"][both["batch"] == 1]) == ["W2op", "W1op"]  # rotated
+    sweeps = fx.sweep_points(300, ["propagation"], seeds=[0, 1], repeats=1)
+    assert len(sweeps) == 4 and all(len(p["workloads"]) == 6 for p in sweeps)
+    axis = fx.sweep_axis(fx.run_points(sweeps[:1], local=True))
+    assert sorted(axis["x"]) == [10, 30, 50, 70, 90, 100]
     example = fx.worked_example()
     assert list(example["events"]["matches"]) == ["1, 2, 3", "4"]
     assert list(example["events"]["subscriptions checked"]) == [4, 1]

@@ -150,7 +150,9 @@ def test_latency_rules_give_each_verdict() -> None:
     assert _v(sc.fig8_hybrid_lowest_latency(worse)) == "fails"
     assert _v(sc.c8_kd_latency_q2(f)) == "holds"  # 1.7x and 1.55x
     same = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 10.0})
-    assert _v(sc.c8_kd_latency_q2(same)) == "inconclusive"
+    assert _v(sc.c8_kd_latency_q2(same)) == "fails"  # no larger latency: 1.67x excluded
+    edge = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 12.8})
+    assert _v(sc.c8_kd_latency_q2(edge)) == "inconclusive"  # straddles the band's 1.28x
     far = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 50.0})
     assert _v(sc.c8_kd_latency_q2(far)) == "direction only"
     low = _fig7(130, 100, 100, lat={"hybrid": 10.0, "metric": 10.0, "kd-tree": 5.0})

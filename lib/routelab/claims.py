@@ -366,29 +366,39 @@ def direction_measured(
     expected: str,
     min_repeats: int = MIN_REPEATS,
     confidence: float = CONFIDENCE,
+    margin: float = 0.0,
 ) -> Verdict:
     """A direction the paper states ("A is faster than B") on paired repeated timings: the
     ratio ``numerator / denominator`` is expected ``"above"`` or ``"below"`` 1. Holds if the
     ratio's interval lies wholly on that side, fails if wholly on the other, inconclusive if
-    it includes 1; fewer than ``min_repeats`` pairs cannot decide (not comparable)."""
+    it includes 1; fewer than ``min_repeats`` pairs cannot decide (not comparable).
+
+    ``margin`` > 0 is the smallest effect the claim is about: the threshold moves from 1 to
+    ``1 + margin`` (``1 / (1 + margin)`` below), so an interval wholly short of it fails
+    (any difference is smaller than the claim's), and only an interval straddling the
+    threshold is inconclusive. A true difference near 0 then fails in every run instead of
+    drifting between "fails" and "inconclusive" with the noise."""
     if expected not in ("above", "below"):
         raise ValueError(f"expected must be 'above' or 'below', got {expected!r}")
+    if margin < 0:
+        raise ValueError(f"margin must be >= 0, got {margin}")
+    edge = 1 + margin if expected == "above" else 1 / (1 + margin)
     n = int(sum(1 for a, b in zip(numerator, denominator, strict=True) if a > 0 and b > 0))
     rule = (
-        f"holds if the {confidence:.0%} interval of the paired ratio lies {expected} 1 "
-        f"(>= {min_repeats} repeats)"
+        f"holds if the {confidence:.0%} interval of the paired ratio lies {expected} "
+        f"{_fmt(edge)} (>= {min_repeats} repeats)"
     )
     if n < min_repeats:
         return not_comparable(f"{rule}; only {n} paired repeats")
     ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
     rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
-    right = low > 1 if expected == "above" else high < 1
-    wrong = high < 1 if expected == "above" else low > 1
+    right = low > edge if expected == "above" else high < edge
+    wrong = high < edge if expected == "above" else low > edge
     if right:
         return Verdict("holds", rule, n)
     if wrong:
         return Verdict("fails", rule, n)
-    return Verdict("inconclusive", rule + "; the interval includes 1", n)
+    return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", n)
 
 
 def within_factor_measured(
@@ -404,8 +414,10 @@ def within_factor_measured(
     ``numerator / denominator`` and its interval (:func:`ratio_interval`) against the band
     ``[paper / factor, paper * factor]``. Holds if the interval lies inside the band;
     direction only if it lies outside the band but on the paper's side of 1; fails if it lies
-    wholly on the other side of 1; inconclusive if it straddles an edge of the band or 1
-    (noise would pick the verdict). Fewer than ``min_repeats`` pairs: not comparable."""
+    wholly on the other side of 1, or wholly outside the band without being on the paper's
+    side (the paper's size is excluded and its direction not shown); inconclusive if it
+    straddles an edge of the band, or 1 inside the band (noise would pick the verdict).
+    Fewer than ``min_repeats`` pairs: not comparable."""
     if factor < 1:
         raise ValueError(f"factor must be >= 1, got {factor}")
     if paper <= 0 or paper == 1:
@@ -428,9 +440,9 @@ def within_factor_measured(
     if paper_side and outside:
         return Verdict("direction only", rule, n)
     wrong_side = (high < 1) if paper > 1 else (low > 1)
-    if wrong_side:
+    if wrong_side or outside:
         return Verdict("fails", rule, n)
-    return Verdict("inconclusive", rule + "; the interval straddles an edge of the band or 1", n)
+    return Verdict("inconclusive", rule + "; the interval straddles an edge of the band", n)
 
 
 def within_tolerance_interval(
@@ -501,25 +513,50 @@ def ordering_measured(
     partly_at: float = 0.5,
     min_repeats: int = MIN_REPEATS,
     confidence: float = CONFIDENCE,
+    paired: bool = False,
+    margin: float = 0.0,
 ) -> Verdict:
     """A ranking the paper states, ``order`` from smallest to largest, on repeated
     measurements: each adjacent pair is in order only if its intervals separate (a's high end
     below b's low end), out of order if they separate the other way, undecided if they
     overlap. Holds if every pair is in order; inconclusive if none is out of order but some
-    is undecided; otherwise partly/fails by the share in order (:func:`share`)."""
+    is undecided; otherwise partly/fails by the share in order (:func:`share`).
+
+    ``paired=True``: entry i of every sample was measured under the same conditions (same
+    seed, same batch, timed back to back), and each adjacent pair is judged on the interval
+    of its paired ratio b/a (:func:`ratio_interval`): in order if it lies above 1, reversed
+    if below. Pairing removes what the repeats share (the workload drawn, the machine's
+    state), so far fewer repeats separate a real difference. With ``margin`` > 0 (paired
+    only) a pair is in order if its ratio's interval lies above ``1 + margin`` and out of
+    order if it lies wholly below it (the smallest difference the ranking is about; see
+    :func:`direction_measured`)."""
+    if margin and not paired:
+        raise ValueError("a margin needs paired samples")
     missing = [
         m for m in order if len([v for v in samples.get(m, ()) if math.isfinite(v)]) < min_repeats
     ]
     rule = (
         f"holds if the {confidence:.0%} intervals separate as {' < '.join(order)} for every "
         f"adjacent pair (>= {min_repeats} repeats each)"
+        if not paired
+        else f"holds if the {confidence:.0%} interval of every adjacent pair's paired ratio "
+        f"lies above {_fmt(1 + margin)} as {' < '.join(order)} (>= {min_repeats} paired repeats)"
     )
     if missing:
         return not_comparable(f"{rule}; fewer than {min_repeats} repeats: {', '.join(missing)}")
-    ci = {m: t_interval(samples[m], confidence=confidence) for m in order}
     pairs = list(zip(order, order[1:], strict=False))
-    in_order = sum(ci[a][2] < ci[b][1] for a, b in pairs)
-    reversed_ = sum(ci[b][2] < ci[a][1] for a, b in pairs)
+    if paired:
+        ratio = {(a, b): ratio_interval(samples[b], samples[a], confidence=confidence)
+                 for a, b in pairs}  # fmt: skip
+        in_order = sum(ratio[p][1] > 1 + margin for p in pairs)
+        reversed_ = sum(ratio[p][2] < 1 + margin for p in pairs)
+        rule += "; " + ", ".join(
+            f"{b}/{a} {_fmt(r)} [{_fmt(lo)}, {_fmt(hi)}]" for (a, b), (r, lo, hi) in ratio.items()
+        )
+    else:
+        ci = {m: t_interval(samples[m], confidence=confidence) for m in order}
+        in_order = sum(ci[a][2] < ci[b][1] for a, b in pairs)
+        reversed_ = sum(ci[b][2] < ci[a][1] for a, b in pairs)
     undecided = len(pairs) - in_order - reversed_
     rule += f" ({in_order} in order, {reversed_} reversed, {undecided} overlapping)"
     n = min(len([v for v in samples[m] if math.isfinite(v)]) for m in order)

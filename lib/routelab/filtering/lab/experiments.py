@@ -60,50 +60,62 @@ def index_bytes(matcher: Any) -> int:
 
 def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     """One grid point (a Spark task): build every algorithm of ``params["algorithms"]`` (or
-    the one ``params["algorithm"]``) on one generated workload and time them **interleaved**
-    on the same batches.
+    the one ``params["algorithm"]``) on every workload of ``params["workloads"]`` (or the
+    one ``params["workload"]``), each generated at ``n`` from ``seed``, and time them all
+    **interleaved** on their batches.
 
-    Returns one row per (algorithm, timed batch of 100 events), each with the matcher's
-    whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
+    Returns one row per (workload, algorithm, timed batch of 100 events), each with the
+    matcher's whole time (``ms_per_100``), phase 1 alone on the same batch (``phase1_ms``,
     :func:`routelab.filtering.predicates.phase1_batch`) and the subscription-matching phase
     (``match_ms``: whole minus phase 1, Sect. 6.2.1's second phase). Batch b is matched by
-    every algorithm in turn (the order rotating with b) while the machine's timing lock is
-    held, so the algorithms compared in a claim are timed under the same conditions, and a
-    pair (batch b, A) / (batch b, B) is a paired measurement. Each batch is matched once,
-    cold: repeating one batch back to back would keep its clusters cached. Build time,
-    bytes and work counts belong to the (algorithm, point) and repeat on its rows."""
-    w = ALL_WORKLOADS[params["workload"]]
+    every (workload, algorithm) in turn (the order rotating with b) while the machine's
+    timing lock is held, so what a claim compares (two algorithms, or one algorithm on two
+    workloads: Fig. 3(b)'s W2op/W1op, the Sect. 6.2.2 sweeps) is timed under the same
+    conditions, and (batch b, A) / (batch b, B) is a paired measurement. Each batch is
+    matched once, cold: repeating one batch back to back would keep its clusters cached.
+    Build time, bytes and work counts belong to the (workload, algorithm, point) and repeat
+    on its rows."""
+    workloads = [ALL_WORKLOADS[w] for w in (params.get("workloads") or [params["workload"]])]
     n, seed = int(params["n"]), int(params.get("seed", 0))
     repeats = int(params.get("repeats", 3))
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     algorithms = list(params.get("algorithms") or [params["algorithm"]])
-    t0 = time.perf_counter()
-    subs = generate_subscriptions(w, n, seed=seed)
-    generate_s = time.perf_counter() - t0
-    stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
-    batches = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
-    matchers, point = {}, {}
-    for name in algorithms:
+    matchers: dict[tuple[str, str], Any] = {}
+    point: dict[tuple[str, str], dict[str, Any]] = {}
+    batches: dict[str, list[Events]] = {}
+    for w in workloads:
         t0 = time.perf_counter()
-        m = build_matcher(name, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000)))
-        build_s = time.perf_counter() - t0
-        reg = m.registry
-        m.match(batches[0])  # warm-up (numba compilation, caches)
-        phase1_batch(reg.phase1_index(), batches[0].widen(reg.n_attrs).values, reg.n_predicates())
-        matchers[name] = m
-        point[name] = {
-            "build_s": build_s,
-            "generate_s": generate_s,
-            "index_mb": index_bytes(m) / 2**20,
-            "tables": len(getattr(m, "schemas", [])),
-        }
+        subs = generate_subscriptions(w, n, seed=seed)
+        generate_s = time.perf_counter() - t0
+        stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
+        batches[w.name] = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
+        for name in algorithms:
+            t0 = time.perf_counter()
+            m = build_matcher(
+                name, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000))
+            )
+            build_s = time.perf_counter() - t0
+            reg = m.registry
+            warm = batches[w.name][0]
+            m.match(warm)  # warm-up (numba compilation, caches)
+            phase1_batch(reg.phase1_index(), warm.widen(reg.n_attrs).values, reg.n_predicates())
+            matchers[w.name, name] = m
+            point[w.name, name] = {
+                "workload": w.name,
+                "build_s": build_s,
+                "generate_s": generate_s,
+                "index_mb": index_bytes(m) / 2**20,
+                "tables": len(getattr(m, "schemas", [])),
+            }
+        del subs
+    turns = list(matchers)
     rows = []
     with timing_lock():  # no two points of this machine time their kernels at once
-        for b, events in enumerate(batches[1:]):
-            k = b % len(algorithms)
-            for name in algorithms[k:] + algorithms[:k]:
-                m = matchers[name]
+        for b in range(repeats):
+            k = b % len(turns)
+            for key in turns[k:] + turns[:k]:
+                m, events = matchers[key], batches[key[0]][b + 1]
                 reg = m.registry
                 t0 = time.perf_counter()
                 ptr, _ = m.match(events)
@@ -115,7 +127,7 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 work = getattr(m, "last_checks", None)
                 rows.append(
                     {
-                        "algorithm": name,
+                        "algorithm": key[1],
                         "batch": b,
                         "ms_per_100": 1e3 * whole,
                         "phase1_ms": 1e3 * p1,
@@ -124,7 +136,7 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                             np.mean(work if work is not None else m.last_work)
                         ),
                         "matches_per_event": int(ptr[-1]) / 100,
-                        **point[name],
+                        **point[key],
                     }
                 )
     return rows
@@ -137,7 +149,7 @@ def run_points(
     from routelab.sweep import run_grid
 
     frame = run_grid(measure_point, points, spark=spark, local=local, desc="Fabret sweeps")
-    return frame.drop(columns=[c for c in ("algorithms",) if c in frame.columns])
+    return frame.drop(columns=[c for c in ("algorithms", "workloads") if c in frame.columns])
 
 
 def _seeds(seeds: int | Sequence[int]) -> list[int]:
@@ -156,8 +168,8 @@ def scalability_points(
     repeats: int = 3,
 ) -> list[dict[str, Any]]:
     """Fig. 3(a, c, d): W0 at each N and seed, every algorithm timed in one point (see
-    :func:`measure_point`), plus the big N for the fast ones (first seed only: its
-    ``repeats`` batches are its repeated measurements)."""
+    :func:`measure_point`), plus the big N for the fast ones (first seed only: building 6M
+    subscriptions is the cost, a batch is cheap, so it times ``repeats`` x seeds batches)."""
     seeds = _seeds(seeds)
     points = [
         {"algorithms": list(algorithms), "workload": "W0", "n": n, "seed": s, "repeats": repeats}
@@ -167,7 +179,7 @@ def scalability_points(
     if big:
         points.append(
             {"algorithms": list(big_algorithms), "workload": "W0", "n": big, "seed": seeds[0],
-             "repeats": repeats}
+             "repeats": repeats * len(seeds)}
         )  # fmt: skip
     return points
 
@@ -175,25 +187,28 @@ def scalability_points(
 def operator_points(
     sizes: list[int], algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
 ) -> list[dict]:
-    """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N and seed."""
+    """Fig. 3(b): W1op and W2op (the paper's operator workloads) at each N and seed, both
+    workloads in one point so their batches are timed interleaved (:func:`measure_point`)."""
     return [
-        {"algorithms": list(algorithms), "workload": w, "n": n, "seed": s, "repeats": repeats}
+        {"algorithms": list(algorithms), "workloads": ["W1op", "W2op"], "n": n, "seed": s,
+         "repeats": repeats}
         for s in _seeds(seeds)
-        for w in ("W1op", "W2op")
         for n in sizes
-    ]
+    ]  # fmt: skip
 
 
 def sweep_points(
     n: int, algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
 ) -> list[dict]:
-    """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N, per seed."""
-    names = [w.name for w in domain_sweep()] + [w.name for w in predicates_sweep()]
+    """Sect. 6.2.2: value-domain sizes and predicates per subscription at one N, per seed;
+    the workloads of one sweep share a point, timed interleaved (:func:`measure_point`)."""
+    sweeps = [[w.name for w in domain_sweep()], [w.name for w in predicates_sweep()]]
     return [
-        {"algorithms": list(algorithms), "workload": w, "n": n, "seed": s, "repeats": repeats}
+        {"algorithms": list(algorithms), "workloads": names, "n": n, "seed": s,
+         "repeats": repeats}
         for s in _seeds(seeds)
-        for w in names
-    ]
+        for names in sweeps
+    ]  # fmt: skip
 
 
 def sweep_axis(frame: pd.DataFrame) -> pd.DataFrame:
