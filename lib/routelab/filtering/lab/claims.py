@@ -63,10 +63,11 @@ PROP_WP_SLOPE = float(np.log(353 / 10) / np.log(6_000_000 / 100_000))  # C5: 10 
 PROP_WP_SLOPE_TOL = 0.15
 SAME_FACTOR_TOL = 1.5  # C9 "by the same factor": the two slow-downs within 1.5x of each other
 #: the smallest difference a ranking or a "slower" claim of Sect. 6.2 is about (a ratio of
-#: 1.1): the paper's rankings differ by 1.8x or more (Fig. 3a's phase 2: 10 < 353 < 648 <
-#: 90,221 ms) and its W2op slow-down is drawn on a log axis, so a measured difference wholly
-#: below 10 % is not the paper's effect (:func:`routelab.claims.direction_measured`)
-MIN_EFFECT = 0.10
+#: 1.25): the paper's rankings differ by 1.8x or more (Fig. 3a's phase 2: 10 < 353 < 648 <
+#: 90,221 ms; Fig. 3d's loading times), and its W2op slow-down is drawn on a log axis, so a
+#: measured difference wholly below 25 % is not the paper's effect
+#: (:func:`routelab.claims.direction_measured`)
+MIN_EFFECT = 0.25
 PHASE1_SHARE_PAPER = 130 / 140  # C4: 130 ms predicate discovery of dynamic's 140 ms (no IPC)
 PAPER_HARDWARE = "a 500 MHz Pentium III, one process (the paper)"
 #: the paper's smallest N (Fig. 3: 100k to 6M subscriptions): below it the kernels run for
