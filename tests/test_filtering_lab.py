@@ -110,3 +110,22 @@ def test_timing_lock_is_exclusive():
     with path.open("a") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
         fcntl.flock(other, fcntl.LOCK_UN)
+
+
+def test_builds_are_timed_under_the_lock_only_where_asked(monkeypatch):
+    from contextlib import contextmanager
+
+    taken = []
+
+    @contextmanager
+    def counting_lock():
+        taken.append(1)
+        yield
+
+    monkeypatch.setattr(fx, "timing_lock", counting_lock)
+    point = {"algorithms": ["counting", "static"], "workload": "W0", "n": 300, "repeats": 1}
+    fx.measure_point(point)
+    assert len(taken) == 1  # the timed batches only
+    fx.measure_point({**point, "time_builds": True})
+    assert len(taken) == 1 + 3  # and each of the two builds
+    assert all(p["time_builds"] for p in fx.scalability_points(["a"], [10], None, []))
