@@ -24,12 +24,13 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
         "11_ps2stream_partitioning": {
             "n_objects": {"US": 8_000, "GB": 5_000},
             "mu": {"US": 400, "GB": 250},
+            "g": {"US": 64, "GB": 32},
             "workers": 4,
-            "scal_workers": [2, 4],
+            "scal_workers": [2],
             "n_dispatchers": 2,
             "grid_gb": [16, 32],
-            "g": 64,
             "sample_min": 4_000,
+            "seeds": [0],
         },
         "09_fabret_matching": {
             "sizes": [2_000, 5_000, 10_000],
@@ -125,9 +126,10 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
     "default": {},
     "paper": {
         "11_ps2stream_partitioning": {
-            "n_objects": {"US": 400_000, "GB": 200_000},
-            "mu": {"US": 40_000, "GB": 20_000},
-            "scal_workers": [4, 8, 12, 16, 20, 24],
+            "n_objects": {"US": 2_000_000, "GB": 1_000_000},
+            "mu": {"US": 1_000_000, "GB": 500_000},
+            "scal_workers": [4, 12, 16, 20, 24],
+            "seeds": [0, 1, 2, 3, 4],
         },
         "09_fabret_matching": {
             "sizes": [100_000, 500_000, 1_000_000, 2_000_000, 3_000_000, 4_000_000, 5_000_000],

@@ -260,8 +260,26 @@ class SampleStats:
             load = np.where(terms, load, 0.0)
         return load
 
-    def similarity(self, x0: int, y0: int, x1: int, y1: int, query_terms: str = "all") -> float:
-        """Cosine of the region's object term counts and query keyword counts (Alg. 1 l. 5)."""
+    def similarity(
+        self,
+        x0: int,
+        y0: int,
+        x1: int,
+        y1: int,
+        query_terms: str = "all",
+        estimator: str = "plugin",
+    ) -> float:
+        """Cosine of the region's object term counts and query keyword counts (Alg. 1 l. 5).
+
+        ``estimator="plugin"``: the cosine of the sample's counts. It shrinks with the
+        region's size even when objects and queries share one term distribution (few
+        counts spread over many terms look dissimilar), so a fixed threshold means "small
+        region" more than "different text". ``"debiased"``: each squared norm ``|v|^2`` is
+        replaced by ``|v|^2 - sum(v)``, its unbiased estimate for counts drawn from a
+        distribution, so two samples of one distribution score ~1 at any size (clipped to
+        [0, 1]; 0 where a side has no repeated term)."""
+        if estimator not in ("plugin", "debiased"):
+            raise ValueError(f"estimator must be 'plugin' or 'debiased', got {estimator!r}")
         rows = self.cell_rows(x0, y0, x1, y1)
         vo = np.asarray(self.n_o[rows].sum(axis=0)).ravel()
         qm = self.queries_overlapping(x0, y0, x1, y1)
@@ -271,10 +289,12 @@ class SampleStats:
             vq = np.bincount(self.q_terms_t[qm[self.q_terms_q]], minlength=self.n_terms).astype(
                 float
             )
-        no, nq = np.linalg.norm(vo), np.linalg.norm(vq)
-        if no == 0 or nq == 0:
+        so, sq = float(vo @ vo), float(vq @ vq)
+        if estimator == "debiased":
+            so, sq = so - float(vo.sum()), sq - float(vq.sum())
+        if so <= 0 or sq <= 0:
             return 0.0
-        return float(vo @ vq / (no * nq))
+        return float(min(1.0, vo @ vq / np.sqrt(so * sq)))
 
 
 def calibrate_costs(

@@ -21,6 +21,7 @@ import numpy as np
 from routelab.spatial.engine import (
     PipelineResult,
     Setup,
+    first_object,
     make_gridt,
     merge,
     replay_worker,
@@ -113,7 +114,8 @@ def _combine(parts: list[Routed]) -> Routed:
 
 def _worker_task(data: _Shipped, routed: Routed, w: int):
     tup = routed.tup[routed.worker == w]
-    return replay_worker(data, worker_tuples(data.stream, routed, w), tup, w, data.impl)
+    warm = int(np.searchsorted(tup, first_object(data.stream)))
+    return replay_worker(data, worker_tuples(data.stream, routed, w), tup, w, data.impl, warm=warm)
 
 
 def spark_run(

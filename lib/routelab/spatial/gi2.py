@@ -46,6 +46,20 @@ class WorkerTuples:
     def __len__(self) -> int:
         return len(self.kind)
 
+    def split(self, k: int) -> tuple[WorkerTuples, WorkerTuples]:
+        """The first ``k`` tuples and the rest, each with its own postings."""
+        k = int(min(max(k, 0), len(self.kind)))
+        cut = int(self.post_ptr[k])
+        head = WorkerTuples(
+            self.kind[:k], self.ref[:k], self.post_ptr[: k + 1], self.post_cell[:cut],
+            self.post_key[:cut],
+        )  # fmt: skip
+        tail = WorkerTuples(
+            self.kind[k:], self.ref[k:], self.post_ptr[k:] - cut, self.post_cell[cut:],
+            self.post_key[cut:],
+        )  # fmt: skip
+        return head, tail
+
     @classmethod
     def unposted(cls, kind: np.ndarray | int, ref: np.ndarray) -> WorkerTuples:
         """Tuples that create no postings (objects, deletions): ``kind`` per tuple or one

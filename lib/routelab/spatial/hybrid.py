@@ -41,13 +41,16 @@ class HybridParams:
     max_depth: int = 12
     max_nodes_per_worker: int = 8
     query_terms: str = "all"  # similarity over all query keywords or registering keys only
+    similarity: str = "plugin"  # the cosine's estimator: "plugin" or "debiased" (SampleStats)
     merge_rule: str = "max"  # MERGE acceptance: "max" (default) or "sigma_avg"
 
 
 # --------------------------------------------------------------------------- phase 1
 
 
-def _median_cut(stats: SampleStats, n: Node, dim: int) -> int | None:
+def median_cut(stats: SampleStats, n: Node, dim: int) -> int | None:
+    """The kd-tree cut of ``n`` in ``dim``: the median sample object's cell (inside the
+    node), ``None`` if the node is one cell wide."""
     lo, hi = (n.x0, n.x1) if dim == 0 else (n.y0, n.y1)
     if hi - lo < 2:
         return None
@@ -65,7 +68,7 @@ def phase_one(stats: SampleStats, root: Node, p: HybridParams) -> tuple[list[Nod
     nt: list[Node] = []
     while queue:
         n, depth = queue.pop(0)
-        s = stats.similarity(*n.rect, query_terms=p.query_terms)
+        s = stats.similarity(*n.rect, query_terms=p.query_terms, estimator=p.similarity)
         if s > p.theta:
             ns.append(n)
             continue
@@ -74,12 +77,12 @@ def phase_one(stats: SampleStats, root: Node, p: HybridParams) -> tuple[list[Nod
             continue
         best = None
         for dim in (0, 1):
-            cut = _median_cut(stats, n, dim)
+            cut = median_cut(stats, n, dim)
             if cut is None:
                 continue
             a, b = space_children(n, dim, cut)
-            sa = stats.similarity(*a.rect, query_terms=p.query_terms)
-            sb = stats.similarity(*b.rect, query_terms=p.query_terms)
+            sa = stats.similarity(*a.rect, query_terms=p.query_terms, estimator=p.similarity)
+            sb = stats.similarity(*b.rect, query_terms=p.query_terms, estimator=p.similarity)
             wa, wb = stats.n_objects(*a.rect), stats.n_objects(*b.rect)
             mean = (wa * sa + wb * sb) / max(wa + wb, 1.0)
             if best is None or mean < best[0]:
@@ -251,7 +254,15 @@ def hybrid_partition(
     ns, nt = phase_one(stats, root, p)
     text_friendly = {id(n) for n in nt}
     leaves = ns + nt
-    info = {"NS": len(ns), "NT": len(nt), "dp": None, "balance_splits": 0}
+    info = {
+        "NS": len(ns),
+        "NT": len(nt),
+        "dp": None,
+        "balance_splits": 0,
+        "root_similarity": stats.similarity(
+            0, 0, g, g, query_terms=p.query_terms, estimator=p.similarity
+        ),
+    }
     if len(leaves) < n_workers:
         m = len(leaves)
         kmax = n_workers - m + 1

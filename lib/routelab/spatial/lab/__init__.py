@@ -6,6 +6,8 @@
 ``experiments.py``  Figs. 6-11 sweeps: throughput (measured, modelled), latency, memory
 ``figures.py``      Figs. 3-4 (kdt-tree map), 6, 7-10 (bars), 11 (workers)
 ``claims.py``       claims C1-C12 with their rules and tolerances; Sect. VI-D listed
+``cost_clock.py``   Definition 1 against the clock: unit costs fitted per worker, R^2, errors
+``text_split.py``   what Algorithm 1's threshold sees: the similarity on a kd probe
 ``bench.py``        ``routelab bench spatial``: GI2 and gridt rates vs a shapely STRtree matcher
 ==================  ======================================================================
 """

@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from routelab.claims import t_interval
 from routelab.plots import color_for, log_axis
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.kdt import Partition
@@ -103,15 +104,43 @@ def _bars(
     algorithms: tuple[str, ...] | None = None,
 ) -> go.Figure:
     """Grouped bars: x = dataset-query set, one bar per algorithm (the layout of Figs.
-    6-10)."""
+    6-10). Where the frame holds the repeated measurements (``<metric>_runs``, or
+    ``latency_runs`` for ``latency_us``), a bar is their mean with its 95 % t interval as
+    the error bar; where it holds the busiest worker's time per tuple, the hover shows it
+    and the title gives its range (the regime the timings were taken in)."""
     d = df.copy()
     d["set"] = d.apply(_label, axis=1)
-    d = d.groupby(["set", "algorithm"], as_index=False)[metric].mean()
+    runs_col = {"latency_us": "latency_runs"}.get(metric, f"{metric}_runs")
+    rows = []
+    for (st, a), g in d.groupby(["set", "algorithm"]):
+        runs = [x for r in g[runs_col] for x in r] if runs_col in g.columns else []
+        mean, lo, hi = t_interval(runs) if len(runs) >= 2 else (g[metric].mean(), np.nan, np.nan)
+        us = g["busiest_us_per_tuple"].median() if "busiest_us_per_tuple" in g.columns else np.nan
+        rows.append({"set": st, "algorithm": a, "y": mean, "lo": lo, "hi": hi, "n": len(runs),
+                     "us": us})  # fmt: skip
+    d = pd.DataFrame(rows)
     algs = [a for a in (algorithms or ALGORITHM_ORDER) if a in set(d.algorithm)]
     fig = go.Figure()
     for a in algs:
         s = d[d.algorithm == a]
-        fig.add_trace(go.Bar(x=s.set, y=s[metric], name=a, marker_color=color_for(a, algs)))
+        err = None
+        if s.n.max() >= 2:
+            err = {"type": "data", "symmetric": False, "array": (s.hi - s.y).to_numpy(),
+                   "arrayminus": (s.y - s.lo).to_numpy()}  # fmt: skip
+        hover = [
+            f"{a}, {st}: {y:,.4g} [{lo:,.4g}, {hi:,.4g}] over {n} runs"
+            + (f"; busiest worker {us:.3g} µs/tuple" if np.isfinite(us) else "")
+            for st, y, lo, hi, n, us in zip(s.set, s.y, s.lo, s.hi, s.n, s.us, strict=True)
+        ]
+        fig.add_trace(
+            go.Bar(x=s.set, y=s.y, name=a, marker_color=color_for(a, algs), error_y=err,
+                   hovertext=hover, hoverinfo="text")
+        )  # fmt: skip
+    if d.us.notna().any():
+        title += (
+            f" (busiest worker {d.us.min():.3g}-{d.us.max():.3g} µs per tuple; bars: mean "
+            "and 95 % interval of the repeated runs)"
+        )
     fig.update_layout(
         barmode="group", title=title, yaxis_title=y_title, xaxis_title="dataset-query set"
     )
@@ -165,32 +194,131 @@ def fig10_worker_memory(
 
 
 def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure:
-    """Fig. 11: throughput against the number of workers, one panel per dataset-query set."""
+    """Fig. 11: throughput against the number of workers, one panel per dataset-query set,
+    each point the mean of the repeated runs with its 95 % interval, the busiest worker's
+    time per tuple in the hover."""
     d = df.copy()
     d["set"] = d.apply(_label, axis=1)
     sets = sorted(d.set.unique())
     fig = make_subplots(rows=1, cols=len(sets), subplot_titles=sets, shared_yaxes=False)
     algs = [a for a in ALGORITHM_ORDER if a in set(d.algorithm)]
+    runs_col = f"{metric}_runs"
     for j, s in enumerate(sets, start=1):
         for a in algs:
-            g = (
-                d[(d.set == s) & (d.algorithm == a)]
-                .groupby("n_workers", as_index=False)[metric]
-                .mean()
-            )
+            pts = []
+            for n, g in d[(d.set == s) & (d.algorithm == a)].groupby("n_workers"):
+                runs = [x for r in g[runs_col] for x in r] if runs_col in g.columns else []
+                y, lo, hi = (
+                    t_interval(runs) if len(runs) >= 2 else (g[metric].mean(), np.nan, np.nan)
+                )
+                us = (g["busiest_us_per_tuple"].median() if "busiest_us_per_tuple" in g.columns
+                      else np.nan)  # fmt: skip
+                pts.append((n, y, lo, hi, us))
+            p = pd.DataFrame(pts, columns=["n", "y", "lo", "hi", "us"])
             fig.add_trace(
                 go.Scatter(
-                    x=g.n_workers,
-                    y=g[metric],
+                    x=p.n,
+                    y=p.y,
                     name=a,
                     mode="lines+markers",
                     marker_color=color_for(a, algs),
                     showlegend=j == 1,
-                ),
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": (p.hi - p.y).to_numpy(),
+                        "arrayminus": (p.y - p.lo).to_numpy(),
+                    },  # fmt: skip
+                    hovertext=[
+                        f"{a}, {n} workers: {y:,.4g} tuples/s; busiest worker {us:.3g} µs/tuple"
+                        for n, y, us in zip(p.n, p.y, p.us, strict=True)
+                    ],
+                    hoverinfo="text",
+                ),  # fmt: skip
                 row=1,
                 col=j,
             )
         fig.update_xaxes(title_text="workers", row=1, col=j)
     fig.update_yaxes(title_text="tuples/s (busiest worker)", row=1, col=1)
-    fig.update_layout(title="Fig. 11 - scalability with the number of workers")
+    title = "Fig. 11 - scalability with the number of workers"
+    if "busiest_us_per_tuple" in d.columns:
+        us = d["busiest_us_per_tuple"]
+        title += f" (busiest worker {us.min():.3g}-{us.max():.3g} µs per tuple)"
+    fig.update_layout(title=title)
+    return fig
+
+
+def extra_cost_model_vs_clock(workers: pd.DataFrame, predicted: pd.Series) -> go.Figure:
+    """Each worker's measured busy time against the load the partitioners balanced (scaled
+    to seconds per set by least squares): one point per (run, worker), colour =
+    partitioner, one panel per set; the diagonal is a perfect model."""
+    d = workers.assign(predicted=predicted.to_numpy())
+    d["set"] = d.apply(_label, axis=1)
+    sets = sorted(d.set.unique())
+    fig = make_subplots(rows=1, cols=len(sets), subplot_titles=sets)
+    algs = [a for a in ALGORITHM_ORDER if a in set(d.algorithm)]
+    for j, s in enumerate(sets, start=1):
+        sub = d[d.set == s]
+        top = float(max(sub.w_busy.max(), sub.predicted.max()))
+        fig.add_trace(
+            go.Scatter(x=[0, top], y=[0, top], mode="lines", line={"dash": "dot", "color": "grey"},
+                       showlegend=False, hoverinfo="skip"),
+            row=1, col=j,
+        )  # fmt: skip
+        for a in algs:
+            g = sub[sub.algorithm == a]
+            fig.add_trace(
+                go.Scatter(
+                    x=g.predicted, y=g.w_busy, mode="markers", name=a,
+                    marker_color=color_for(a, algs), showlegend=j == 1,
+                    hovertext=[f"{a}, worker {w}, seed {sd}" for w, sd in
+                               zip(g.worker, g.get("seed", [0] * len(g)), strict=True)],
+                ),
+                row=1, col=j,
+            )  # fmt: skip
+        fig.update_xaxes(title_text="model (s)", row=1, col=j)
+    fig.update_yaxes(title_text="measured busy (s)", row=1, col=1)
+    fig.update_layout(title="Definition 1 against the clock: every worker's busy time")
+    return fig
+
+
+def extra_cost_model_errors(errors: pd.DataFrame) -> go.Figure:
+    """Where the balanced model errs: per set, the busy time each tuple kind is charged too
+    much (positive) or too little (negative) by the partitioners' unit ratios, as a share of
+    the measured busy time (:func:`routelab.spatial.lab.cost_clock.kind_errors`)."""
+    d = errors.copy()
+    d["set"] = d.apply(_label, axis=1)
+    kinds = list(dict.fromkeys(d.kind))
+    fig = go.Figure()
+    for k in kinds:
+        g = d[d.kind == k]
+        fig.add_trace(go.Bar(x=g.set, y=100 * g.error_share, name=k,
+                             marker_color=color_for(k, kinds)))  # fmt: skip
+    fig.update_layout(
+        barmode="group",
+        title="Where Definition 1's unit ratios err: busy time misplaced per tuple kind",
+        yaxis_title="% of measured busy time (+: charged too much)",
+        xaxis_title="dataset-query set",
+    )
+    return fig
+
+
+def extra_similarity_probe(frame: pd.DataFrame, theta: float) -> go.Figure:
+    """The similarities Algorithm 1's threshold sees: hybrid's probe nodes (a depth-4
+    kd-tree, :mod:`routelab.spatial.lab.text_split`) per set, theta as a line: nodes below
+    it are where phase 1 considers text partitioning."""
+    d = frame[frame.algorithm == "hybrid"].copy()
+    d["set"] = d.apply(_label, axis=1)
+    fig = go.Figure()
+    sets = sorted(d.set.unique())
+    for s in sets:
+        vals = [x for r in d[d.set == s]["probe_similarities"] for x in r]
+        fig.add_trace(go.Box(y=vals, name=s, boxpoints="all", jitter=0.4,
+                             marker_color=color_for(s, sets)))  # fmt: skip
+    fig.add_hline(y=theta, line_dash="dash", annotation_text=f"theta = {theta:g}")
+    fig.update_layout(
+        title="Algorithm 1's text similarity on a depth-4 kd probe (every seed)",
+        yaxis_title="cosine(objects' terms, queries' keywords)",
+        showlegend=False,
+    )
     return fig

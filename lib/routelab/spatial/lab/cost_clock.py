@@ -1,0 +1,145 @@
+"""Definition 1 against the clock: does the load the partitioners balance predict the time
+the workers spend? (PS2Stream Sect. IV-A.)
+
+Every partitioner balances Definition 1's load ``c_m M + c_o |O| + c_ins |Q^ins| + c_del
+|Q^del|`` with the unit-cost ratios of :class:`routelab.spatial.cost.CostParams` (the
+paper's values are lost). Each measured run reports, per worker, the counts of its timed
+replay (:func:`routelab.spatial.lab.experiments.worker_counts`) and its busy seconds. Here:
+
+* :func:`worker_frame`: one row per (run, worker) with those counts;
+* :func:`calibrate`: this machine's unit costs (nanoseconds per check, object, insertion,
+  deletion), fitted by non-negative least squares on the run's own workers, per query set
+  (the kinds of tuples cost differently under Q1's frequent and Q2's rare keywords);
+* :func:`fit_table`: per (set, partitioner), how well the busy time is predicted by the
+  balanced load (the partitioners' unit ratios, up to one scale: a model the partitioners
+  use is right if it ranks and sizes the workers' work, whatever its unit) and by the
+  calibrated units (R^2, 1 - residual / total sum of squares over the workers);
+* :func:`kind_errors`: where the balanced model errs: per set and tuple kind, the busy
+  time the partitioners' unit misplaces (scaled ratio minus calibrated cost, times the
+  count), as a share of the measured busy time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from routelab.spatial.cost import CostParams
+
+#: the tuple kinds of Definition 1 and the per-worker count column of each
+KINDS = {"check": "w_checks", "object": "w_objects", "insertion": "w_ins", "deletion": "w_del"}
+KEYS = ("country", "query_set", "algorithm", "seed", "n_workers")
+
+
+def worker_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (run, worker): the run's keys, the worker's counts and busy seconds."""
+    need = [*KINDS.values(), "w_busy"]
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the runs have no per-worker counts ({', '.join(missing)})")
+    keys = [k for k in KEYS if k in frame.columns]
+    rows = []
+    for _, r in frame.iterrows():
+        for w in range(len(r["w_busy"])):
+            rows.append(
+                {
+                    **{k: r[k] for k in keys},
+                    "worker": w,
+                    **{c: float(r[c][w]) for c in need},
+                    "w_postings": float(r["w_postings"][w]) if "w_postings" in r else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    from scipy.optimize import nnls
+
+    scale = np.maximum(x.max(axis=0), 1.0)  # columns of very different sizes
+    coef, _ = nnls(x / scale, y)
+    return coef / scale
+
+
+def _r2(measured: np.ndarray, predicted: np.ndarray) -> float:
+    total = float(((measured - measured.mean()) ** 2).sum())
+    if total <= 0:
+        return float("nan")
+    return 1.0 - float(((measured - predicted) ** 2).sum()) / total
+
+
+def calibrate(workers: pd.DataFrame, by: str = "query_set") -> pd.DataFrame:
+    """This machine's unit costs per ``by`` group: seconds per check, object, insertion and
+    deletion fitted (non-negative least squares, no intercept) to every worker's busy time,
+    with the fit's R^2 and the costs as ratios to a check (the form of ``CostParams``)."""
+    out = []
+    for key, g in workers.groupby(by):
+        x = g[list(KINDS.values())].to_numpy(np.float64)
+        y = g["w_busy"].to_numpy(np.float64)
+        coef = _nnls(x, y)
+        row = {by: key, "workers": len(g), "r2": _r2(y, x @ coef)}
+        row.update({f"{k}_ns": 1e9 * c for k, c in zip(KINDS, coef, strict=True)})
+        unit = coef[0] if coef[0] > 0 else np.nan
+        row.update({f"{k}_per_check": c / unit for k, c in zip(KINDS, coef, strict=True)})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _balanced_units(costs: CostParams) -> np.ndarray:
+    return np.array([costs.c_m, costs.c_o, costs.c_ins, costs.c_del], dtype=np.float64)
+
+
+def fit_table(
+    workers: pd.DataFrame, units: pd.DataFrame, costs: CostParams, by: str = "query_set"
+) -> pd.DataFrame:
+    """Per (country, query set, algorithm): R^2 of the busy time against the balanced load
+    (``costs``' ratios, one least-squares scale per set) and against the calibrated units
+    of its ``by`` group (``units`` from :func:`calibrate`)."""
+    coef = {r[by]: np.array([r[f"{k}_ns"] for k in KINDS]) / 1e9 for _, r in units.iterrows()}
+    ratios = _balanced_units(costs)
+    rows = []
+    for (c, q), g in workers.groupby(["country", "query_set"]):
+        x = g[list(KINDS.values())].to_numpy(np.float64)
+        load = x @ ratios
+        y = g["w_busy"].to_numpy(np.float64)
+        scale = float(load @ y / max(load @ load, 1e-300))  # seconds per cost unit on the set
+        for a, ga in g.groupby("algorithm"):
+            idx = g.index.get_indexer(ga.index)
+            xa, ya = x[idx], y[idx]
+            rows.append(
+                {
+                    "country": c,
+                    "query_set": q,
+                    "algorithm": a,
+                    "workers": len(ga),
+                    "r2_balanced": _r2(ya, scale * load[idx]),
+                    "r2_calibrated": _r2(ya, xa @ coef[ga[by].iloc[0]]),
+                    "seconds_per_unit": scale,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def kind_errors(
+    workers: pd.DataFrame, units: pd.DataFrame, costs: CostParams, by: str = "query_set"
+) -> pd.DataFrame:
+    """Per (country, query set, tuple kind): the busy seconds the balanced model misplaces
+    on that kind, ``(scale * ratio_k - calibrated_k) * count_k`` summed over the workers,
+    as a share of their measured busy time (positive: the model charges the kind too
+    much). ``scale`` is the set's least-squares seconds per cost unit."""
+    coef = {r[by]: np.array([r[f"{k}_ns"] for k in KINDS]) / 1e9 for _, r in units.iterrows()}
+    ratios = _balanced_units(costs)
+    rows = []
+    for (c, q), g in workers.groupby(["country", "query_set"]):
+        x = g[list(KINDS.values())].to_numpy(np.float64)
+        y = g["w_busy"].to_numpy(np.float64)
+        load = x @ ratios
+        scale = float(load @ y / max(load @ load, 1e-300))
+        cal = coef[g[by].iloc[0]]
+        for j, k in enumerate(KINDS):
+            err = float(((scale * ratios[j] - cal[j]) * x[:, j]).sum())
+            rows.append(
+                {"country": c, "query_set": q, "kind": k, "error_share": err / max(y.sum(), 1e-12),
+                 "charged_s": float(scale * ratios[j] * x[:, j].sum()),
+                 "measured_s": float(cal[j] * x[:, j].sum())}
+            )  # fmt: skip
+    return pd.DataFrame(rows)

@@ -1,0 +1,224 @@
+"""PS2Stream in the paper's regime: the stream's steady state, untimed registration, the
+cost model against the clock, the grid chosen on the model, what Algorithm 1's threshold
+sees (notebook 11's claims rules: ``test_spatial_lab_claims.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.spatial.cost import CostParams
+from routelab.spatial.engine import build_partition, first_object, prepare, run_pipeline
+from routelab.spatial.gi2 import WorkerTuples
+from routelab.spatial.grid import BaseGrid
+from routelab.spatial.lab import cost_clock as cc
+from routelab.spatial.lab import experiments as sx
+from routelab.spatial.lab.text_split import probe_summary, similarity_probe
+from routelab.spatial.lab.workload import (
+    WorkloadParams,
+    make_queries_frame,
+    place_tweets,
+    tweet_stream,
+)
+from routelab.spatial.model import DEL, INS, OBJ
+from routelab.spatial.oracle import oracle_pairs
+from routelab.spatial.workload import random_workload
+
+GRID = BaseGrid(-0.5, -0.5, 10.5, 10.5, 32)
+
+
+def test_the_stream_keeps_mu_queries_alive_and_the_update_ratio_after_registration():
+    st = tweet_stream(WorkloadParams(country="GB", n_objects=6000, mu=2000, seed=3))
+    first = first_object(st)
+    assert first == 2000 and (st.kind[:first] != OBJ).all()  # the opening registration
+    steady = st.kind[first:]
+    n_obj, n_upd = int((steady == OBJ).sum()), int((steady != OBJ).sum())
+    assert n_obj == 6000
+    assert 4.0 < n_obj / n_upd < 6.5  # objects : (INS + DEL) = 5
+    alive = np.cumsum(np.where(st.kind == INS, 1, np.where(st.kind == DEL, -1, 0)))
+    assert abs(np.median(alive[first:]) - 2000) < 200  # ~mu live queries all along
+
+
+def test_q2_draws_every_keyword_outside_the_top_percent_by_default():
+    objects = place_tweets(WorkloadParams(n_objects=3000, seed=2))
+    counts: dict[str, int] = {}
+    for ws in objects.words:
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    top = set(sorted(counts, key=lambda w: (-counts[w], w))[: int(np.ceil(0.01 * len(counts)))])
+    q = make_queries_frame(objects, 400, WorkloadParams(query_set="Q2", seed=2))
+    assert q.dnf.map(lambda d: all(w not in top for c in d for w in c)).all()
+    one = make_queries_frame(objects, 400, WorkloadParams(query_set="Q2", q2_rare="one", seed=2))
+    assert one.dnf.map(lambda d: any(w not in top for c in d for w in c)).all()
+    assert not one.dnf.map(lambda d: all(w not in top for c in d for w in c)).all()
+    with pytest.raises(ValueError, match="q2_rare"):
+        make_queries_frame(objects, 10, WorkloadParams(query_set="Q2", q2_rare="some"))
+
+
+def test_worker_tuples_split_keeps_every_posting():
+    t = WorkerTuples(
+        np.array([INS, INS, OBJ, INS], np.int8), np.array([0, 1, 0, 2]),
+        np.array([0, 2, 3, 3, 5]), np.arange(5), np.arange(5, dtype=np.int32),
+    )  # fmt: skip
+    head, tail = t.split(2)
+    assert len(head) == 2 and len(tail) == 2
+    assert head.post_cell.tolist() == [0, 1, 2] and head.post_ptr.tolist() == [0, 2, 3]
+    assert tail.post_cell.tolist() == [3, 4] and tail.post_ptr.tolist() == [0, 0, 2]
+    assert len(t.split(0)[0]) == 0 and len(t.split(99)[1]) == 0
+
+
+def test_the_registration_is_replayed_untimed_and_matches_are_unchanged():
+    st = random_workload(5, n_objects=400, n_queries=90, mu=30)
+    setup = prepare(st, GRID, np.arange(200), np.arange(40))
+    part, _ = build_partition(setup, "kd-tree", 3)
+    res = run_pipeline(setup, part, repeats=2)
+    assert res.pairs == oracle_pairs(st)
+    first = first_object(st)
+    for w in res.workers:
+        assert w.warm == int((w.tup < first).sum())
+        assert w.timed_tuples == w.tuples - w.warm
+        assert len(w.busy_runs) == 2 and w.busy_s == min(w.busy_runs)
+    m = sx.measure(setup, res, 2, CostParams())
+    assert m["tuples"] == len(st.kind) - first
+    counts = sum(np.array(m[c]) for c in ("w_objects", "w_ins", "w_del"))
+    assert counts.sum() == sum(w.timed_tuples for w in res.workers)
+    loads = CostParams()
+    want = [
+        loads.c_m * c + loads.c_o * o + loads.c_ins * i + loads.c_del * d
+        for c, o, i, d in zip(m["w_checks"], m["w_objects"], m["w_ins"], m["w_del"], strict=True)
+    ]
+    assert m["w_load"] == pytest.approx(want)
+
+
+def test_grid_granularity_is_chosen_on_the_sample_model():
+    st = random_workload(6, n_objects=500, n_queries=100, mu=40)
+    setup = prepare(st, GRID, np.arange(250), np.arange(50))
+    part, _, gb = sx.grid_on_model(setup, 3, [2, 4, 8])
+    peaks = {
+        k: float(build_partition(setup, "grid", 3, grid_gb=k)[0].worker_loads(setup.stats).max())
+        for k in (2, 4, 8)
+    }
+    assert gb == min(peaks, key=peaks.get)
+    assert float(part.worker_loads(setup.stats).max()) == pytest.approx(peaks[gb])
+    with pytest.raises(ValueError, match="granularity"):
+        sx.grid_on_model(setup, 3, [])
+
+
+def _workers(costs_ns: dict[str, float], noise: float = 0.0, seed: int = 0) -> pd.DataFrame:
+    """Runs whose busy time is exactly ``costs_ns`` per count (plus noise)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in ("Q1", "Q2"):
+        for a in ("hybrid", "kd-tree"):
+            n = 6
+            cols = {
+                "w_checks": rng.integers(10_000, 200_000, n).astype(float),
+                "w_objects": rng.integers(1_000, 20_000, n).astype(float),
+                "w_ins": rng.integers(100, 4_000, n).astype(float),
+                "w_del": rng.integers(100, 4_000, n).astype(float),
+            }
+            busy = sum(costs_ns[k] * 1e-9 * cols[c] for k, c in cc.KINDS.items())
+            busy = busy * (1 + noise * rng.normal(size=n))
+            rows.append({"country": "US", "query_set": q, "algorithm": a, "seed": 0,
+                         "n_workers": n, **{c: list(v) for c, v in cols.items()},
+                         "w_busy": list(busy), "w_postings": [0.0] * n})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_calibration_recovers_known_unit_costs_and_the_fit_says_how_good_the_model_is():
+    truth = {"check": 20.0, "object": 300.0, "insertion": 2000.0, "deletion": 100.0}
+    workers = cc.worker_frame(_workers(truth))
+    assert len(workers) == 2 * 2 * 6
+    units = cc.calibrate(workers)
+    for k, v in truth.items():
+        assert units[f"{k}_ns"].tolist() == pytest.approx([v, v], rel=1e-6)
+    assert units["insertion_per_check"].tolist() == pytest.approx([100.0, 100.0])
+    # the partitioners' ratios (1 / 10 / 10 / 10) misprice insertions 10x here
+    spec = CostParams()
+    fit = cc.fit_table(workers, units, spec)
+    assert (fit.r2_calibrated > 0.999).all()
+    assert (fit.r2_balanced < fit.r2_calibrated).all()
+    exact = CostParams(c_m=1.0, c_o=15.0, c_ins=100.0, c_del=5.0)  # the true ratios
+    assert (cc.fit_table(workers, units, exact).r2_balanced > 0.999).all()
+    errors = cc.kind_errors(workers, units, spec)
+    by_kind = errors.groupby("kind").error_share.mean()
+    assert by_kind["insertion"] < 0 < by_kind["check"]  # insertions under-charged
+    assert cc.kind_errors(workers, units, exact).error_share.abs().max() < 1e-6
+    noisy = cc.calibrate(cc.worker_frame(_workers(truth, noise=0.3, seed=1)))
+    assert (noisy.r2 < 0.99).all()
+    with pytest.raises(ValueError, match="per-worker"):
+        cc.worker_frame(pd.DataFrame({"algorithm": ["x"]}))
+
+
+def test_similarity_estimators_and_the_probe():
+    st = random_workload(7, n_objects=600, n_queries=150, mu=100)
+    setup = prepare(st, GRID, np.arange(600), np.arange(150))
+    stats = setup.stats
+    plug = stats.similarity(0, 0, 32, 32)
+    deb = stats.similarity(0, 0, 32, 32, estimator="debiased")
+    assert 0 < plug <= 1 and 0 <= deb <= 1
+    with pytest.raises(ValueError, match="estimator"):
+        stats.similarity(0, 0, 32, 32, estimator="other")
+    probe = similarity_probe(stats, depth=2)
+    assert probe.depth.tolist().count(0) == 1 and probe.depth.max() == 2
+    root = probe.iloc[0]
+    assert root.similarity == pytest.approx(plug) and root.objects == 600
+    kids = probe[probe.depth == 1]
+    assert kids.objects.sum() == 600  # the children tile the root
+    summary = probe_summary(probe, theta=2.0)
+    assert summary["probe_below_theta"] == 1.0 and summary["root_similarity"] == plug
+    assert probe_summary(probe, theta=-1.0)["probe_below_theta"] == 0.0
+
+
+def test_debiased_cosine_by_hand():
+    from routelab.spatial.cost import SampleStats
+    from routelab.spatial.model import (
+        Vocabulary,
+        assign_keys,
+        make_objects,
+        make_queries,
+        term_frequencies,
+    )
+
+    vocab = Vocabulary()
+    objs = make_objects(np.arange(3), np.full(3, 1.0), np.full(3, 1.0),
+                        [["a"], ["a"], ["b"]], vocab)  # fmt: skip
+    qs = make_queries(np.arange(2), np.array([[0, 0, 2, 2], [0, 0, 2, 2]], float),
+                      [[["a"]], [["b"]]], vocab)  # fmt: skip
+    assign_keys(qs, term_frequencies(objs, len(vocab)))
+    stats = SampleStats(GRID, objs, qs, len(vocab))
+    # objects (a: 2, b: 1), queries (a: 1, b: 1)
+    assert stats.similarity(0, 0, 32, 32) == pytest.approx(3 / (np.sqrt(5) * np.sqrt(2)))
+    # debiased: |vo|^2 - sum = 5 - 3 = 2, |vq|^2 - sum = 2 - 2 = 0 -> no repeated keyword: 0
+    assert stats.similarity(0, 0, 32, 32, estimator="debiased") == 0.0
+
+
+def test_counting_merge_equals_the_set_merge():
+    from routelab.spatial.engine import merge, merge_count
+
+    st = random_workload(8, n_objects=400, n_queries=90, mu=30)
+    setup = prepare(st, GRID, np.arange(200), np.arange(40))
+    part, _ = build_partition(setup, "metric", 3)  # text partitioning: duplicates happen
+    kept = run_pipeline(setup, part)
+    pairs, dups = merge(kept.workers)
+    assert merge_count(kept.workers) == (len(pairs), dups)
+    counted = run_pipeline(setup, part, keep_pairs=False)
+    assert counted.info["distinct_pairs"] == len(oracle_pairs(st)) and counted.pairs == set()
+    assert counted.duplicates == kept.duplicates
+
+
+def test_one_stream_serves_several_worker_counts():
+    params = {"country": "GB", "query_set": "Q2", "n_workers": [3, 2], "seed": 1,
+              "algorithms": ("kd-tree", "hybrid", "grid"), "scal_algorithms": ("kd-tree", "hybrid"),
+              "n_objects": 3000, "mu": 200, "g": 32, "sample_min": 1500, "n_dispatchers": 2,
+              "repeats": 1, "grid_gb": [4, 8]}  # fmt: skip
+    rows = sx.run_algorithms(params)
+    got = sorted((r["n_workers"], r["algorithm"]) for r in rows)
+    assert got == [(2, "hybrid"), (2, "kd-tree"), (3, "grid"), (3, "hybrid"), (3, "kd-tree")]
+    assert {r["tuples"] for r in rows} == {rows[0]["tuples"]}  # the same stream
+    grid = next(r for r in rows if r["algorithm"] == "grid")
+    assert grid["grid_gb"] in (4, 8)
+    hybrid = next(r for r in rows if r["algorithm"] == "hybrid")
+    assert {"ns", "nt", "root_similarity", "probe_similarities"} <= set(hybrid)
+    assert all(len(r["w_busy"]) == r["n_workers"] and r["peak_rss_mb"] > 0 for r in rows)
