@@ -260,3 +260,60 @@ def test_timing_rows_outside_the_papers_regime_are_not_comparable() -> None:
     assert "0.1 ms" not in sc.regime_reason(f7.assign(**short))
     assert "100 ms per replay" in sc.regime_reason(f7.assign(**short))
     assert sc.regime_reason(f7) == ""  # frames without the columns are taken as they are
+
+
+def test_timing_rows_are_graded_on_the_sets_in_the_regime_only() -> None:
+    f6, f7 = _fig6(209, 147), _fig7(130, 100, 100)
+    f11 = _fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7})
+
+    def regime(f: pd.DataFrame) -> pd.DataFrame:
+        us = np.where(f.country == "US", 2.0, 40.0)  # US idle, UK busy
+        return f.assign(busiest_us_per_tuple=us, worker_busy_max_s=2.0)
+
+    rows = sc.all_rows(*(regime(f) for f in (f6, f7, f11)))
+    best = next(r for r in rows if r["claim"].startswith("hybrid partitioning is best"))
+    assert _v(best) == "holds" and "UK" in best["measured"] and "US" not in best["measured"]
+    assert "left out: US-Q1" in best["note"] and "2 µs per tuple" in best["note"]
+    c1 = next(r for r in rows if r["claim"].startswith("Q1: space partitioning"))
+    assert "US-Q1" not in c1["measured"].split(";")[0] or _v(c1) != "holds"
+    memory = next(r for r in rows if r["claim"].startswith("dispatcher memory is small"))
+    assert "left out" not in memory.get("note", "")  # model rows use every set
+    assert len(sc.in_regime(regime(f7))) == len(f7[f7.country == "GB"])
+
+
+def test_hybrid_is_hybrid_gives_each_verdict() -> None:
+    def frame(text: dict[str, float]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [{"country": c, "query_set": q, "algorithm": "hybrid", "seed": 0,
+              "leaves": 10.0, "text_leaves": text[q]} for c, q in SETS]
+        )  # fmt: skip
+
+    good = sc.hybrid_is_hybrid(frame({"Q1": 1, "Q2": 4, "Q3": 2}))
+    assert _v(good) == "holds" and good["kind"] == "check" and "UK-Q2 4/10" in good["measured"]
+    no_q2 = sc.hybrid_is_hybrid(frame({"Q1": 0, "Q2": 0, "Q3": 2}))
+    assert _v(no_q2) == "partly"  # Q2 without a text split: 4 of 6 sets
+    kd = sc.hybrid_is_hybrid(frame({"Q1": 0, "Q2": 0, "Q3": 0}))
+    assert _v(kd) == "fails"  # a kd-tree: only Q1's 2 of 6 sets
+    text_everywhere = sc.hybrid_is_hybrid(frame({"Q1": 9, "Q2": 0, "Q3": 0}))
+    assert _v(text_everywhere) == "fails"
+    assert _v(sc.hybrid_is_hybrid(pd.DataFrame({"algorithm": ["hybrid"]}))) == "not comparable"
+
+
+def test_cost_model_row_gives_each_verdict() -> None:
+    def fit(r2: list[float]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [{"country": "GB", "query_set": q, "algorithm": a, "r2_balanced": r,
+              "r2_calibrated": 0.95} for (q, a), r in
+             zip([(q, a) for q in ("Q1", "Q2") for a in ("hybrid", "kd-tree")], r2, strict=True)]
+        )  # fmt: skip
+
+    assert _v(sc.cost_model_row(fit([0.9, 0.85, 0.95, 0.81]))) == "holds"
+    some = sc.cost_model_row(fit([0.9, 0.3, 0.95, 0.2]))
+    assert _v(some) == "partly" and "worst kd-tree on UK-Q2 (0.20)" in some["measured"]
+    assert _v(sc.cost_model_row(fit([0.1, 0.3, 0.5, 0.2]))) == "fails"
+    errors = pd.DataFrame({"country": "GB", "query_set": ["Q1", "Q2"] * 2,
+                           "kind": ["check", "check", "deletion", "deletion"],
+                           "error_share": [0.1, 0.2, -0.5, -0.7]})  # fmt: skip
+    note = sc.cost_model_row(fit([0.9, 0.3, 0.95, 0.2]), errors)["note"]
+    assert "deletion: under-charged by 60%" in note
+    assert _v(sc.cost_model_row(pd.DataFrame())) == "not comparable"

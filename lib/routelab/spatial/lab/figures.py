@@ -138,8 +138,8 @@ def _bars(
         )  # fmt: skip
     if d.us.notna().any():
         title += (
-            f" (busiest worker {d.us.min():.3g}-{d.us.max():.3g} µs per tuple; bars: mean "
-            "and 95 % interval of the repeated runs)"
+            f"<br><sub>busiest worker {d.us.min():.3g}-{d.us.max():.3g} µs per tuple; bars: "
+            "mean and 95 % interval of the repeated runs</sub>"
         )
     fig.update_layout(
         barmode="group", title=title, yaxis_title=y_title, xaxis_title="dataset-query set"
@@ -243,7 +243,7 @@ def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure
     title = "Fig. 11 - scalability with the number of workers"
     if "busiest_us_per_tuple" in d.columns:
         us = d["busiest_us_per_tuple"]
-        title += f" (busiest worker {us.min():.3g}-{us.max():.3g} µs per tuple)"
+        title += f"<br><sub>busiest worker {us.min():.3g}-{us.max():.3g} µs per tuple</sub>"
     fig.update_layout(title=title)
     return fig
 
