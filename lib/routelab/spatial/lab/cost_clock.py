@@ -70,7 +70,11 @@ def _r2(measured: np.ndarray, predicted: np.ndarray) -> float:
 def calibrate(workers: pd.DataFrame, by: str = "query_set") -> pd.DataFrame:
     """This machine's unit costs per ``by`` group: seconds per check, object, insertion and
     deletion fitted (non-negative least squares, no intercept) to every worker's busy time,
-    with the fit's R^2 and the costs as ratios to a check (the form of ``CostParams``)."""
+    with the fit's R^2 and the costs as ratios to a check (the form of ``CostParams``).
+
+    In the steady state a worker receives as many deletions as insertions (each query's
+    copies come and go together), so the fit cannot tell the two apart: read their sum as
+    the cost of one query update (non-negative least squares gives it to either)."""
     out = []
     for key, g in workers.groupby(by):
         x = g[list(KINDS.values())].to_numpy(np.float64)
@@ -88,31 +92,37 @@ def _balanced_units(costs: CostParams) -> np.ndarray:
     return np.array([costs.c_m, costs.c_o, costs.c_ins, costs.c_del], dtype=np.float64)
 
 
+def _per_set(workers: pd.DataFrame, units: pd.DataFrame, costs: CostParams, by: str):
+    """For each (country, query set): its rows, counts, busy seconds, balanced load, the
+    least-squares seconds per cost unit and the calibrated unit costs of its ``by`` group."""
+    coef = {r[by]: np.array([r[f"{k}_ns"] for k in KINDS]) / 1e9 for _, r in units.iterrows()}
+    ratios = _balanced_units(costs)
+    for (c, q), g in workers.groupby(["country", "query_set"]):
+        x = g[list(KINDS.values())].to_numpy(np.float64)
+        y = g["w_busy"].to_numpy(np.float64)
+        load = x @ ratios
+        scale = float(load @ y / max(load @ load, 1e-300))  # seconds per cost unit on the set
+        yield c, q, g, x, y, load, scale, ratios, coef[g[by].iloc[0]]
+
+
 def fit_table(
     workers: pd.DataFrame, units: pd.DataFrame, costs: CostParams, by: str = "query_set"
 ) -> pd.DataFrame:
     """Per (country, query set, algorithm): R^2 of the busy time against the balanced load
     (``costs``' ratios, one least-squares scale per set) and against the calibrated units
     of its ``by`` group (``units`` from :func:`calibrate`)."""
-    coef = {r[by]: np.array([r[f"{k}_ns"] for k in KINDS]) / 1e9 for _, r in units.iterrows()}
-    ratios = _balanced_units(costs)
     rows = []
-    for (c, q), g in workers.groupby(["country", "query_set"]):
-        x = g[list(KINDS.values())].to_numpy(np.float64)
-        load = x @ ratios
-        y = g["w_busy"].to_numpy(np.float64)
-        scale = float(load @ y / max(load @ load, 1e-300))  # seconds per cost unit on the set
+    for c, q, g, x, y, load, scale, _, cal in _per_set(workers, units, costs, by):
         for a, ga in g.groupby("algorithm"):
             idx = g.index.get_indexer(ga.index)
-            xa, ya = x[idx], y[idx]
             rows.append(
                 {
                     "country": c,
                     "query_set": q,
                     "algorithm": a,
                     "workers": len(ga),
-                    "r2_balanced": _r2(ya, scale * load[idx]),
-                    "r2_calibrated": _r2(ya, xa @ coef[ga[by].iloc[0]]),
+                    "r2_balanced": _r2(y[idx], scale * load[idx]),
+                    "r2_calibrated": _r2(y[idx], x[idx] @ cal),
                     "seconds_per_unit": scale,
                 }
             )
@@ -126,15 +136,8 @@ def kind_errors(
     on that kind, ``(scale * ratio_k - calibrated_k) * count_k`` summed over the workers,
     as a share of their measured busy time (positive: the model charges the kind too
     much). ``scale`` is the set's least-squares seconds per cost unit."""
-    coef = {r[by]: np.array([r[f"{k}_ns"] for k in KINDS]) / 1e9 for _, r in units.iterrows()}
-    ratios = _balanced_units(costs)
     rows = []
-    for (c, q), g in workers.groupby(["country", "query_set"]):
-        x = g[list(KINDS.values())].to_numpy(np.float64)
-        y = g["w_busy"].to_numpy(np.float64)
-        load = x @ ratios
-        scale = float(load @ y / max(load @ load, 1e-300))
-        cal = coef[g[by].iloc[0]]
+    for c, q, _, x, y, _, scale, ratios, cal in _per_set(workers, units, costs, by):
         for j, k in enumerate(KINDS):
             err = float(((scale * ratios[j] - cal[j]) * x[:, j]).sum())
             rows.append(
