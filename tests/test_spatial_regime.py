@@ -222,3 +222,50 @@ def test_one_stream_serves_several_worker_counts():
     hybrid = next(r for r in rows if r["algorithm"] == "hybrid")
     assert {"ns", "nt", "root_similarity", "probe_similarities"} <= set(hybrid)
     assert all(len(r["w_busy"]) == r["n_workers"] and r["peak_rss_mb"] > 0 for r in rows)
+
+
+def _edge_stream(seed: int = 11):
+    """Queries on random boxes; objects on every corner and edge midpoint of every box,
+    and a hair outside each edge: a boundary slip in any spatial kernel changes a match."""
+    from routelab.spatial.model import Stream, Vocabulary, make_objects, make_queries
+    from routelab.spatial.workload import interleave
+
+    rng = np.random.default_rng(seed)
+    vocab = Vocabulary()
+    n_q = 40
+    x0 = rng.uniform(0, 8, n_q)
+    y0 = rng.uniform(0, 8, n_q)
+    rects = np.stack([x0, y0, x0 + rng.uniform(0.3, 2, n_q), y0 + rng.uniform(0.3, 2, n_q)], 1)
+    w = GRID.cell_width  # 11/32: grid lines are exact binary fractions
+    line = lambda v: GRID.min_lon + np.round((v - GRID.min_lon) / w) * w  # noqa: E731
+    rects[::5, 0], rects[::5, 1] = line(rects[::5, 0]), line(rects[::5, 1])  # lower edges on lines
+    rects[1::5, 2], rects[1::5, 3] = line(rects[1::5, 2]), line(rects[1::5, 3])  # upper edges
+    terms = ["a", "b", "c"]
+    dnfs = [
+        [[terms[i % 3]]] if i % 2 else [[terms[i % 3]], [terms[(i + 1) % 3]]] for i in range(n_q)
+    ]
+    queries = make_queries(np.arange(n_q), rects, dnfs, vocab)
+    pts = []
+    for a, b, c, d in rects:
+        mx, my = (a + c) / 2, (b + d) / 2
+        pts += [(a, b), (c, b), (a, d), (c, d), (a, my), (c, my), (mx, b), (mx, d)]
+        pts += [(np.nextafter(a, -1), my), (np.nextafter(c, 99), my),
+                (mx, np.nextafter(b, -1)), (mx, np.nextafter(d, 99))]  # fmt: skip
+    pts = np.array(pts)
+    n_o = len(pts)
+    words = [[terms[i % 3], terms[(i + 2) % 3]] for i in range(n_o)]
+    objects = make_objects(np.arange(n_o) + 10_000, pts[:, 0], pts[:, 1], words, vocab)
+    kind, ref = interleave(n_o, n_q, n_q, seed=seed)
+    return Stream(objects, queries, kind, ref, vocab, {"kind": "edges"})
+
+
+@pytest.mark.parametrize("algorithm", ["kd-tree", "metric", "hybrid"])
+def test_objects_on_every_edge_and_corner_match_as_the_oracle(algorithm):
+    st = _edge_stream()
+    truth = oracle_pairs(st)
+    on_edge = {o for _, o in truth}
+    assert len(on_edge) > 100  # corners and edges do match (closed rectangles)
+    setup = prepare(st, GRID, np.arange(len(st.objects)), np.arange(len(st.queries)))
+    part, _ = build_partition(setup, algorithm, 3)
+    for impl in ("kernel", "reference"):
+        assert run_pipeline(setup, part, impl=impl).pairs == truth, impl
