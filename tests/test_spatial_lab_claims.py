@@ -316,4 +316,6 @@ def test_cost_model_row_gives_each_verdict() -> None:
                            "error_share": [0.1, 0.2, -0.5, -0.7]})  # fmt: skip
     note = sc.cost_model_row(fit([0.9, 0.3, 0.95, 0.2]), errors)["note"]
     assert "deletion: under-charged by 60%" in note
+    with_postings = fit([0.9, 0.3, 0.95, 0.2]).assign(r2_postings=0.7)
+    assert "per posting (fitted): median R^2 0.70" in sc.cost_model_row(with_postings)["measured"]
     assert _v(sc.cost_model_row(pd.DataFrame())) == "not comparable"

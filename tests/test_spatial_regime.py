@@ -145,6 +145,14 @@ def test_calibration_recovers_known_unit_costs_and_the_fit_says_how_good_the_mod
     by_kind = errors.groupby("kind").error_share.mean()
     assert by_kind["insertion"] < 0 < by_kind["check"]  # insertions under-charged
     assert cc.kind_errors(workers, units, exact).error_share.abs().max() < 1e-6
+    # busy time that follows postings, not queries: the posting fit explains it
+    per_posting = _workers(truth).assign(
+        w_postings=lambda f: [list(np.array(i) * 7.0) for i in f.w_ins]
+    )
+    w2 = cc.worker_frame(per_posting)
+    w2["w_busy"] = 20e-9 * w2.w_checks + 300e-9 * w2.w_objects + 1e-6 * w2.w_postings
+    pf = cc.posting_fit(w2)
+    assert (pf.r2_postings > 0.999).all() and pf.posting_ns.iloc[0] == pytest.approx(1000, rel=1e-6)
     noisy = cc.calibrate(cc.worker_frame(_workers(truth, noise=0.3, seed=1)))
     assert (noisy.r2 < 0.99).all()
     with pytest.raises(ValueError, match="per-worker"):

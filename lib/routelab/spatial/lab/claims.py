@@ -587,7 +587,13 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
         "measured": "median R^2 balanced / calibrated units: "
         + ", ".join(f"{a} {r.bal:.2f} / {r.cal:.2f}" for a, r in per.iterrows())
         + f"; worst {worst.algorithm} on {_name(worst.country, worst.query_set)} "
-        f"({worst.r2_balanced:.2f})",
+        f"({worst.r2_balanced:.2f})"
+        + (
+            f"; with updates charged per posting (fitted): median R^2 "
+            f"{fit.r2_postings.median():.2f}"
+            if "r2_postings" in fit.columns
+            else ""
+        ),
         "verdict": v,
         "note": "R^2 over the workers of every run; 'calibrated' refits the four unit costs on "
         "the run's own workers per query set, so the gap between the two is what the "

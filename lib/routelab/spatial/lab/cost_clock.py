@@ -14,6 +14,8 @@ replay (:func:`routelab.spatial.lab.experiments.worker_counts`) and its busy sec
   balanced load (the partitioners' unit ratios, up to one scale: a model the partitioners
   use is right if it ranks and sizes the workers' work, whatever its unit) and by the
   calibrated units (R^2, 1 - residual / total sum of squares over the workers);
+* :func:`posting_fit`: the same with an update charged per posting it makes (its cells x
+  keys) instead of per query;
 * :func:`kind_errors`: where the balanced model errs: per set and tuple kind, the busy
   time the partitioners' unit misplaces (scaled ratio minus calibrated cost, times the
   count), as a share of the measured busy time.
@@ -86,6 +88,30 @@ def calibrate(workers: pd.DataFrame, by: str = "query_set") -> pd.DataFrame:
         row.update({f"{k}_per_check": c / unit for k, c in zip(KINDS, coef, strict=True)})
         out.append(row)
     return pd.DataFrame(out)
+
+
+#: the alternative the clock suggests: an update costs per posting (cells x keys it makes),
+#: not per query; fitted on checks, objects and postings
+POSTING_KINDS = {"check": "w_checks", "object": "w_objects", "posting": "w_postings"}
+
+
+def posting_fit(workers: pd.DataFrame, by: str = "query_set") -> pd.DataFrame:
+    """R^2 per (country, query set, algorithm) of the busy time against checks, objects and
+    the postings the worker's insertions made (unit costs fitted per ``by`` group like
+    :func:`calibrate`): does charging an update per posting predict the clock better than
+    per query?"""
+    rows = []
+    for _, g in workers.groupby(by):
+        x = g[list(POSTING_KINDS.values())].to_numpy(np.float64)
+        y = g["w_busy"].to_numpy(np.float64)
+        coef = _nnls(x, y)
+        pred = pd.Series(x @ coef, index=g.index)
+        for (c, q, a), ga in g.groupby(["country", "query_set", "algorithm"]):
+            rows.append({"country": c, "query_set": q, "algorithm": a,
+                         "r2_postings": _r2(ga.w_busy.to_numpy(np.float64),
+                                            pred[ga.index].to_numpy()),
+                         "posting_ns": 1e9 * coef[2]})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def _balanced_units(costs: CostParams) -> np.ndarray:
