@@ -292,6 +292,7 @@ def test_hybrid_is_hybrid_gives_each_verdict() -> None:
     assert _v(good) == "holds" and good["kind"] == "check" and "UK-Q2 4/10" in good["measured"]
     no_q2 = sc.hybrid_is_hybrid(frame({"Q1": 0, "Q2": 0, "Q3": 2}))
     assert _v(no_q2) == "partly"  # Q2 without a text split: 4 of 6 sets
+    assert "UK-Q2 (no text split)" in no_q2["note"] and "every set" in good["note"]
     kd = sc.hybrid_is_hybrid(frame({"Q1": 0, "Q2": 0, "Q3": 0}))
     assert _v(kd) == "fails"  # a kd-tree: only Q1's 2 of 6 sets
     text_everywhere = sc.hybrid_is_hybrid(frame({"Q1": 9, "Q2": 0, "Q3": 0}))

@@ -153,6 +153,10 @@ def test_calibration_recovers_known_unit_costs_and_the_fit_says_how_good_the_mod
     w2["w_busy"] = 20e-9 * w2.w_checks + 300e-9 * w2.w_objects + 1e-6 * w2.w_postings
     pf = cc.posting_fit(w2)
     assert (pf.r2_postings > 0.999).all() and pf.posting_ns.iloc[0] == pytest.approx(1000, rel=1e-6)
+    clock = cc.against_the_clock(_workers(truth), exact)
+    assert clock.workers.predicted.to_numpy() == pytest.approx(clock.workers.w_busy.to_numpy())
+    assert {"r2_balanced", "r2_calibrated", "r2_postings"} <= set(clock.fit.columns)
+    assert len(clock.errors) == 2 * len(cc.KINDS)
     noisy = cc.calibrate(cc.worker_frame(_workers(truth, noise=0.3, seed=1)))
     assert (noisy.r2 < 0.99).all()
     with pytest.raises(ValueError, match="per-worker"):
@@ -277,3 +281,13 @@ def test_objects_on_every_edge_and_corner_match_as_the_oracle(algorithm):
     part, _ = build_partition(setup, algorithm, 3)
     for impl in ("kernel", "reference"):
         assert run_pipeline(setup, part, impl=impl).pairs == truth, impl
+
+
+def test_figure_points_share_streams_between_figures():
+    pts = sx.figure_points(["US", "GB"], ["GB"], 8, [4, 8], [0, 1], n_objects={"US": 10, "GB": 10},
+                           mu={"US": 1, "GB": 1}, g={"US": 64, "GB": 32})  # fmt: skip
+    assert len(pts) == 2 * 3 * 2 and pts[0]["country"] == "GB"  # the longest first
+    gb_q1 = next(p for p in pts if p["country"] == "GB" and p["query_set"] == "Q1")
+    assert gb_q1["n_workers"] == (8, 4) and "grid" in gb_q1["algorithms"] and gb_q1["g"] == 32
+    us_q3 = next(p for p in pts if p["country"] == "US" and p["query_set"] == "Q3")
+    assert us_q3["n_workers"] == (8,) and us_q3["algorithms"] == sx.COMPARED

@@ -18,10 +18,13 @@ replay (:func:`routelab.spatial.lab.experiments.worker_counts`) and its busy sec
   keys) instead of per query;
 * :func:`kind_errors`: where the balanced model errs: per set and tuple kind, the busy
   time the partitioners' unit misplaces (scaled ratio minus calibrated cost, times the
-  count), as a share of the measured busy time.
+  count), as a share of the measured busy time;
+* :func:`against_the_clock`: all of it for one frame of runs (the notebook's one call).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -172,3 +175,37 @@ def kind_errors(
                  "measured_s": float(cal[j] * x[:, j].sum())}
             )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+@dataclass
+class CostClock:
+    """Definition 1 against the clock for one frame of runs: ``workers`` (one row per run
+    and worker, with ``predicted``: the balanced load in seconds), the calibrated ``units``,
+    the ``fit`` per (set, partitioner) with the per-posting R^2 beside it, the ``errors``
+    per tuple kind."""
+
+    workers: pd.DataFrame
+    units: pd.DataFrame
+    fit: pd.DataFrame
+    errors: pd.DataFrame
+
+
+def against_the_clock(frame: pd.DataFrame, costs: CostParams, by: str = "query_set") -> CostClock:
+    """:func:`worker_frame`, :func:`calibrate`, :func:`fit_table` (joined with
+    :func:`posting_fit`) and :func:`kind_errors` on the runs of ``frame``, whose
+    partitioners balanced ``costs``."""
+    keys = ["country", "query_set", "algorithm"]
+    workers = worker_frame(frame)
+    units = calibrate(workers, by)
+    fit = fit_table(workers, units, costs, by).merge(
+        posting_fit(workers, by)[[*keys, "r2_postings"]], on=keys
+    )
+    scale = workers.merge(
+        fit[["country", "query_set", "seconds_per_unit"]].drop_duplicates(),
+        on=["country", "query_set"],
+        how="left",
+    )["seconds_per_unit"].to_numpy()
+    load = workers[list(KINDS.values())].to_numpy(np.float64) @ _balanced_units(costs)
+    return CostClock(
+        workers.assign(predicted=scale * load), units, fit, kind_errors(workers, units, costs, by)
+    )

@@ -78,11 +78,6 @@ def make_setup(
     return prepare(st, grid_for(st, g), so, sq, costs, seed=p.seed)
 
 
-def worker_costs(setup: Setup, res: PipelineResult, costs: CostParams) -> np.ndarray:
-    """Definition 1 per worker on the timed replay's counts (cost units)."""
-    return np.array(worker_counts(setup, res, costs)["w_load"])
-
-
 def per_copy_service(
     setup: Setup, res: PipelineResult, costs: CostParams, busy: np.ndarray | None = None
 ) -> np.ndarray:
@@ -106,8 +101,7 @@ def per_copy_service(
 def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[str, list]:
     """Per worker, what its timed replay did (the tuples after the opening registration):
     candidate checks made by objects, objects, query insertions and deletions, postings
-    created, checks made by deletions (lazy deletion's scans and purges), its best busy
-    seconds and Definition 1's load on these counts with ``costs`` -- the inputs of
+    created, its best busy seconds and Definition 1's load on these counts with ``costs`` -- the inputs of
     :mod:`routelab.spatial.lab.cost_clock` (the cost model against the clock)."""
     out: dict[str, list] = {k: [] for k in WORKER_COLUMNS}
     for w in res.workers:
@@ -119,7 +113,6 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
         out["w_ins"].append(ins)
         out["w_del"].append(int((k == DEL).sum()))
         out["w_postings"].append(int(w.timed_postings))
-        out["w_del_checks"].append(float(chk[k != OBJ].sum()))
         out["w_busy"].append(float(w.busy_s))
         out["w_load"].append(
             costs.c_m * out["w_checks"][-1] + costs.c_o * out["w_objects"][-1]
@@ -130,7 +123,7 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
 
 #: the per-worker lists :func:`worker_counts` adds to every row
 WORKER_COLUMNS = (
-    "w_checks", "w_objects", "w_ins", "w_del", "w_postings", "w_del_checks", "w_busy", "w_load"
+    "w_checks", "w_objects", "w_ins", "w_del", "w_postings", "w_busy", "w_load"
 )  # fmt: skip
 
 
@@ -152,7 +145,8 @@ def measure(
     n = len(setup.stream.kind) - first_object(setup.stream)
     busy = res.worker_busy
     dispatch_s = res.dispatch_s / n_dispatchers
-    loads = worker_costs(setup, res, costs)
+    counts = worker_counts(setup, res, costs)
+    loads = np.array(counts["w_load"])
     runs = res.worker_busy_runs
     top = int(np.argmax(busy))
     return {
@@ -175,7 +169,7 @@ def measure(
         "worker_mb": float(np.mean(res.info["worker_bytes"])) / 1e6,
         "pairs": int(res.info.get("distinct_pairs", len(res.pairs))),
         "duplicates": int(res.duplicates),
-        **worker_counts(setup, res, costs),
+        **counts,
     }
 
 
@@ -376,6 +370,28 @@ def points(
         for n in workers
         for s in seeds
     ]
+
+
+def figure_points(
+    countries: list[str],
+    scal_countries: list[str],
+    workers: int,
+    scal_workers: list[int],
+    seeds: list[int],
+    **common: Any,
+) -> list[dict[str, Any]]:
+    """Notebook 11's grid for Figs. 6-11: one point per (country, query set, seed); Q1/Q2
+    streams carry the six baselines and hybrid, Q3 streams hybrid, metric and kd-tree; on
+    ``scal_countries`` the compared three also run at ``scal_workers`` on the same stream
+    (Fig. 11). Those countries' points come first (they are the longest)."""
+    ns_scal = (workers, *[n for n in scal_workers if n != workers])
+    kw = dict(common, scal_algorithms=COMPARED)
+    out: list[dict[str, Any]] = []
+    for c in sorted(countries, key=lambda c: c not in scal_countries):
+        ns = ns_scal if c in scal_countries else (workers,)
+        out += points([c], ["Q1", "Q2"], [ns], seeds, BASELINES + ("hybrid",), **kw)
+        out += points([c], ["Q3"], [ns], seeds, COMPARED, **kw)
+    return out
 
 
 def with_params(p: WorkloadParams, **kw) -> WorkloadParams:

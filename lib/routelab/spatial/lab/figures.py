@@ -94,6 +94,16 @@ def _label(row: pd.Series) -> str:
     return f"{'UK' if row['country'] == 'GB' else row['country']}-{row['query_set']}"
 
 
+def _mean_interval(g: pd.DataFrame, metric: str, runs_col: str) -> dict[str, float]:
+    """The mean of the repeated runs of rows ``g`` (``runs_col`` lists) with its 95 % t
+    interval and count, and the busiest worker's median time per tuple; without runs, the
+    mean of ``metric`` and no interval."""
+    runs = [x for r in g[runs_col] for x in r] if runs_col in g.columns else []
+    y, lo, hi = t_interval(runs) if len(runs) >= 2 else (g[metric].mean(), np.nan, np.nan)
+    us = g["busiest_us_per_tuple"].median() if "busiest_us_per_tuple" in g.columns else np.nan
+    return {"y": y, "lo": lo, "hi": hi, "n": len(runs), "us": us}
+
+
 def _bars(
     df: pd.DataFrame,
     metric: str,
@@ -111,14 +121,10 @@ def _bars(
     d = df.copy()
     d["set"] = d.apply(_label, axis=1)
     runs_col = {"latency_us": "latency_runs"}.get(metric, f"{metric}_runs")
-    rows = []
-    for (st, a), g in d.groupby(["set", "algorithm"]):
-        runs = [x for r in g[runs_col] for x in r] if runs_col in g.columns else []
-        mean, lo, hi = t_interval(runs) if len(runs) >= 2 else (g[metric].mean(), np.nan, np.nan)
-        us = g["busiest_us_per_tuple"].median() if "busiest_us_per_tuple" in g.columns else np.nan
-        rows.append({"set": st, "algorithm": a, "y": mean, "lo": lo, "hi": hi, "n": len(runs),
-                     "us": us})  # fmt: skip
-    d = pd.DataFrame(rows)
+    d = pd.DataFrame(
+        [{"set": st, "algorithm": a, **_mean_interval(g, metric, runs_col)}
+         for (st, a), g in d.groupby(["set", "algorithm"])]
+    )  # fmt: skip
     algs = [a for a in (algorithms or ALGORITHM_ORDER) if a in set(d.algorithm)]
     fig = go.Figure()
     for a in algs:
@@ -205,16 +211,10 @@ def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure
     runs_col = f"{metric}_runs"
     for j, s in enumerate(sets, start=1):
         for a in algs:
-            pts = []
-            for n, g in d[(d.set == s) & (d.algorithm == a)].groupby("n_workers"):
-                runs = [x for r in g[runs_col] for x in r] if runs_col in g.columns else []
-                y, lo, hi = (
-                    t_interval(runs) if len(runs) >= 2 else (g[metric].mean(), np.nan, np.nan)
-                )
-                us = (g["busiest_us_per_tuple"].median() if "busiest_us_per_tuple" in g.columns
-                      else np.nan)  # fmt: skip
-                pts.append((n, y, lo, hi, us))
-            p = pd.DataFrame(pts, columns=["n", "y", "lo", "hi", "us"])
+            p = pd.DataFrame(
+                [{"n": n, **_mean_interval(g, metric, runs_col)}
+                 for n, g in d[(d.set == s) & (d.algorithm == a)].groupby("n_workers")]
+            )  # fmt: skip
             fig.add_trace(
                 go.Scatter(
                     x=p.n,
@@ -248,11 +248,12 @@ def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure
     return fig
 
 
-def extra_cost_model_vs_clock(workers: pd.DataFrame, predicted: pd.Series) -> go.Figure:
+def extra_cost_model_vs_clock(workers: pd.DataFrame) -> go.Figure:
     """Each worker's measured busy time against the load the partitioners balanced (scaled
-    to seconds per set by least squares): one point per (run, worker), colour =
-    partitioner, one panel per set; the diagonal is a perfect model."""
-    d = workers.assign(predicted=predicted.to_numpy())
+    to seconds per set by least squares, ``predicted``:
+    :func:`routelab.spatial.lab.cost_clock.against_the_clock`): one point per (run, worker),
+    colour = partitioner, one panel per set; the diagonal is a perfect model."""
+    d = workers.copy()
     d["set"] = d.apply(_label, axis=1)
     sets = sorted(d.set.unique())
     fig = make_subplots(rows=1, cols=len(sets), subplot_titles=sets)
