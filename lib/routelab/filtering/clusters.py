@@ -127,10 +127,10 @@ class ClusterIndex:
         arr.n = need
         return start
 
-    def _relocate(self, c: int) -> None:
-        """Move a full cluster to the arena's end with twice the capacity."""
+    def _relocate(self, c: int, need: int = 0) -> None:
+        """Move a full cluster to the arena's end with twice the capacity (or ``need``)."""
         rows, cap, count = self.c_rows.data[c], self.c_cap.data[c], self.c_count.data[c]
-        new_cap = max(4, 2 * cap)
+        new_cap = max(4, 2 * cap, need)
         off, loff = self.c_off.data[c], self.c_loff.data[c]
         old_cols = self.cols.data[off : off + rows * cap].reshape(rows, cap)[:, :count].copy()
         old_line = self.line.data[loff : loff + count].copy()
@@ -177,6 +177,93 @@ class ClusterIndex:
             self.loc_pos.data[moved] = j
         self.c_count.data[c] = last
         self.loc_cluster.data[i], self.loc_pos.data[i] = -1, -1
+
+    def add_many(
+        self, idx: np.ndarray, access: np.ndarray, rem_ptr: np.ndarray, rem: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`add` for a batch: subscription ``idx[k]`` with access id ``access[k]`` and
+        remaining predicates ``rem[rem_ptr[k]:rem_ptr[k + 1]]``, appended in batch order.
+        Each receiving cluster is grown once (amortised doubling). Returns the clusters
+        that received subscriptions."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if not len(idx):
+            return np.zeros(0, dtype=np.int64)
+        rows = np.diff(rem_ptr).astype(np.int64)
+        pairs, inverse, counts = np.unique(
+            np.column_stack([access, rows]), axis=0, return_inverse=True, return_counts=True
+        )
+        cl = np.empty(len(pairs), dtype=np.int64)
+        for g, ((a, r), k) in enumerate(zip(pairs.tolist(), counts.tolist(), strict=True)):
+            c = self.cluster_of.get((a, r))
+            if c is None:
+                c = self._new_cluster(a, r, max(4, k))
+            if self.c_count.data[c] + k > self.c_cap.data[c]:
+                self._relocate(c, int(self.c_count.data[c] + k))
+            cl[g] = c
+        top = int(idx.max()) + 1
+        if self.loc_cluster.n < top:
+            for arr in (self.loc_cluster, self.loc_pos):
+                if len(arr.data) < top:
+                    bigger = np.full(max(top, 2 * len(arr.data)), -1, dtype=np.int64)
+                    bigger[: arr.n] = arr.data[: arr.n]
+                    arr.data = bigger
+                arr.data[arr.n : top] = -1
+                arr.n = top
+        if np.any(self.loc_cluster.data[idx] >= 0):
+            raise ValueError("add_many: a subscription is already in a cluster")
+        _append(
+            idx,
+            cl[inverse.ravel()],
+            rem_ptr,
+            rem,
+            self.cols.data,
+            self.line.data,
+            self.c_cap.data,
+            self.c_count.data,
+            self.c_off.data,
+            self.c_loff.data,
+            self.loc_cluster.data,
+            self.loc_pos.data,
+        )
+        return cl
+
+    def remove_many(self, idx: np.ndarray) -> np.ndarray:
+        """:meth:`remove` for a batch; returns the clusters the subscriptions left."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if not len(idx):
+            return np.zeros(0, dtype=np.int64)
+        if np.any(idx >= self.loc_cluster.n) or np.any(self.loc_cluster.data[idx] < 0):
+            raise KeyError("remove_many: a subscription index is in no cluster")
+        left = self.loc_cluster.data[idx].copy()
+        _remove(
+            idx,
+            self.cols.data,
+            self.line.data,
+            self.c_rows.data,
+            self.c_cap.data,
+            self.c_count.data,
+            self.c_off.data,
+            self.c_loff.data,
+            self.loc_cluster.data,
+            self.loc_pos.data,
+        )
+        return np.unique(left)
+
+    def members(self, c: int) -> np.ndarray:
+        """The internal subscription indexes of cluster ``c`` (its subscription line)."""
+        loff = self.c_loff.data[c]
+        return self.line.data[loff : loff + self.c_count.data[c]].copy()
+
+    def add_schema(self, schema: tuple[int, ...]) -> None:
+        """Open a multi-attribute table of ``schema`` (Sect. 4: a table is created)."""
+        if schema not in self.schemas:
+            self.schemas.append(schema)
+            self._tables = None
+
+    def drop_schema(self, schema: tuple[int, ...]) -> None:
+        """Close the table of ``schema`` (its clusters must be empty by then)."""
+        self.schemas.remove(schema)
+        self._tables = None
 
     def bulk_load(self, access: np.ndarray, rem_ptr: np.ndarray, rem: np.ndarray) -> None:
         """Load subscriptions 0..n-1 (must be the first load) in one vectorised pass."""
@@ -243,7 +330,7 @@ class ClusterIndex:
             for t, x in enumerate(self.schemas):
                 attrs[t, : len(x)] = x
             for a, key in enumerate(self.access_keys):
-                if key != CATCH_ALL and len(key) == 2:
+                if key != CATCH_ALL and len(key) == 2 and key[0] in where:
                     per[where[key[0]]].append((a, key[1]))
             ptr = np.zeros(len(self.schemas) + 1, dtype=np.int64)
             keys, vals, access = [], [], []
@@ -291,6 +378,42 @@ def _fill(cols, line, order, group, pos, g_off, g_loff, g_cap, rem_ptr, rem):  #
         for r in range(rem_ptr[i + 1] - rem_ptr[i]):
             cols[base + r * cap + j] = rem[rem_ptr[i] + r]
         line[g_loff[g] + j] = i
+
+
+@nb.njit(cache=True)
+def _append(idx, cl, rem_ptr, rem, cols, line, c_cap, c_count, c_off, c_loff, loc_c, loc_p):  # type: ignore[no-untyped-def]
+    for k in range(idx.shape[0]):
+        c = cl[k]
+        j = c_count[c]
+        base = c_off[c]
+        cap = c_cap[c]
+        for r in range(rem_ptr[k + 1] - rem_ptr[k]):
+            cols[base + r * cap + j] = rem[rem_ptr[k] + r]
+        line[c_loff[c] + j] = idx[k]
+        c_count[c] = j + 1
+        loc_c[idx[k]] = c
+        loc_p[idx[k]] = j
+
+
+@nb.njit(cache=True)
+def _remove(idx, cols, line, c_rows, c_cap, c_count, c_off, c_loff, loc_c, loc_p):  # type: ignore[no-untyped-def]
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        c = loc_c[i]
+        j = loc_p[i]
+        last = c_count[c] - 1
+        off = c_off[c]
+        cap = c_cap[c]
+        loff = c_loff[c]
+        if j != last:
+            for r in range(c_rows[c]):
+                cols[off + r * cap + j] = cols[off + r * cap + last]
+            moved = line[loff + last]
+            line[loff + j] = moved
+            loc_p[moved] = j
+        c_count[c] = last
+        loc_c[i] = -1
+        loc_p[i] = -1
 
 
 _KEY_CONST = seed_constant(KEY_SEED)

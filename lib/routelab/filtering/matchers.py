@@ -11,11 +11,12 @@ name                   what (Sect.)
                        (Sect. 2.2.3)
 ``static``             the greedy schema-based clustering with multi-attribute hash
                        tables (Sect. 3.2.3), with prefetching
+``dynamic``             dynamic clustering (Sect. 4): loaded incrementally from A0 in batches,
+                       tables created and removed by the maintenance algorithm
+                       (:mod:`.dynamic`), with prefetching
 =====================  ================================================================
 
-The dynamic maintenance algorithm of Sect. 4 (Fig. 4) is not implemented here; ``static``
-is the configuration it starts from and the one the paper compares it with (Sect. 6.2.1:
-static "did not significantly beat the dynamic algorithm").
+The clustered matcher itself is :class:`~routelab.filtering.cluster_matcher.ClusterMatcher`.
 
 Every matcher returns matches as CSR over the events (``ptr``, subscription ids sorted per
 event), the subscriptions checked per event (``last_checks``, the paper's cost unit) and
@@ -24,167 +25,17 @@ supports ``insert(sub_id, predicates)`` / ``delete(sub_id)`` between batches.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 
-import numpy as np
-
-from routelab.filtering.clusters import (
-    CATCH_ALL,
-    ClusterIndex,
-    equality_first,
-    match_kernel,
-    match_reference,
-)
+from routelab.filtering.cluster_matcher import ClusterMatcher
+from routelab.filtering.clusters import match_reference
 from routelab.filtering.costmodel import CostConstants, EventStats
-from routelab.filtering.counting import CountingMatcher, counting_reference, sort_ids_per_event
-from routelab.filtering.model import EQ, Events, Subscriptions
-from routelab.filtering.registry import Registry
-from routelab.filtering.static import assign_access, greedy_configuration, predicate_nu
+from routelab.filtering.counting import CountingMatcher, counting_reference
+from routelab.filtering.dynamic import DynamicMatcher, Thresholds
+from routelab.filtering.model import Events, Subscriptions
+from routelab.filtering.static import greedy_configuration
 from routelab.methods import Method, MethodRegistry
-
-
-class ClusterMatcher:
-    """Propagation (A0 only) or static (A0 + greedy multi-attribute tables)."""
-
-    def __init__(
-        self,
-        subs: Subscriptions,
-        *,
-        stats: EventStats | None = None,
-        schemas: Sequence[tuple[int, ...]] = (),
-        prefetch: bool = False,
-        name: str = "propagation",
-    ) -> None:
-        self.name = name
-        self.prefetch = prefetch
-        self.registry = Registry(subs)
-        self.stats = stats
-        self.nu = predicate_nu(subs, stats) if stats is not None else np.ones(len(subs.table))
-        self.index = ClusterIndex(len(subs.table))
-        self.schemas = list(schemas)
-        kind, used, _ = assign_access(subs, self.schemas, self.nu)
-        access = self._register_access(subs, kind, used)
-        rem_ptr, rem = _remaining(subs, used)
-        self.index.bulk_load(access, rem_ptr, rem)
-        self.last_checks = np.zeros(0, dtype=np.int64)
-        self.last_lookups = np.zeros(0, dtype=np.int64)
-
-    def _register_access(
-        self, subs: Subscriptions, kind: np.ndarray, used: np.ndarray
-    ) -> np.ndarray:
-        access = np.empty(len(subs), dtype=np.int64)
-        none = kind == -2
-        if none.any():
-            access[none] = self.index.access_of(CATCH_ALL)
-        single = kind == -1
-        for pid in np.unique(used[single, 0]):
-            self.index.access_of((int(pid),))
-        access[single] = self.index.pred_access[used[single, 0]]
-        values = subs.table.value
-        for t, x in enumerate(self.schemas):
-            rows = np.flatnonzero(kind == t)
-            if not len(rows):
-                continue
-            pids = used[rows, : len(x)]
-            base = len(values) + 1
-            if base ** len(x) < 2**62:  # one int64 code per predicate-id tuple: a 1-d unique
-                code = (pids * base ** np.arange(len(x))).sum(axis=1)
-                _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-                keys = values[pids[first]]
-            else:
-                keys, inverse = np.unique(values[pids], axis=0, return_inverse=True)
-            ids = np.array([self.index.access_of((x, tuple(int(v) for v in key))) for key in keys])
-            access[rows] = ids[inverse.ravel()]
-        return access
-
-    # -- updates -------------------------------------------------------------------------
-    def insert(self, sub_id: int, predicates: Sequence[tuple[int, str | int, int]]) -> None:
-        """Insert one subscription (Sect. 2.3: predicates into the indexes, then an access
-        predicate and an append to its cluster)."""
-        reg = self.registry
-        i = reg.add(sub_id, predicates)
-        pids = reg.preds_of(i)
-        table = reg.table()
-        if len(self.nu) < len(table):
-            extra = [
-                self.stats.nu(int(table.attr[p]), int(table.value[p]))
-                if self.stats is not None and table.op[p] == EQ
-                else 1.0
-                for p in range(len(self.nu), len(table))
-            ]
-            self.nu = np.concatenate([self.nu, extra])
-        eq = {int(table.attr[p]): int(p) for p in pids[::-1] if table.op[p] == EQ}
-        key, consumed, best = CATCH_ALL, [], np.inf
-        for a in sorted(eq):
-            if self.nu[eq[a]] < best:
-                key, consumed, best = (eq[a],), [eq[a]], self.nu[eq[a]]
-        for x in self.schemas:
-            if all(a in eq for a in x):
-                x_nu = float(np.prod([self.nu[eq[a]] for a in x]))
-                if x_nu < best:
-                    values = tuple(int(table.value[eq[a]]) for a in x)
-                    key, consumed, best = (x, values), [eq[a] for a in x], x_nu
-        access = self.index.access_of(key)
-        remaining = equality_first(np.setdiff1d(pids, consumed).astype(np.int64), table.op)
-        self.index.add(i, access, remaining)
-
-    def delete(self, sub_id: int) -> None:
-        """Delete one subscription in O(its size) through the subscription -> cluster map."""
-        i = self.registry.remove(sub_id)
-        self.index.remove(i)
-
-    # -- matching ------------------------------------------------------------------------
-    def match(self, events: Events) -> tuple[np.ndarray, np.ndarray]:
-        reg, idx = self.registry, self.index
-        p1 = reg.phase1_index()
-        acc_ptr, acc_clusters = idx.access_csr()
-        tables = idx.tables()
-        pred_access = idx.pred_access
-        catch_all = idx.access_id.get(CATCH_ALL, -1)
-        ptr, out, self.last_checks, self.last_lookups = match_kernel(
-            events.widen(reg.n_attrs).values,
-            *p1.kernel_arrays(),
-            reg.n_predicates(),
-            pred_access,
-            catch_all,
-            acc_ptr,
-            acc_clusters,
-            idx.cols.data,
-            idx.line.data,
-            idx.c_rows.data,
-            idx.c_cap.data,
-            idx.c_count.data,
-            idx.c_off.data,
-            idx.c_loff.data,
-            tables.attrs,
-            tables.ptr,
-            tables.keys,
-            tables.vals,
-            tables.access,
-            self.prefetch,
-        )
-        return ptr, sort_ids_per_event(ptr, reg.ids.view()[out])
-
-    def nbytes(self) -> int:
-        t = self.index.tables()
-        return self.index.nbytes() + int(t.keys.nbytes + t.vals.nbytes + t.access.nbytes)
-
-
-def _remaining(subs: Subscriptions, used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each subscription's predicates minus its access predicate's, equalities first."""
-    n = len(subs)
-    sub_of = np.repeat(np.arange(n), subs.sizes())
-    pids = subs.preds.astype(np.int64)
-    drop = np.zeros(len(pids), dtype=bool)
-    for k in range(used.shape[1]):
-        drop |= pids == used[sub_of, k]
-    keep_sub, keep_pid = sub_of[~drop], pids[~drop]
-    order = np.lexsort((subs.table.op[keep_pid] != EQ, keep_sub))
-    rem = keep_pid[order].astype(np.int32)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keep_sub, minlength=n), out=ptr[1:])
-    return ptr, rem
 
 
 def _build_counting(subs: Subscriptions, **_: object) -> CountingMatcher:
@@ -216,6 +67,28 @@ def _build_static(
     return ClusterMatcher(subs, stats=stats, schemas=schemas, prefetch=True, name="static")
 
 
+def _build_dynamic(
+    subs: Subscriptions,
+    *,
+    stats: EventStats | None = None,
+    consts: CostConstants | None = None,
+    max_schema_size: int = 3,
+    thresholds: Thresholds | None = None,
+    batch: int = 10_000,
+    **_: object,
+) -> DynamicMatcher:
+    if stats is None:
+        raise ValueError("dynamic clustering needs event statistics (stats=)")
+    return DynamicMatcher(
+        subs,
+        stats=stats,
+        consts=consts,
+        thresholds=thresholds,
+        max_schema_size=max_schema_size,
+        batch=batch,
+    )
+
+
 def _counting_reference(subs: Subscriptions, events: Events, **_: object) -> list[list[int]]:
     return counting_reference(subs, events)
 
@@ -231,7 +104,7 @@ def _cluster_reference(build: Callable[..., ClusterMatcher]) -> Callable[..., li
     return reference
 
 
-#: the four algorithms of Sect. 6: ``kernel(subs, **params)`` builds a matcher (``match``,
+#: the five algorithms of Sect. 6: ``kernel(subs, **params)`` builds a matcher (``match``,
 #: ``insert``, ``delete``); ``reference(subs, events, **params)`` returns each event's
 #: matching subscription ids by the readable version of the same algorithm
 MATCHERS: MethodRegistry[Method] = MethodRegistry(
@@ -260,6 +133,14 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             _cluster_reference(_build_static),
             {"greedy_sample": 200_000, "max_schema_size": 3},
         ),
+        Method(
+            "dynamic",
+            "dynamic",
+            "Sect. 4",
+            _build_dynamic,
+            _cluster_reference(_build_dynamic),
+            {"max_schema_size": 3, "batch": 10_000},
+        ),
     ],
 )
 ALGORITHMS = MATCHERS.names
@@ -271,7 +152,8 @@ def build_matcher(
     """Build one of :data:`MATCHERS` over ``subs``. ``params``: ``stats`` (event
     statistics from sample events, needed by ``static`` to cost its tables; ``propagation``
     uses them to pick the access predicate of least nu, else the lowest attribute),
-    ``consts``, ``greedy_sample``, ``max_schema_size``, ``seed`` (``static``'s greedy)."""
+    ``consts``, ``greedy_sample``, ``max_schema_size``, ``seed`` (``static``'s greedy),
+    ``thresholds`` and ``batch`` (``dynamic``'s maintenance and loading batch)."""
     unknown = sorted(set(params) - BUILD_PARAMS)
     if unknown:
         raise TypeError(
@@ -281,4 +163,6 @@ def build_matcher(
 
 
 #: what :func:`build_matcher` passes on to the algorithms' builders
-BUILD_PARAMS = frozenset({"stats", "consts", "greedy_sample", "max_schema_size", "seed"})
+BUILD_PARAMS = frozenset(
+    {"stats", "consts", "greedy_sample", "max_schema_size", "seed", "thresholds", "batch"}
+)

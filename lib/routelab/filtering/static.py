@@ -24,7 +24,7 @@ from itertools import combinations
 import numpy as np
 
 from routelab.filtering.costmodel import CostConstants, EventStats
-from routelab.filtering.model import EQ, Subscriptions, ranges
+from routelab.filtering.model import EQ, PredicateTable, Subscriptions, ranges
 
 MAX_ATTRS = 62  # schemas are bit masks of attribute ids
 
@@ -48,17 +48,33 @@ def equality_matrix(subs: Subscriptions, rows: np.ndarray) -> np.ndarray:
     pids = subs.preds[entries].astype(np.int64)
     eq = t.op[pids] == EQ
     out = np.full((len(rows), subs.n_attrs), -1, dtype=np.int64)
-    # reversed so that the first equality predicate of an attribute wins
-    out[local[eq][::-1], t.attr[pids[eq]][::-1]] = pids[eq][::-1]
+    # the first (lowest id) equality predicate of an attribute wins: the entries are in
+    # order, so keep the first occurrence of each (row, attribute) cell
+    # (ids ascend within a subscription). A 1-d assignment in reverse lets the last write,
+    # the first entry, win; numpy does not promise that order, so it is verified and
+    # redone by sorting if it ever fails.
+    flat = local[eq] * subs.n_attrs + t.attr[pids[eq]]
+    eq_pids = pids[eq]
+    flat_out = out.ravel()
+    flat_out[flat[::-1]] = eq_pids[::-1]
+    if np.any(flat_out[flat] > eq_pids):
+        order = np.argsort(flat, kind="stable")
+        first = np.ones(len(flat), dtype=bool)
+        first[order[1:][flat[order][1:] == flat[order][:-1]]] = False
+        flat_out[flat[first]] = eq_pids[first]
     return out
 
 
 def predicate_nu(subs: Subscriptions, stats: EventStats) -> np.ndarray:
     """nu of every equality predicate of the table (1.0 for other operators)."""
-    t = subs.table
-    nu = np.ones(len(t))
-    for p in np.flatnonzero(t.op == EQ):
-        nu[p] = stats.nu(int(t.attr[p]), int(t.value[p]))
+    return table_nu(subs.table, stats)
+
+
+def table_nu(t: PredicateTable, stats: EventStats, start: int = 0) -> np.ndarray:
+    """nu of predicates ``start..`` of a predicate table (1.0 for non-equalities)."""
+    nu = np.ones(len(t) - start)
+    for p in np.flatnonzero(t.op[start:] == EQ):
+        nu[p] = stats.nu(int(t.attr[start + p]), int(t.value[start + p]))
     return nu
 
 
