@@ -34,7 +34,7 @@ PAPER_FIGURES = {
 PAPER_NOTEBOOKS = {
     "PKG": {"07_pkg"},
     "FISH": {"08_fish"},
-    "Fabret": {"09_fabret_matching"},
+    "Fabret": {"09_fabret_matching", "10_fabret_adaptivity"},
     "PS2Stream": {"11_ps2stream_partitioning"},
 }
 

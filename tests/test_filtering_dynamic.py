@@ -327,3 +327,17 @@ def test_a_batch_insert_of_a_registered_id_is_refused():
         m.insert_subscriptions(Subscriptions.from_lists([[(1, "=", 1)]], ids=[1], n_attrs=2))
     with pytest.raises(ValueError, match="attributes"):
         m.insert_subscriptions(Subscriptions.from_lists([[(2, "=", 1)]], ids=[5], n_attrs=3))
+
+
+def test_compaction_keeps_every_subscription_and_match():
+    subs = generate_subscriptions(W0, 3_000, seed=8)
+    events = generate_events(W0, 50, seed=8)
+    m = DynamicMatcher(subs, stats=EventStats.uniform([35] * 32), thresholds=EAGER, batch=500)
+    before = match_pairs(*m.match(events))
+    m.index.garbage = m.index.cols.n  # force it
+    m.maintain()
+    assert m.index.garbage == 0 and m.index.cols.n <= sum(
+        int(m.index.c_rows.data[c] * m.index.c_cap.data[c]) for c in range(m.index.c_count.n)
+    )
+    check_invariants(m)
+    assert match_pairs(*m.match(events)) == before == match_pairs(*_oracle_ids(subs, events))

@@ -15,7 +15,7 @@ SIZES = (100_000, 1_000_000, 6_000_000)
 # 0.87), propagation 1.84x it (648 vs 353), counting 139x propagation, dynamic/static flat
 # at 10 ms (353 / 10 = 35.3x)
 BASE = {"counting": [2500, 19000, 90000], "propagation": [18, 136, 648],
-        "propagation_wp": [10, 74, 353], "static": [10, 10, 10]}  # fmt: skip
+        "propagation_wp": [10, 74, 353], "dynamic": [10, 10, 10]}  # fmt: skip
 
 
 def _frame(
@@ -84,7 +84,7 @@ def test_ratio_rows_give_each_verdict():
     assert _verdict(rows(), ratio) == "holds"  # 139x: the paper's size
     assert _verdict(rows(counting=[30, 230, 1100]), ratio) == "direction only"  # 1.7x
     assert _verdict(rows(counting=[1, 1, 1]), ratio) == "fails"  # counting faster
-    only = fc.scalability_rows(_frame({"static": [1, 1, 1]}))
+    only = fc.scalability_rows(_frame({"dynamic": [1, 1, 1]}))
     assert _verdict(only, ratio) == "not comparable"
     # prefetching: 1.84x holds; the paper's band is [1.47, 2.3]; noise across its edge
     pre = "prefetching improves"
@@ -92,7 +92,7 @@ def test_ratio_rows_give_each_verdict():
     edge = fc.scalability_rows(_frame({**BASE, "propagation": [14.7, 110, 519]}, noise=0.08))
     assert _verdict(edge, pre) == "inconclusive"
     assert _verdict(rows(propagation=[5, 40, 180]), pre) == "fails"
-    assert _verdict(rows(static=[0.3, 0.3, 0.3]), "schema-based") == "direction only"  # 1177x
+    assert _verdict(rows(dynamic=[0.3, 0.3, 0.3]), "schema-based") == "direction only"  # 1177x
 
 
 def test_ratio_notes_follow_the_verdict():
@@ -107,13 +107,15 @@ def test_ratio_notes_follow_the_verdict():
 def test_ordering_and_slopes_give_each_verdict():
     order = "ordering: dynamic"
     assert _verdict(rows(), order) == "holds"
-    assert _verdict(rows(static=[2, 200, 400]), order) == "partly"  # static above wp: 2 of 3
+    assert _verdict(rows(dynamic=[2, 200, 400]), order) == "partly"  # static above wp: 2 of 3
     assert _verdict(rows(counting=[0.1] * 3, static=[2000] * 3), order) == "fails"  # 1 of 3
     close = fc.scalability_rows(_frame({**BASE, "propagation": [10, 74, 360]}, noise=0.05))
     assert _verdict(close, order) == "partly"  # 2 % apart: below the 25 % the ranking is about
     edge = fc.scalability_rows(_frame({**BASE, "propagation": [10, 74, 441]}, noise=0.05))
     assert _verdict(edge, order) == "inconclusive"  # 1.25x apart: the interval straddles 1.25
-    assert _verdict(fc.scalability_rows(_frame({"static": [1, 1, 1]})), order) == ("not comparable")
+    assert _verdict(fc.scalability_rows(_frame({"dynamic": [1, 1, 1]})), order) == (
+        "not comparable"
+    )
     slope = "propagation_wp's matching grows"
     assert _verdict(rows(), slope) == "holds"  # 0.87 as the paper
     assert _verdict(rows(propagation_wp=[1, 1.2, 1.5]), slope) == "direction only"  # 0.1
@@ -122,10 +124,10 @@ def test_ordering_and_slopes_give_each_verdict():
     assert _verdict(edge, slope) == "inconclusive"  # slope ~0.66, interval across 0.72
     flat = "the clustered algorithm"
     assert _verdict(rows(), flat) == "holds"
-    assert _verdict(rows(static=[1, 10, 60]), flat) == "fails"
-    noisy = fc.scalability_rows(_frame({"static": [1.0, 1.1, 1.2]}, noise=0.3, phase1=0.0))
+    assert _verdict(rows(dynamic=[1, 10, 60]), flat) == "fails"
+    noisy = fc.scalability_rows(_frame({"dynamic": [1.0, 1.1, 1.2]}, noise=0.3, phase1=0.0))
     assert _verdict(noisy, flat) == "inconclusive"
-    one = fc.scalability_rows(_frame({"static": [1, 1]}, sizes=SIZES[:2], seeds=1, batches=1))
+    one = fc.scalability_rows(_frame({"dynamic": [1, 1]}, sizes=SIZES[:2], seeds=1, batches=1))
     assert _verdict(one, flat) == "not comparable"  # two observations: no slope interval
 
 
@@ -133,28 +135,31 @@ def test_independence_margin_is_one_a_reader_accepts():
     """ "Independent of N": the time may grow at most 1.25x over the paper's 100k-6M range
     (slope margin ln 1.25 / ln 60 = 0.055), not the doubling a +-0.2 margin allows."""
     assert abs(fc.SLOPE_MARGIN - np.log(1.25) / np.log(60)) < 1e-12
-    grows = fc.scalability_rows(_frame({"static": [1.0, 1.6, 2.0]}, phase1=0.0))  # 2x
+    grows = fc.scalability_rows(_frame({"dynamic": [1.0, 1.6, 2.0]}, phase1=0.0))  # 2x
     assert _verdict(grows, "the clustered algorithm") == "fails"
 
 
+WITH_STATIC = {**BASE, "static": [9, 9, 9]}
+
+
 def test_memory_and_loading_orderings():
-    mem = {"propagation": 1.0, "counting": 1.1, "propagation_wp": 1.0, "static": 1.5}
+    mem = {"propagation": 1.0, "counting": 1.1, "propagation_wp": 1.0, "dynamic": 1.5}
     load = {"counting": 0.1, "propagation": 0.5, "propagation_wp": 0.5, "static": 2.0}
-    good = fc.scalability_rows(_frame(BASE, mem=mem, load=load, seeds=3))
+    good = fc.scalability_rows(_frame(WITH_STATIC, mem=mem, load=load, seeds=3))
     assert _verdict(good, "memory") == "holds" and _verdict(good, "loading") == "holds"
     assert "median of 3 seeds" in _row(good, "loading")["measured"]
-    inv_mem = {"propagation": 2.0, "counting": 1.0, "static": 1.5}
+    inv_mem = {"propagation": 2.0, "counting": 1.0, "dynamic": 1.5}
     inv_load = {"counting": 3.0, "propagation": 0.5, "static": 0.1}
-    bad = fc.scalability_rows(_frame(BASE, mem=inv_mem, load=inv_load, seeds=3))
+    bad = fc.scalability_rows(_frame(WITH_STATIC, mem=inv_mem, load=inv_load, seeds=3))
     assert _verdict(bad, "memory") == "partly"  # 1 of 2 pairs in order
     assert _verdict(bad, "loading") == "fails"
     same = {"counting": 1.0, "propagation": 1.0, "static": 3.0}
-    tie = fc.scalability_rows(_frame(BASE, load=same, seeds=3, noise=0.05))
+    tie = fc.scalability_rows(_frame(WITH_STATIC, load=same, seeds=3, noise=0.05))
     assert _verdict(tie, "loading") == "partly"  # counting = propagation: not in order
     near = {"counting": 1.0, "propagation": 1.25, "static": 3.0}
-    edge = fc.scalability_rows(_frame(BASE, load=near, seeds=3, noise=0.05))
+    edge = fc.scalability_rows(_frame(WITH_STATIC, load=near, seeds=3, noise=0.05))
     assert _verdict(edge, "loading") == "inconclusive"  # 1.25x: the interval straddles 1.25
-    two_seeds = fc.scalability_rows(_frame(BASE, load=load, seeds=2))
+    two_seeds = fc.scalability_rows(_frame(WITH_STATIC, load=load, seeds=2))
     assert _verdict(two_seeds, "loading") == "not comparable"  # a build per seed: 2 < 3
     assert _verdict(good, "space is linear") == "holds"
     quad = fc.scalability_rows(
@@ -175,11 +180,11 @@ def test_every_timing_row_rests_on_repeats():
 
 
 def test_phase_split_and_throughput_rows():
-    frame = _frame({"static": [1.5, 1.5, 1.5]}, phase1=0.5)  # phase 1: 25 % of 2 ms
+    frame = _frame({"dynamic": [1.5, 1.5, 1.5]}, phase1=0.5)  # phase 1: 25 % of 2 ms
     row = fc.phase_split_row(frame)
     assert row["verdict"].verdict == "not comparable" and "parsing" in row["verdict"].rule
     assert row["measured"].startswith("25%") and "subscription matching dominates" in row["note"]
-    heavy = fc.phase_split_row(_frame({"static": [0.5, 0.5, 0.5]}, phase1=1.5))
+    heavy = fc.phase_split_row(_frame({"dynamic": [0.5, 0.5, 0.5]}, phase1=1.5))
     assert heavy["measured"].startswith("75%") and "most of our time" in heavy["note"]
     # absolute rates on 20-year newer hardware are checks, graded both ways
     fast = fc.throughput_row(frame)
@@ -190,22 +195,22 @@ def test_phase_split_and_throughput_rows():
 
 
 def test_absolute_rate_at_6m_is_a_check():
-    frame = _frame({"static": [1.0, 1.0, 100.0]}, phase1=0.0)  # 1,000 events/s at 6M
+    frame = _frame({"dynamic": [1.0, 1.0, 100.0]}, phase1=0.0)  # 1,000 events/s at 6M
     row = _row(fc.scalability_rows(frame), "600 events")
     assert row["kind"] == "check" and row["verdict"].verdict == "holds"
-    slow = _frame({"static": [1.0, 1.0, 500.0]}, phase1=0.0)  # 200 events/s
+    slow = _frame({"dynamic": [1.0, 1.0, 500.0]}, phase1=0.0)  # 200 events/s
     assert _verdict(fc.scalability_rows(slow), "600 events") == "fails"
-    small = _frame({"static": [1.0, 1.0]}, sizes=SIZES[:2])
+    small = _frame({"dynamic": [1.0, 1.0]}, sizes=SIZES[:2])
     assert _verdict(fc.scalability_rows(small), "600 events") == "not comparable"
 
 
-def _ops(wp: tuple[float, float], static: tuple[float, float], noise: float = 0.01):
+def _ops(wp: tuple[float, float], dynamic: tuple[float, float], noise: float = 0.01):
     rng = np.random.default_rng(3)
     return pd.DataFrame(
         [
             {"algorithm": a, "workload": w, "n": 100_000, "seed": 0, "batch": b,
              "ms_per_100": t * (1 + noise * rng.normal())}
-            for a, (t1, t2) in {"propagation_wp": wp, "static": static}.items()
+            for a, (t1, t2) in {"propagation_wp": wp, "dynamic": dynamic}.items()
             for w, t in (("W1op", t1), ("W2op", t2))
             for b in range(4)
         ]
@@ -223,20 +228,20 @@ def test_operator_rule_gives_each_verdict():
     assert flat["verdict"].verdict == "partly" and "1.25" in flat["verdict"].rule
     edge = fc.operator_row(_ops((1, 1.25), (1, 1.25), noise=0.05))
     assert edge["verdict"].verdict == "inconclusive"  # both straddle 1.25
-    one = pd.DataFrame([{"algorithm": "static", "workload": "W1op", "n": 10, "ms_per_100": 1.0}])
+    one = pd.DataFrame([{"algorithm": "dynamic", "workload": "W1op", "n": 10, "ms_per_100": 1.0}])
     assert fc.operator_row(one)["verdict"].verdict == "not comparable"
 
 
-def _sweep(dom_prop=(10, 1), dom_static=(2, 1), pred_static=(2, 1), noise=0.01, seed=5):
+def _sweep(dom_prop=(10, 1), dom_dynamic=(2, 1), pred_dynamic=(2, 1), noise=0.01, seed=5):
     rng = np.random.default_rng(seed)
     out = []
     for b in range(3):
-        for x, tp, ts in zip((10, 100), dom_prop, dom_static, strict=True):
-            for a, t in (("propagation", tp), ("static", ts)):
+        for x, tp, ts in zip((10, 100), dom_prop, dom_dynamic, strict=True):
+            for a, t in (("propagation", tp), ("dynamic", ts)):
                 out.append({"sweep": "value domain", "x": x, "algorithm": a, "seed": 0,
                             "batch": b, "ms_per_100": t * (1 + noise * rng.normal())})  # fmt: skip
-        for x, ts in zip((4, 14), pred_static, strict=True):
-            out.append({"sweep": "predicates", "x": x, "algorithm": "static", "seed": 0,
+        for x, ts in zip((4, 14), pred_dynamic, strict=True):
+            out.append({"sweep": "predicates", "x": x, "algorithm": "dynamic", "seed": 0,
                         "batch": b, "ms_per_100": ts * (1 + noise * rng.normal())})  # fmt: skip
     return pd.DataFrame(out)
 
@@ -251,11 +256,32 @@ def test_sweep_rules_give_each_verdict():
     assert [r["verdict"].verdict for r in fc.sweep_rows(empty)] == ["not comparable"] * 2
 
 
-def test_fig4_claims_are_listed_as_not_comparable():
+def test_fig4_claims_point_to_notebook_10():
     listed = fc.saturation_rows()
     assert len(listed) == len(fc.SATURATION_CLAIMS) == 2
     assert {r["verdict"].verdict for r in listed} == {"not comparable"}
-    assert all("not implemented" in r["verdict"].rule and "Fig. 4" in r["paper"] for r in listed)
+    assert all("notebook 10" in r["verdict"].rule and "Fig. 4" in r["paper"] for r in listed)
+
+
+def test_dynamic_loading_and_static_vs_dynamic_give_each_verdict():
+    """C11's second half (dynamic loads faster than static, paired per seed, 25 % effect)
+    and C8 (static does not beat dynamic by 25 % in the matching phase)."""
+    faster = fc.scalability_rows(_frame(WITH_STATIC, load={"static": 3.0, "dynamic": 1.0}, seeds=3))
+    assert _verdict(faster, "dynamic improves the loading") == "holds"
+    slower = fc.scalability_rows(_frame(WITH_STATIC, load={"static": 1.0, "dynamic": 3.0}, seeds=3))
+    assert _verdict(slower, "dynamic improves the loading") == "fails"
+    edge = fc.scalability_rows(
+        _frame(WITH_STATIC, load={"static": 1.25, "dynamic": 1.0}, seeds=3, noise=0.05)
+    )
+    assert _verdict(edge, "dynamic improves the loading") == "inconclusive"
+    assert _verdict(rows(), "dynamic improves the loading") == "not comparable"  # no static
+    c8 = "static does not significantly beat dynamic"
+    assert _verdict(fc.scalability_rows(_frame(WITH_STATIC)), c8) == "holds"  # 10 vs 9
+    beaten = {**BASE, "static": [2, 2, 2]}  # dynamic 5x static
+    assert _verdict(fc.scalability_rows(_frame(beaten)), c8) == "fails"
+    near = {**BASE, "static": [8, 8, 8]}  # dynamic 1.25x static, noisy
+    assert _verdict(fc.scalability_rows(_frame(near, noise=0.1)), c8) == "inconclusive"
+    assert _verdict(rows(), c8) == "not comparable"
 
 
 def test_timing_rows_below_the_papers_sizes_are_not_comparable():

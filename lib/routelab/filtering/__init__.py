@@ -13,6 +13,7 @@ Files and the paper's sections:
                         and cluster_matching (Sects. 2.2.1-2.2.3, 3.1), reference + kernel
 ``prefetch.py``         the software prefetch instruction of Sect. 2.2.3 for numba kernels
 ``costmodel.py``        the matching-cost model and event statistics (Sect. 3.1, Ex. 3.1)
+``calibration.py``      the cost model's K_c and C_h measured on this machine
 ``static.py``           best(S, A) and the greedy hashing configuration (Sect. 3.2)
 ``cluster_matcher.py``  the clustered matcher (clusters + tables, Fig. 2) of propagation,
                         static and dynamic
@@ -26,7 +27,7 @@ Files and the paper's sections:
 ``io.py``               the neutral CSV files of ``routelab filtering export`` / ``match``
 ======================  ====================================================================
 
-The notebooks' code (experiments, figures, claims of notebook 09) is in ``lab/``.
+The notebooks' code (experiments, figures, claims of notebooks 09 and 10) is in ``lab/``.
 """
 
 from routelab.filtering.matchers import ALGORITHMS, MATCHERS, build_matcher

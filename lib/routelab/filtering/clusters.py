@@ -266,6 +266,30 @@ class ClusterIndex:
         )
         return np.unique(left)
 
+    def compact(self) -> None:
+        """Rewrite the arena without garbage and slack: clusters in order of their access
+        predicate (those an event scans together lie together), each with room for a
+        quarter more columns. Positions in clusters do not change."""
+        self._meta_dirty = True
+        n = self.c_rows.n
+        rows, count = self.c_rows.view(), self.c_count.view()
+        cap = np.maximum(4, count + count // 4)
+        order = np.argsort(self.c_access.view(), kind="stable")
+        new_off = np.zeros(n, dtype=np.int64)
+        new_loff = np.zeros(n, dtype=np.int64)
+        new_off[order] = np.concatenate([[0], np.cumsum((rows * cap)[order])[:-1]])
+        new_loff[order] = np.concatenate([[0], np.cumsum(cap[order])[:-1]])
+        cols = np.zeros(int((rows * cap).sum()), dtype=np.int32)
+        line = np.zeros(int(cap.sum()), dtype=np.int64)
+        _copy_clusters(
+            self.cols.data, self.line.data, self.c_off.view(), self.c_loff.view(),
+            self.c_cap.view(), rows, count, cols, line, new_off, new_loff, cap,
+        )  # fmt: skip
+        self.cols, self.line = _Growable(cols), _Growable(line)
+        self.c_off, self.c_loff = _Growable(new_off), _Growable(new_loff)
+        self.c_cap = _Growable(cap.astype(np.int64))
+        self.garbage = 0
+
     def members(self, c: int) -> np.ndarray:
         """The internal subscription indexes of cluster ``c`` (its subscription line)."""
         loff = self.c_loff.data[c]
@@ -455,6 +479,20 @@ def _remove(idx, cols, line, c_rows, c_cap, c_count, c_off, c_loff, loc_c, loc_p
         c_count[c] = last
         loc_c[i] = -1
         loc_p[i] = -1
+
+
+@nb.njit(cache=True)
+def _copy_clusters(
+    cols, line, off, loff, cap, rows, count, new_cols, new_line, new_off, new_loff, new_cap
+):  # type: ignore[no-untyped-def]  # noqa: E501
+    for c in range(rows.shape[0]):
+        for r in range(rows[c]):
+            src = off[c] + r * cap[c]
+            dst = new_off[c] + r * new_cap[c]
+            for j in range(count[c]):
+                new_cols[dst + j] = cols[src + j]
+        for j in range(count[c]):
+            new_line[new_loff[c] + j] = line[loff[c] + j]
 
 
 @nb.njit(cache=True)

@@ -330,6 +330,8 @@ class DynamicMatcher(ClusterMatcher):
     def maintain(self) -> MaintenanceStep:
         """One run of the maintenance algorithm: situation 2, situation 1, phase 2."""
         step = MaintenanceStep()
+        if self.index.garbage > self.index.cols.n // 2:
+            self.index.compact()  # growth and moves leave garbage behind: keep it dense
         if not self.adapt:
             return step
         t0 = time.perf_counter()

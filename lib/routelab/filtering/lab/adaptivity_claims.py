@@ -267,12 +267,12 @@ def churn_row(halving: pd.Series, max_rate: float) -> dict:
         f"never halved counts at the sweep's top, {max_rate:,.0f}/s) lies above "
         f"{HIGH_RATE:,.0f}/s; {g:,.0f} [{glo:,.0f}, {ghi:,.0f}]"
     )
-    if glo > HIGH_RATE:
+    if never == len(rates) and max_rate < HIGH_RATE:
+        verdict = not_comparable(rule + "; it never halved and the sweep stops below that")
+    elif glo > HIGH_RATE or (never == len(rates) and max_rate >= HIGH_RATE):
         verdict = Verdict("holds", rule, len(rates))
     elif ghi < HIGH_RATE:
         verdict = Verdict("fails", rule, len(rates))
-    elif never == len(rates):
-        verdict = not_comparable(rule + "; it never halved and the sweep stops too low")
     else:
         verdict = Verdict(
             "inconclusive", rule + f"; the interval includes {HIGH_RATE:,.0f}", len(rates)
