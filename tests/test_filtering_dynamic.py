@@ -210,12 +210,12 @@ def test_single_inserts_and_deletes_through_the_interface():
 def test_hand_example_one_maintenance_step_moves_a_known_set():
     """Values uniform over 10 (nu = 0.1 per equality, 0.01 per pair). Six subscriptions,
     all reached through attribute 0 (the lowest attribute wins ties): s0..s3 have
-    A0 = 1 and A1 = k, s4 has A0 = 1 and A2 > 3, s5 has A0 = 2 and A1 = 1. Cluster
-    (A0 = 1) holds five subscriptions, BM = 0.1 * 5 = 0.5 >= BMmax = 0.4: it is
-    redistributed (no table to go to), then sent to phase 2 where table (A0, A1) has
-    RP = |{s0..s3}| = 4 >= RPmin = 3 (s4 has no equality on A1). The table is created and
+    a0 = 1 and a1 = k, s4 has a0 = 1 and a2 > 3, s5 has a0 = 2 and a1 = 1. Cluster
+    (a0 = 1) holds five subscriptions, BM = 0.1 * 5 = 0.5 >= BMmax = 0.4: it is
+    redistributed (no table to go to), then sent to phase 2 where table (a0, a1) has
+    RP = |{s0..s3}| = 4 >= RPmin = 3 (s4 has no equality on a1). The table is created and
     exactly s0..s3 move into it; s5's cluster (BM = 0.1) is never touched. Deleting s0..s2
-    leaves B((A0, A1)) = 1 < Bmin = 2: the table is removed and s3 moves back."""
+    leaves B((a0, a1)) = 1 < Bmin = 2: the table is removed and s3 moves back."""
     lists = [[(0, "=", 1), (1, "=", k)] for k in range(4)]
     lists += [[(0, "=", 1), (2, ">", 3)], [(0, "=", 2), (1, "=", 1)]]
     subs = Subscriptions.from_lists(lists, n_attrs=3)
@@ -247,8 +247,9 @@ def test_no_change_keeps_its_configuration():
 
 
 def test_w0_dynamic_creates_the_fixed_pair_table_and_cuts_checks():
-    """W0 from A0: the hot single-attribute clusters all send their subscriptions towards
-    the table on the two fixed attributes (the spec's inferred configuration); the checks
+    """W0 from a0: the hot single-attribute clusters all send their subscriptions towards
+    the table on the two fixed attributes (N/35^2 checks, the configuration the paper's
+    10 ms at 6M imply); the checks
     per event fall from N/35 towards N/35^2 plus what clusters below BMmax keep."""
     n = 150_000
     subs = generate_subscriptions(W0, n, seed=3)
@@ -277,10 +278,10 @@ def test_thresholds_from_the_cost_model_by_hand():
 
 
 def test_a_value_becoming_frequent_triggers_a_table():
-    """Sect. 4.1's second cause: nu(p_c) rises. 4,000 subscriptions A0 = 1, A1 = b,
-    A2 = c (b, c < 10) all reach through A0, rare at first (1 value in 1,000: BM = 4 <
-    BMmax = 30). Then every event carries A0 = 1: re-estimated, nu(A0 = 1) ~ 1 and the
-    cluster costs 4,000 checks per event. Redistribution sends the subscriptions to A1
+    """Sect. 4.1's second cause: nu(p_c) rises. 4,000 subscriptions a0 = 1, a1 = b,
+    a2 = c (b, c < 10) all reach through a0, rare at first (1 value in 1,000: BM = 4 <
+    BMmax = 30). Then every event carries a0 = 1: re-estimated, nu(a0 = 1) ~ 1 and the
+    cluster costs 4,000 checks per event. Redistribution sends the subscriptions to a1
     (400 per value, BM = 40 each: still hot), and
     phase 2 creates a table; the checks per event fall at least fivefold, matches stay the
     oracle's."""

@@ -77,7 +77,9 @@ def test_bench_runs_on_tiny_sizes():
 
     rows = bench_rows(quick=True)
     times = [r for r in rows if r["unit"] == "ms" and "per 100 events" in r["what"]]
-    assert len(times) == 4 and all(r["value"] > 0 for r in times)
+    assert len(times) == 5 and all(r["value"] > 0 for r in times)
+    churn = next(r for r in rows if "per subscription change" in r["what"])
+    assert churn["value"] > 0 and churn["baseline"] > 0  # beside the cost per event
     counting = next(r for r in times if r["what"].startswith("counting"))
     # every algorithm is compared with counting measured in the same run
     assert all(r["baseline"] == counting["value"] for r in times)

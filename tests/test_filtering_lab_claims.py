@@ -107,8 +107,8 @@ def test_ratio_notes_follow_the_verdict():
 def test_ordering_and_slopes_give_each_verdict():
     order = "ordering: dynamic"
     assert _verdict(rows(), order) == "holds"
-    assert _verdict(rows(dynamic=[2, 200, 400]), order) == "partly"  # static above wp: 2 of 3
-    assert _verdict(rows(counting=[0.1] * 3, static=[2000] * 3), order) == "fails"  # 1 of 3
+    assert _verdict(rows(dynamic=[2, 200, 400]), order) == "partly"  # dynamic above wp: 2 of 3
+    assert _verdict(rows(counting=[0.1] * 3, dynamic=[2000] * 3), order) == "fails"  # 1 of 3
     close = fc.scalability_rows(_frame({**BASE, "propagation": [10, 74, 360]}, noise=0.05))
     assert _verdict(close, order) == "partly"  # 2 % apart: below the 25 % the ranking is about
     edge = fc.scalability_rows(_frame({**BASE, "propagation": [10, 74, 441]}, noise=0.05))
@@ -122,7 +122,7 @@ def test_ordering_and_slopes_give_each_verdict():
     assert _verdict(rows(propagation_wp=[5, 1, 0.2]), slope) == "fails"  # shrinking
     edge = fc.scalability_rows(_frame({**BASE, "propagation_wp": [10, 40, 150]}, noise=0.3))
     assert _verdict(edge, slope) == "inconclusive"  # slope ~0.66, interval across 0.72
-    flat = "the clustered algorithm"
+    flat = "dynamic's matching time"
     assert _verdict(rows(), flat) == "holds"
     assert _verdict(rows(dynamic=[1, 10, 60]), flat) == "fails"
     noisy = fc.scalability_rows(_frame({"dynamic": [1.0, 1.1, 1.2]}, noise=0.3, phase1=0.0))
@@ -136,7 +136,7 @@ def test_independence_margin_is_one_a_reader_accepts():
     (slope margin ln 1.25 / ln 60 = 0.055), not the doubling a +-0.2 margin allows."""
     assert abs(fc.SLOPE_MARGIN - np.log(1.25) / np.log(60)) < 1e-12
     grows = fc.scalability_rows(_frame({"dynamic": [1.0, 1.6, 2.0]}, phase1=0.0))  # 2x
-    assert _verdict(grows, "the clustered algorithm") == "fails"
+    assert _verdict(grows, "dynamic's matching time") == "fails"
 
 
 WITH_STATIC = {**BASE, "static": [9, 9, 9]}
@@ -286,8 +286,8 @@ def test_dynamic_loading_and_static_vs_dynamic_give_each_verdict():
 
 def test_timing_rows_below_the_papers_sizes_are_not_comparable():
     small = (2_000, 5_000, 10_000)
-    at_small = fc.scalability_rows(_frame(BASE, sizes=small, seeds=3))
-    at_paper = rows()
+    at_small = fc.scalability_rows(_frame(WITH_STATIC, sizes=small, seeds=3))
+    at_paper = fc.scalability_rows(_frame(WITH_STATIC, seeds=3))
     for a, b in zip(at_paper, at_small, strict=True):
         if a.get("timing"):
             assert _verdict([b], b["claim"]) == "not comparable", b["claim"]

@@ -111,10 +111,10 @@ class AccessRouting:
 
 
 def _rows(a: np.ndarray) -> np.ndarray:
-    """Each row of an int64 matrix as one comparable, sortable value (its bytes)."""
-    a = np.ascontiguousarray(a, dtype=">i8")  # big-endian: byte order sorts like the ints
-    flipped = a ^ np.array(-(2**63), dtype=">i8")  # and signed order like unsigned bytes
-    return np.ascontiguousarray(flipped).view(np.dtype((np.void, 8 * a.shape[1]))).ravel()
+    """Each row of an int64 matrix as one value (its bytes) that sorts and searches
+    consistently: equal rows, equal values (the order is not the integers')."""
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    return a.view(np.dtype((np.void, 8 * a.shape[1]))).ravel()
 
 
 def plan_access_routing(
@@ -290,7 +290,7 @@ def match_on_spark(
     instance, each event only to the instances owning an access predicate it satisfies or
     holding catch-all subscriptions (:func:`plan_access_routing`; ``seed`` unused). The
     access predicates are chosen with ``stats`` (default: measured on ``events``), which
-    the instances' matchers then get too. ``static`` measures ``stats`` on ``events`` when
+    the instances' matchers then get too. ``static`` and ``dynamic`` measure ``stats`` on ``events`` when
     none is given. ``routing_schemas`` (tables whose conjunctions may be access predicates,
     e.g. static's greedy configuration) and ``catch_all`` are passed to
     :func:`plan_access_routing`."""
@@ -302,7 +302,7 @@ def match_on_spark(
         raise ValueError(f"partitions must be >= 1, got {partitions}")
     if routing not in ROUTINGS:
         raise ValueError(f"unknown routing {routing!r}; choose from {', '.join(ROUTINGS)}")
-    if (algorithm == "static" or routing == "access") and stats is None:
+    if (algorithm in ("static", "dynamic") or routing == "access") and stats is None:
         stats = EventStats.from_events(events.widen(subs.n_attrs))
     t0 = time.perf_counter()
     if routing == "access":

