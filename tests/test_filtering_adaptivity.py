@@ -122,6 +122,8 @@ def test_churn_run_rows():
     )  # fmt: skip
     assert rows["rate"].tolist() == [100, 100, 2_000, 2_000]
     assert (rows["throughput"] > 0).all() and (rows["us_per_change"] > 0).all()
+    with pytest.raises(ValueError, match="more than the 2,000 live ones"):
+        ad.churn_run({"strategy": "dynamic", "n_live": 2_000, "rates": [10_000]})
 
 
 def test_maintenance_example_moves_exactly_s0_to_s3():

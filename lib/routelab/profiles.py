@@ -149,6 +149,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "tick_h": 0.1,
             "seeds": [0, 1, 2, 3, 4],
             "churn_live": 1_000_000,
+            "churn_rates": [100, 1_000, 10_000, 100_000, 300_000, 1_000_000],
             "real_n": 200_000,
             "routing_n": 1_000_000,
             "routing_partitions": [2, 4, 8, 16],

@@ -246,6 +246,11 @@ def churn_run(params: dict[str, Any]) -> list[dict[str, Any]]:
         int(params["n_live"]),
     )
     rates = [int(r) for r in params["rates"]]
+    if max(rates) // 2 > n_live:
+        raise ValueError(
+            f"rate {max(rates):,}/s deletes {max(rates) // 2:,} subscriptions a second, more "
+            f"than the {n_live:,} live ones: raise n_live or lower the rate"
+        )
     seconds = int(params.get("seconds", 3))
     n_events = int(params.get("events", 200))
     m, _, _, (s_new, _, s_ev) = _start("skew", strategy, n_live, seed, params)

