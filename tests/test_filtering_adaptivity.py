@@ -64,7 +64,10 @@ def test_a_saturation_replay_keeps_the_oracles_matches():
     stats = EventStats.from_events(ad.phase_events("schema", "W1", 1000, seed=2))
     schemas = [(0, 1), (0, 2), (0, 3)]  # W1's fixed attribute with others
     m = DynamicMatcher(
-        initial, stats=stats, schemas=schemas, thresholds=Thresholds(bm_max=0.05, b_min=60, rp_min=80)
+        initial,
+        stats=stats,
+        schemas=schemas,
+        thresholds=Thresholds(bm_max=0.05, b_min=60, rp_min=80),
     )
     live = dict(zip(initial.ids.tolist(), initial.as_lists(), strict=True))
     pool = ad.phase_subscriptions("schema", "W2", 6 * per_tick, seed=3)
