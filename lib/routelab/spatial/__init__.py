@@ -17,7 +17,11 @@ Files and the paper's sections:
 ``hybrid.py``      hybrid partitioning: Algorithm 1, ComputeNumberPartitions,
                    PartitionNode, MergeNodesIntoPartitions (Sect. IV-B)
 ``gridt.py``       the dispatchers' gridt index and routing (Sect. IV-C, Fig. 4)
-``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D)
+``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D); the
+                   postings of given cells (extract, drop) for migration
+``migration.py``   the Minimum Cost Migration problem: DP, GR, SI, RA (Sects. V-A, VI-D)
+``adjustment.py``  local load adjustment in a period-by-period replay with real migration
+                   of the queries' state (Sect. V-A)
 ``engine.py``      the partitioner registry ``PARTITIONERS``; the build sample; partition ->
                    dispatch -> worker replay -> merger on one machine (Fig. 1)
 ``dataflow.py``    the same run with dispatchers and workers as Spark tasks
@@ -26,7 +30,9 @@ Files and the paper's sections:
 =================  ========================================================================
 
 The notebook's code (semi-synthetic tweets, Q1/Q2/Q3, experiments, figures, claims of
-notebook 11) is in ``lab/``. Dynamic load adjustment (Sect. V) is not implemented.
+notebook 11) is in ``lab/``. Of the dynamic load adjustment (Sect. V), the local
+adjustment's Phase II (selection and migration) is implemented; its Phase I (text split or
+merge of a hot cell) and the global adjustment (Sect. V-B) are not.
 """
 
 from routelab.spatial.engine import PARTITIONERS, build_partition, prepare, run_pipeline

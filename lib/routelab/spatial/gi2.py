@@ -142,6 +142,39 @@ class GI2Reference:
         self.deleted.clear()
         return visited
 
+    def cell_postings(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live (not deleted) postings in ``cells``: (query, cell, key) arrays, sorted."""
+        want = set(np.asarray(cells).tolist())
+        rows = sorted(
+            (q, c, k)
+            for (c, k), lst in self.lists.items()
+            if c in want
+            for q in lst
+            if q not in self.deleted
+        )
+        arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        return arr[:, 0], arr[:, 1], arr[:, 2]
+
+    def drop_cells(self, cells: np.ndarray) -> int:
+        """Remove every posting in ``cells`` (the cells migrate away); returns how many."""
+        want = set(np.asarray(cells).tolist())
+        dropped = 0
+        for key in [k for k in self.lists if k[0] in want]:
+            for q in self.lists.pop(key):
+                dropped += 1
+                self.postings[q] -= 1
+                if self.postings[q] == 0:
+                    del self.postings[q]
+                    self.deleted.discard(q)
+        return dropped
+
+    def postings_per_cell(self, n_cells: int) -> np.ndarray:
+        """Live postings stored per cell (a migration's size)."""
+        out = np.zeros(n_cells, dtype=np.int64)
+        for (c, _), lst in self.lists.items():
+            out[c] += sum(1 for q in lst if q not in self.deleted)
+        return out
+
     def match(self, o: int) -> tuple[list[int], int]:
         """Matching queries of object ``o`` and the candidate checks made."""
         cell = int(self.obj_cell[o])
@@ -494,6 +527,61 @@ def _replay(
     return out_q[:n_out], out_o[:n_out], n
 
 
+@numba.njit(cache=True)
+def _cell_postings(slots, s_start, s_len, p_q, deleted, mark, n_terms):  # type: ignore[no-untyped-def]
+    n = 0
+    for key, sl in slots.items():
+        c = key // n_terms
+        if c < mark.shape[0] and mark[c]:
+            n += s_len[sl]
+    q = np.empty(n, dtype=np.int64)
+    cell = np.empty(n, dtype=np.int64)
+    k = np.empty(n, dtype=np.int64)
+    m = 0
+    for key, sl in slots.items():
+        c = key // n_terms
+        if c < mark.shape[0] and mark[c]:
+            for j in range(s_start[sl], s_start[sl] + s_len[sl]):
+                if not deleted[p_q[j]]:
+                    q[m] = p_q[j]
+                    cell[m] = c
+                    k[m] = key % n_terms
+                    m += 1
+    return q[:m], cell[:m], k[:m]
+
+
+@numba.njit(cache=True)
+def _drop_cells(slots, s_start, s_len, p_q, deleted, live_post, counters, mark, n_terms):  # type: ignore[no-untyped-def]
+    dropped = 0
+    for key, sl in slots.items():
+        c = key // n_terms
+        if c < mark.shape[0] and mark[c]:
+            for j in range(s_start[sl], s_start[sl] + s_len[sl]):
+                q = p_q[j]
+                live_post[q] -= 1
+                counters[2] -= 1
+                dropped += 1
+                if live_post[q] == 0:
+                    if deleted[q]:
+                        deleted[q] = False
+                        counters[1] -= 1
+                    else:
+                        counters[0] -= 1
+            s_len[sl] = 0
+    return dropped
+
+
+@numba.njit(cache=True)
+def _postings_per_cell(slots, s_start, s_len, p_q, deleted, n_cells, n_terms):  # type: ignore[no-untyped-def]
+    out = np.zeros(n_cells, dtype=np.int64)
+    for key, sl in slots.items():
+        c = key // n_terms
+        for j in range(s_start[sl], s_start[sl] + s_len[sl]):
+            if not deleted[p_q[j]]:
+                out[c] += 1
+    return out
+
+
 class GI2Kernel:
     """GI2 in numba: the same matches and candidate checks as :class:`GI2Reference`.
 
@@ -581,6 +669,33 @@ class GI2Kernel:
     @property
     def live_postings(self) -> int:
         return int(self.counters[2])
+
+    def cell_postings(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live (not deleted) postings in ``cells``: (query, cell, key) arrays, sorted."""
+        mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
+        mark[np.asarray(cells, dtype=np.int64)] = True
+        q, c, k = _cell_postings(
+            self.slots, self.s_start, self.s_len, self.p_q, self.deleted, mark, self.n_terms
+        )
+        order = np.lexsort((k, c, q))
+        return q[order], c[order], k[order]
+
+    def drop_cells(self, cells: np.ndarray) -> int:
+        """Remove every posting in ``cells`` (the cells migrate away); returns how many."""
+        mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
+        mark[np.asarray(cells, dtype=np.int64)] = True
+        return int(
+            _drop_cells(
+                self.slots, self.s_start, self.s_len, self.p_q, self.deleted, self.live_post,
+                self.counters, mark, self.n_terms,
+            )
+        )  # fmt: skip
+
+    def postings_per_cell(self, n_cells: int) -> np.ndarray:
+        """Live postings stored per cell (a migration's size)."""
+        return _postings_per_cell(
+            self.slots, self.s_start, self.s_len, self.p_q, self.deleted, n_cells, self.n_terms
+        )
 
     def replay(self, tuples: WorkerTuples) -> ReplayResult:
         kind = tuples.kind.astype(np.int8)
