@@ -35,7 +35,7 @@ PAPER_NOTEBOOKS = {
     "PKG": {"07_pkg"},
     "FISH": {"08_fish"},
     "Fabret": {"09_fabret_matching", "10_fabret_adaptivity"},
-    "PS2Stream": {"11_ps2stream_partitioning"},
+    "PS2Stream": {"11_ps2stream_partitioning", "12_ps2stream_adjustment"},
 }
 
 NAMED_LABS = ("s3tm", "corpus", "grouping", "filtering", "spatial")

@@ -123,8 +123,9 @@ def test_every_method_of_a_system_has_its_own_colour():
     from routelab.palette import METHOD_COLOURS, dash_for
     from routelab.s3tm.mappings import MAPPINGS
     from routelab.spatial.engine import PARTITIONERS
+    from routelab.spatial.migration import SELECTORS
 
-    for registry in (MAPPINGS, SCHEMES, MATCHERS, PARTITIONERS):
+    for registry in (MAPPINGS, SCHEMES, MATCHERS, PARTITIONERS, SELECTORS):
         colours = {name: METHOD_COLOURS[name] for name in registry}
         assert len(set(colours.values())) == len(colours), colours
         for m in registry.values():

@@ -111,6 +111,11 @@ def test_bench_quick_rows_agree_with_the_baseline() -> None:
     assert gi2["meets_goal"] == (gi2["value"] >= WORKER_GOAL and gi2["ratio"] >= 20)
     disp = row("gridt dispatcher: route objects")
     assert disp["meets_goal"] == (disp["value"] >= DISPATCHER_GOAL and disp["ratio"] >= 20)
+    # Sect. V-A: every selection beside RA at each cell count, and migration throughput
+    for name in ("DP", "GR", "SI", "RA"):
+        sel = row(f"{name} selection, 1,000 cells")
+        assert sel["baseline"] == row("RA selection, 1,000 cells")["value"]
+    assert row("migration between GI2 indexes:")["value"] > 0
 
 
 def test_kdt_map_says_what_the_build_holds() -> None:

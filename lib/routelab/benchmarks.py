@@ -45,7 +45,8 @@ BENCHMARKS: dict[str, tuple[str, str, str]] = {
         "bench_rows",
         "PS2Stream: GI2 kernel with 1M live Q1 queries and the gridt dispatcher (objects/s, "
         "one core) vs a shapely STRtree + keyword matcher (goals: worker >= 100k, dispatcher "
-        ">= 500k tuples/s, each >= 20x STRtree); hybrid build on 400k objects",
+        ">= 500k tuples/s, each >= 20x STRtree); hybrid build on 400k objects; selection time "
+        "of DP/GR/SI/RA vs cells (RA the baseline) and migration throughput (cells/s, MB/s)",
     ),
     "grouping": (
         "routelab.grouping.lab.bench",

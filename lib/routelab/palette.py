@@ -66,12 +66,20 @@ _SPATIAL = {
     "metric": "#009E73",
     "hybrid": "#0072B2",
 }
+_MIGRATION = {  # PS2Stream's cell selections (Sect. V-A) and the run without adjustment
+    "DP": "#0072B2",
+    "GR": "#D55E00",
+    "SI": "#009E73",
+    "RA": "#CC79A7",
+    "none": "#999999",
+}
 #: colour per system, keyed by registry name
 SYSTEM_COLOURS: dict[str, dict[str, str]] = {
     "s3tm": _S3TM,
     "grouping": _GROUPING,
     "filtering": _FILTERING,
     "spatial": _SPATIAL,
+    "migration": _MIGRATION,
 }
 #: names figures use beside the registry names and labels (short legend names)
 ALIASES: dict[str, str] = {

@@ -32,6 +32,12 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "sample_min": 4_000,
             "seeds": [0],
         },
+        "12_ps2stream_adjustment": {
+            "n_objects": 10_000,
+            "mus": [1_000, 3_000],
+            "workers": 4,
+            "period": 3_000,
+        },
         "10_fabret_adaptivity": {
             "n_live": 6_000,
             "tick_h": 1.0,
@@ -143,6 +149,11 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "mu": {"US": 1_000_000, "GB": 500_000},
             "scal_workers": [4, 12, 16, 20, 24],
             "seeds": [0, 1, 2, 3, 4],
+        },
+        "12_ps2stream_adjustment": {
+            "n_objects": 2_000_000,
+            "mus": [1_000_000, 5_000_000],
+            "period": 200_000,
         },
         "10_fabret_adaptivity": {
             "n_live": 3_000_000,

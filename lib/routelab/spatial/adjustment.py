@@ -113,12 +113,19 @@ def insertions(q: np.ndarray, cell: np.ndarray, key: np.ndarray) -> WorkerTuples
 
 @dataclass
 class AdjustedRun:
-    """Merged pairs, one row per period (loads, trigger, migration) and per migration."""
+    """Merged pairs, one row per period (loads, busy seconds, trigger, migration) and per
+    migration, and every routed copy (tuple, worker) with its service seconds: the
+    worker's busy time in the period shared by the copies' costs, a migration's pause added
+    to the first copy each of its two workers serves after it (the latency model's input,
+    :func:`routelab.grouping.queueing.multicopy_latency`)."""
 
     pairs: set[tuple[int, int]]
     periods: pd.DataFrame
     migrations: pd.DataFrame
     duplicates: int
+    copy_tup: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    copy_worker: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    copy_service: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def _loads(
@@ -165,6 +172,8 @@ def replay_adjusted(
     pairs: set[tuple[int, int]] = set()
     duplicates = 0
     periods, migrations = [], []
+    c_tup, c_w, c_srv = [], [], []
+    pause = np.zeros(n_w)  # seconds each worker still owes to a migration
     for p, lo in enumerate(range(0, len(st.kind), params.period)):
         hi = min(len(st.kind), lo + params.period)
         routed = dispatch(
@@ -187,6 +196,20 @@ def replay_adjusted(
                 pairs.add((q, o))
             loads[w], per_cell = _loads(setup, wt, res.checks, n_cells, params.costs)
             cell_loads.append(per_cell)
+            rows = np.flatnonzero(routed.worker == w)
+            cost = np.where(
+                wt.kind == OBJ,
+                params.costs.c_o + params.costs.c_m * res.checks,
+                np.where(wt.kind == INS, params.costs.c_ins, params.costs.c_del),
+            )
+            service = busy[w] * cost / max(float(cost.sum()), 1e-12)
+            if len(service):
+                service[0] += pause[w]
+                busy[w] += pause[w]
+                pause[w] = 0.0
+            c_tup.append(routed.tup[rows])
+            c_w.append(np.full(len(rows), w, dtype=np.int64))
+            c_srv.append(service)
         row = {"period": p, "first_tuple": lo, "tuples": hi - lo, "sigma_obs": _ratio(loads)}
         row.update({f"load_{w}": loads[w] for w in range(n_w)})
         row.update({f"busy_{w}": busy[w] for w in range(n_w)})
@@ -224,11 +247,21 @@ def replay_adjusted(
                     }
                 )  # fmt: skip
                 row["migrated_cells"] = len(cells)
+                pause[[hot, cold]] += migrations[-1]["migration_s"]  # both workers pause
             else:
                 migrations.append({"period": p, "from": hot, "to": cold, "need": need,
                                    "cells": 0, "status": sel.status, "select_s": select_s})  # fmt: skip
         periods.append(row)
-    return AdjustedRun(pairs, pd.DataFrame(periods), pd.DataFrame(migrations), duplicates)
+    order = np.argsort(np.concatenate(c_tup), kind="stable") if c_tup else np.zeros(0, int)
+    return AdjustedRun(
+        pairs,
+        pd.DataFrame(periods),
+        pd.DataFrame(migrations),
+        duplicates,
+        np.concatenate(c_tup)[order] if c_tup else np.zeros(0, np.int64),
+        np.concatenate(c_w)[order] if c_w else np.zeros(0, np.int64),
+        np.concatenate(c_srv)[order] if c_srv else np.zeros(0),
+    )
 
 
 def _bytes(index: Any, cells: np.ndarray, postings: np.ndarray) -> np.ndarray:

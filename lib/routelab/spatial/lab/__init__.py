@@ -1,4 +1,5 @@
-"""Notebook 11 (PS2Stream partitioning): data, experiments, figures and claims.
+"""Notebooks 11 (PS2Stream partitioning) and 12 (local load adjustment): data,
+experiments, figures and claims.
 
 ==================  ======================================================================
 ``workload.py``     semi-synthetic TWEETS-US'/UK', queries Q1/Q2/Q3, the Helsinki POI demo
@@ -9,5 +10,8 @@
 ``cost_clock.py``   Definition 1 against the clock: unit costs fitted per worker, R^2, errors
 ``text_split.py``   what Algorithm 1's threshold sees: the similarity on a kd probe
 ``bench.py``        ``routelab bench spatial``: GI2 and gridt rates vs a shapely STRtree matcher
+``adjust_experiments.py`` notebook 12: adjusted replays per selector (Figs. 12-16) as tasks
+``adjust_figures.py`` Figs. 12, 13-15, 16, the worked example's table, the period stepper
+``adjust_claims.py`` notebook 12's claims (C13-C20 of Sect. VI-D) with their rules
 ==================  ======================================================================
 """

@@ -171,4 +171,78 @@ def bench_rows(quick: bool = False) -> list[dict[str, Any]]:
             "note": f"sample statistics {prep_s:.1f} s + Algorithm 1 {build_s:.1f} s",
         }
     )
+    rows += adjustment_rows(quick)
+    return rows
+
+
+def adjustment_rows(quick: bool = False) -> list[dict[str, Any]]:
+    """Sect. V-A: selection time of DP, GR, SI and RA against the number of the hot
+    worker's cells (random loads and sizes; RA, the trivial order, is the same-run
+    baseline), and migration throughput: cells and MB moved per second between two GI2
+    indexes (extract + drop + re-insert) on the TWEETS-US' stream."""
+    from routelab.spatial.adjustment import insertions
+    from routelab.spatial.engine import (
+        POSTING_BYTES,
+        QUERY_BYTES,
+        build_partition,
+        make_gridt,
+        worker_tuples,
+    )
+    from routelab.spatial.gi2 import GI2Kernel
+    from routelab.spatial.gridt import DispatcherState, dispatch
+    from routelab.spatial.lab.experiments import make_setup
+    from routelab.spatial.lab.workload import WorkloadParams
+    from routelab.spatial.migration import SELECTORS
+
+    rows: list[dict[str, Any]] = []
+    rng = np.random.default_rng(0)
+    for n_cells in [100, 1_000] if quick else [100, 1_000, 10_000]:
+        load = rng.random(n_cells) * 100
+        size = rng.integers(1_000, 50_000, n_cells)
+        need = load.sum() / 4
+        times = {}
+        for name, m in SELECTORS.items():
+            m.kernel(load[:5], size[:5], need / n_cells)  # compile
+            sel = m.kernel(load, size, need, **({"unit": 1_000} if name == "DP" else {}))
+            times[name] = sel.seconds if sel.status != "oom" else float("nan")
+        for name, t in times.items():
+            rows.append(
+                {
+                    "what": f"{name} selection, {n_cells:,} cells (ms)",
+                    "value": 1e3 * t,
+                    "unit": "ms",
+                    "baseline": 1e3 * times["RA"],
+                    "ratio": t / times["RA"] if times["RA"] else None,
+                    "note": "DP on sizes in KB (unit 1,000 bytes)" if name == "DP" else "",
+                }
+            )
+    wp = WorkloadParams(country="US", n_objects=20_000 if quick else 200_000,
+                        mu=5_000 if quick else 200_000, query_set="Q1", seed=0)  # fmt: skip
+    setup = make_setup(wp, g=64, sample_min=10_000)
+    part, _ = build_partition(setup, "hybrid", 2)
+    st = setup.stream
+    routed = dispatch(make_gridt(setup, part), DispatcherState(), st.kind, st.ref,
+                      setup.obj_cell, st.objects, st.queries, setup.q_range)  # fmt: skip
+    src = GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab))
+    dst = GI2Kernel(st.objects, st.queries, setup.obj_cell, len(st.vocab))
+    src.replay(worker_tuples(st, routed, 0))
+    dst.replay(worker_tuples(st, routed, 1))
+    per_cell = src.postings_per_cell(setup.grid.g**2)
+    cells = np.flatnonzero(per_cell)[::2]
+    t0 = time.perf_counter()
+    q, c, k = src.cell_postings(cells)
+    src.drop_cells(cells)
+    dst.replay(insertions(q, c, k))
+    move_s = time.perf_counter() - t0
+    n_bytes = QUERY_BYTES * len(np.unique(q)) + POSTING_BYTES * len(q)
+    rows.append(
+        {
+            "what": f"migration between GI2 indexes: {len(cells):,} cells, "
+            f"{len(q):,} postings (cells/s)",
+            "value": len(cells) / move_s,
+            "unit": "cells/s",
+        }
+    )
+    rows.append({"what": "migration between GI2 indexes (MB/s of queries and postings)",
+                 "value": n_bytes / 2**20 / move_s, "unit": "MB/s"})  # fmt: skip
     return rows

@@ -1,0 +1,160 @@
+"""Notebook 12's figures: Fig. 12 (DP, GR, SI, RA on one query count), Figs. 13-15 (GR,
+SI, RA at two query counts), Fig. 16 (throughput with and without adjustment, per
+period), the worked example's table and the period stepper.
+
+Builder names follow the house rule (``fig<N>_<what>`` for a paper figure, ``extra_``
+otherwise); the "Figures" table of ``lib/routelab/README.md`` lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from routelab.palette import color_for
+from routelab.plots import figure_html, widget_view
+
+ORDER = ["DP", "GR", "SI", "RA"]
+COLOURS = {name: color_for(name) for name in [*ORDER, "none"]}
+BUCKETS = [("lat_fast", "< b1 (unaffected)"), ("lat_mid", "b1 - 10 b1"), ("lat_slow", ">= 10 b1")]
+
+
+def _runs(frame: pd.DataFrame, mu: int | None = None) -> pd.DataFrame:
+    runs = frame[frame["level"] == "run"]
+    return runs[runs["mu"] == mu] if mu is not None else runs
+
+
+def _panels(runs: pd.DataFrame, title: str, selectors: list[str]) -> go.Figure:
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        subplot_titles=["selection time (ms per migration)", "migrated size and time",
+                        "share of tuples by latency"],
+        specs=[[{}, {"secondary_y": True}, {}]],
+    )  # fmt: skip
+    med = runs.groupby("selector").median(numeric_only=True).reindex(selectors).dropna(how="all")
+    names = list(med.index)
+    fig.add_trace(
+        go.Bar(x=names, y=med["select_ms_mean"], marker_color=[COLOURS[n] for n in names],
+               showlegend=False),
+        row=1, col=1,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Bar(x=names, y=med["bytes"] / 2**20, name="migrated MB", marker_color="#56B4E9"),
+        row=1, col=2,
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=names, y=med["migration_s"] * 1e3, name="migration ms", mode="markers",
+                   marker={"size": 12, "color": "#000000"}),
+        row=1, col=2, secondary_y=True,
+    )  # fmt: skip
+    for col, label in BUCKETS:
+        fig.add_trace(go.Bar(x=names, y=med[col], name=label), row=1, col=3)
+    fig.update_layout(title=title, barmode="group", height=440)
+    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_yaxes(title_text="MB", row=1, col=2, secondary_y=False)
+    fig.update_yaxes(title_text="ms", row=1, col=2, secondary_y=True)
+    fig.update_yaxes(range=[0, 1], row=1, col=3)
+    return fig
+
+
+def fig12_selection(frame: pd.DataFrame, mu: int) -> go.Figure:
+    """Fig. 12: DP, GR, SI and RA at one query count: (a) selection time, (b) migrated size
+    and migration time, (c) latency distribution (medians over seeds)."""
+    return _panels(
+        _runs(frame, mu), f"Fig. 12: cell selection and migration, {mu:,} queries", ORDER
+    )
+
+
+def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
+    """Figs. 13-15: GR, SI, RA (and DP where it ran) at each query count: selection time,
+    migrated size, unaffected tuples; DP's out-of-memory runs are marked."""
+    runs = _runs(frame)
+    fig = make_subplots(
+        rows=1, cols=3,
+        subplot_titles=["selection time (ms per migration)", "migrated MB",
+                        "tuples unaffected (< b1)"],
+    )  # fmt: skip
+    for name in ORDER:
+        g = runs[runs["selector"] == name].groupby("mu").median(numeric_only=True)
+        if g.empty:
+            continue
+        text = ["out of memory" if o > 0 else "" for o in g["oom"]]
+        for col, y in enumerate([g["select_ms_mean"], g["bytes"] / 2**20, g["lat_fast"]], 1):
+            fig.add_trace(
+                go.Scatter(x=g.index, y=y, name=name, legendgroup=name, showlegend=col == 1,
+                           mode="lines+markers+text", text=text if col == 1 else None,
+                           line={"color": COLOURS[name]}),
+                row=1, col=col,
+            )  # fmt: skip
+    fig.update_xaxes(type="log", title_text="live queries (mu)")
+    fig.update_yaxes(type="log", row=1, col=1)
+    fig.update_layout(title="Figs. 13-15: GR, SI, RA (and DP) as the query count grows", height=440)
+    return fig
+
+
+def fig16_throughput(frame: pd.DataFrame, selector: str = "GR") -> go.Figure:
+    """Fig. 16: throughput per period with and without adjustment (time-ordered tweets),
+    mean over seeds and query counts' largest."""
+    per = frame[(frame["level"] == "period") & (frame["mu"] == frame["mu"].max())]
+    fig = go.Figure()
+    for name in ("none", selector):
+        g = per[per["selector"] == name].groupby("period")["throughput"].mean()
+        fig.add_trace(
+            go.Scatter(x=g.index, y=g.to_numpy(), name="without adjustment" if name == "none"
+                       else f"with adjustment ({name})", mode="lines+markers",
+                       line={"color": COLOURS[name]})
+        )  # fmt: skip
+    fig.update_layout(
+        title="Fig. 16: throughput with vs without local adjustment (drift of the tweets' "
+        "time order)",
+        xaxis_title="period",
+        yaxis_title="tuples per busy second of the busiest worker",
+        height=420,
+    )
+    return fig
+
+
+def example_table(
+    load: np.ndarray, size: np.ndarray, need: float, selections: dict
+) -> pd.DataFrame:
+    """The worked example: each method's cells, moved load and migration cost."""
+    return pd.DataFrame(
+        [
+            {"method": name, "cells": ", ".join(f"g{c}" for c in s.cells), "load moved": s.load,
+             "migration cost": s.cost, "feasible": s.load >= need}
+            for name, s in selections.items()
+        ]
+    )  # fmt: skip
+
+
+def extra_period_stepper(periods: pd.DataFrame, migrations: pd.DataFrame) -> Any:
+    """Step through the periods of one adjusted run: each worker's load and the migration
+    decided after the period."""
+    import ipywidgets as widgets
+
+    load_cols = sorted((c for c in periods.columns if c.startswith("load_")),
+                       key=lambda c: int(c.split("_")[1]))  # fmt: skip
+
+    def render(period: int) -> str:
+        row = periods[periods["period"] == period].iloc[0]
+        fig = go.Figure(go.Bar(x=[c.split("_")[1] for c in load_cols], y=row[load_cols]))
+        fig.update_layout(height=280, title=f"period {period}: load per worker "
+                          f"(max/min {row['sigma_obs']:.2f})", xaxis_title="worker")  # fmt: skip
+        m = migrations[migrations["period"] == period] if len(migrations) else migrations
+        table = (
+            m.drop(columns=[c for c in ("status",) if c in m.columns]).round(4).to_html(index=False)
+            if len(m)
+            else "<p>no migration</p>"
+        )
+        return figure_html(fig) + table
+
+    periods_list = periods["period"].astype(int).tolist()
+    return widget_view(
+        render, period=widgets.SelectionSlider(options=periods_list, value=periods_list[0],
+                                               description="period")
+    )  # fmt: skip
