@@ -37,12 +37,45 @@ def _drifting(seed: int) -> Stream:
     )  # fmt: skip
 
 
-def _setup(seed: int):
+def _setup(seed: int, algorithm: str = "kd-tree"):
     st = _drifting(seed)
     n_o, n_q = len(st.objects), len(st.queries)
     setup = prepare(st, GRID, np.arange(n_o // 4), np.arange(n_q // 4), seed=seed)
-    part, _ = build_partition(setup, "kd-tree", 4, hybrid=HybridParams(min_objects=20))
+    part, _ = build_partition(setup, algorithm, 4, hybrid=HybridParams(min_objects=20))
     return setup, part
+
+
+@pytest.mark.parametrize("algorithm", ["frequency", "hybrid", "metric"])
+def test_text_cells_hand_over_their_share(algorithm: str) -> None:
+    """Text partitions (one term map for the space, or text-split regions): the hot worker
+    hands over its terms of each migrated cell through a copy of the map; the answer stays
+    the oracle's and the region's other cells keep the shared map."""
+    setup, part = _setup(8, algorithm)
+    gt = make_gridt(setup, part)
+    run = replay_adjusted(setup, part, AdjustParams(period=150, sigma=1.05))
+    moved = run.migrations[run.migrations["cells"] > 0]
+    assert len(moved) >= 1
+    assert run.pairs == oracle_pairs(setup.stream)
+    if algorithm == "frequency":
+        assert gt.n_text_cells == len(gt.cell_owner)  # every cell is a text cell here
+
+
+def test_hand_over_by_hand() -> None:
+    """Cells 0, 1 share map 0 (terms 0, 1 -> worker 1; term 2 -> worker 2); cell 2 is
+    worker 1's alone. Worker 1 gives cells 1 and 2 to worker 3: cell 2 changes owner, cell
+    1 gets a copy of the map with worker 1's terms given to 3, cell 0 keeps map 0."""
+    from routelab.spatial.adjustment import cells_of, hand_over
+    from routelab.spatial.gridt import Gridt
+
+    gt = Gridt(2, 4, 3, np.array([-1, -1, 1, 2], np.int32), np.array([[1, 1, 2]], np.int16),
+               np.array([3]))  # fmt: skip
+    assert cells_of(gt, 1).tolist() == [0, 1, 2] and cells_of(gt, 2).tolist() == [0, 1, 3]
+    new = hand_over(gt, np.array([1, 2]), 1, 3)
+    assert new.cell_owner.tolist() == [-1, -2, 3, 2]
+    assert new.tables.tolist() == [[1, 1, 2], [3, 3, 2]]
+    assert [new.owner(1, t) for t in range(3)] == [3, 3, 2]
+    assert [new.owner(0, t) for t in range(3)] == [1, 1, 2]
+    assert cells_of(new, 1).tolist() == [0]
 
 
 @pytest.mark.parametrize("seed", [3, 4])

@@ -24,10 +24,12 @@ paper's workers would cross); both workers pause for it. The merged answer equal
 oracle's across every migration (tested on drifting streams with deletions around the
 migrations).
 
-Our readings (the paper's formulas for Sect. V were lost): only space-only cells (one owner
-in ``H_o``) migrate, as units of the base grid; a cell under a text node is left where it is
-(Phase I, splitting a hot cell by text or merging it with a sibling, is not implemented
-here); one (w_max, w_min) pair per period (``max_moves_per_period``).
+Our readings (the paper's formulas for Sect. V were lost): the unit of migration is a cell
+of the base grid. A space-only cell (one owner in ``H_o``) changes owner; from a text cell
+(a term map shared by its region) the hot worker hands over its share, the terms the map
+gives it, through a copy of the map for that cell (:func:`hand_over`). Phase I (splitting a
+hot cell by text or merging it with a sibling) is not implemented here. One (w_max, w_min)
+pair per period.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import pandas as pd
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import POSTING_BYTES, QUERY_BYTES, Setup, make_gridt, worker_tuples
 from routelab.spatial.gi2 import WorkerTuples, make_index
-from routelab.spatial.gridt import DispatcherState, dispatch
+from routelab.spatial.gridt import DispatcherState, Gridt, dispatch
 from routelab.spatial.kdt import Partition
 from routelab.spatial.migration import SELECTORS, load_to_move, triggered
 from routelab.spatial.model import DEL, INS, OBJ
@@ -216,7 +218,7 @@ def replay_adjusted(
         row["migrated_cells"] = 0
         if params.enabled and hi < len(st.kind) and triggered(loads, params.sigma):
             hot, cold, need = load_to_move(loads)
-            mine = np.flatnonzero(gt.cell_owner == hot)  # space-only cells of the hot worker
+            mine = cells_of(gt, hot)
             size = index[hot].postings_per_cell(n_cells)
             t0 = time.perf_counter()
             sel = method.kernel(
@@ -232,7 +234,7 @@ def replay_adjusted(
                 q, c, k = index[hot].cell_postings(cells)
                 index[hot].drop_cells(cells)
                 index[cold].replay(insertions(q, c, k))
-                gt.cell_owner[cells] = cold
+                gt = hand_over(gt, cells, hot, cold)
                 moved_keys = move_hq(state, cells, gt.n_terms, hot, cold)
                 move_s = time.perf_counter() - t0
                 n_bytes = QUERY_BYTES * len(np.unique(q)) + POSTING_BYTES * len(q)
@@ -261,6 +263,39 @@ def replay_adjusted(
         np.concatenate(c_tup)[order] if c_tup else np.zeros(0, np.int64),
         np.concatenate(c_w)[order] if c_w else np.zeros(0, np.int64),
         np.concatenate(c_srv)[order] if c_srv else np.zeros(0),
+    )
+
+
+def cells_of(gt: Gridt, w: int) -> np.ndarray:
+    """The cells where worker ``w`` owns something in ``H_o``: space-only cells it owns and
+    text cells whose term map gives it some terms."""
+    own = gt.cell_owner
+    has = own == w
+    text = np.flatnonzero(own < 0)
+    if len(text) and len(gt.tables):
+        in_table = (gt.tables == w).any(axis=1)
+        has[text] = in_table[-1 - own[text]]
+    return np.flatnonzero(has)
+
+
+def hand_over(gt: Gridt, cells: np.ndarray, hot: int, cold: int) -> Gridt:
+    """``H_o`` after ``hot`` gives ``cells`` to ``cold``: a space-only cell changes owner; a
+    text cell gets its own copy of its region's term map with ``hot``'s terms given to
+    ``cold`` (copy on write: the region's other cells keep the shared map)."""
+    own = gt.cell_owner
+    space = cells[own[cells] >= 0]
+    own[space] = cold
+    text = cells[own[cells] < 0]
+    if not len(text):
+        return gt
+    rows = gt.tables[-1 - own[text]].copy()
+    rows[rows == hot] = cold
+    own[text] = -1 - (len(gt.tables) + np.arange(len(text)))
+    explicit = np.full(len(text), int(gt.explicit_terms.max(initial=0)))
+    return replace(
+        gt,
+        tables=np.vstack([gt.tables, rows]).astype(gt.tables.dtype),
+        explicit_terms=np.r_[gt.explicit_terms, explicit],
     )
 
 
