@@ -162,3 +162,24 @@ def test_move_hq_moves_refcounts_and_bits() -> None:
     for k, v in refs.items():
         assert k not in state.ref and state.ref[k - w_from + w_to] >= v
         assert not (state.mask[k // 64] >> w_from) & 1 and (state.mask[k // 64] >> w_to) & 1
+
+
+def test_q3_regions_flip_between_q1_and_q2() -> None:
+    """Fig. 16's workload: every ``q3_flip_every`` queries, 10 of the 100 regions switch
+    between Q1 and Q2 (seeded), so a region's queries change kind between epochs."""
+    import pandas as pd
+
+    from routelab.spatial.lab.workload import BOXES, WorkloadParams, make_queries_frame
+
+    lo_x, lo_y, hi_x, hi_y = BOXES["US"]
+    rng = np.random.default_rng(0)
+    objects = pd.DataFrame({"lon": rng.uniform(lo_x, hi_x, 2000), "lat": rng.uniform(lo_y, hi_y, 2000),
+                            "words": [["a", "b", f"w{i % 50}"] for i in range(2000)]})  # fmt: skip
+    p = WorkloadParams(query_set="Q3", q3_flip_every=500, seed=1)
+    q = make_queries_frame(objects, 2000, p)
+    again = make_queries_frame(objects, 2000, p)
+    assert q["set"].tolist() == again["set"].tolist()
+    static = make_queries_frame(objects, 2000, WorkloadParams(query_set="Q3", seed=1))
+    first = slice(0, 500)
+    assert q["set"][first].tolist() == static["set"][first].tolist()  # epoch 0: unflipped
+    assert q["set"][500:].tolist() != static["set"][500:].tolist()  # later epochs differ

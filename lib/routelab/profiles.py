@@ -37,6 +37,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "mus": [1_000, 3_000],
             "workers": 4,
             "period": 3_000,
+            "flip_every": 1_000,
         },
         "10_fabret_adaptivity": {
             "n_live": 6_000,

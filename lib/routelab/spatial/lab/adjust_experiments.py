@@ -48,6 +48,7 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         n_objects=int(params["n_objects"]),
         mu=int(params["mu"]),
         query_set=str(params.get("query_set", "Q1")),
+        q3_flip_every=int(params.get("flip_every", 0)),
         order="time",
         seed=int(params.get("seed", 0)),
     )

@@ -98,24 +98,29 @@ def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
 
 
 def fig16_throughput(frame: pd.DataFrame, selector: str = "GR") -> go.Figure:
-    """Fig. 16: throughput per period with and without adjustment (time-ordered tweets),
-    mean over seeds and query counts' largest."""
-    per = frame[(frame["level"] == "period") & (frame["mu"] == frame["mu"].max())]
-    fig = go.Figure()
-    for name in ("none", selector):
-        g = per[per["selector"] == name].groupby("period")["throughput"].mean()
-        fig.add_trace(
-            go.Scatter(x=g.index, y=g.to_numpy(), name="without adjustment" if name == "none"
-                       else f"with adjustment ({name})", mode="lines+markers",
-                       line={"color": COLOURS[name]})
-        )  # fmt: skip
-    fig.update_layout(
-        title="Fig. 16: throughput with vs without local adjustment (drift of the tweets' "
-        "time order)",
-        xaxis_title="period",
-        yaxis_title="tuples per busy second of the busiest worker",
-        height=420,
-    )
+    """Fig. 16: throughput per period with and without adjustment, mean over seeds, one
+    panel per scenario (Q3 with flipping regions; Q1 on the tweets' drift)."""
+    per = frame[frame["level"] == "period"]
+    if "scenario" not in per.columns:
+        per = per.assign(scenario="drift")
+    scenarios = [s for s in ("flips", "drift") if s in set(per["scenario"])]
+    titles = {"flips": "Q3, 10 % of the regions flip Q1/Q2", "drift": "Q1, the tweets' drift"}
+    fig = make_subplots(rows=1, cols=len(scenarios), subplot_titles=[titles[s] for s in scenarios])
+    for col, scenario in enumerate(scenarios, start=1):
+        sub = per[per["scenario"] == scenario]
+        sub = sub[sub["mu"] == sub["mu"].max()]
+        for name in ("none", selector):
+            g = sub[sub["selector"] == name].groupby("period")["throughput"].mean()
+            fig.add_trace(
+                go.Scatter(x=g.index, y=g.to_numpy(), mode="lines+markers",
+                           name="without adjustment" if name == "none"
+                           else f"with adjustment ({name})", legendgroup=name,
+                           showlegend=col == 1, line={"color": COLOURS[name]}),
+                row=1, col=col,
+            )  # fmt: skip
+    fig.update_xaxes(title_text="period")
+    fig.update_yaxes(title_text="tuples per busy second of the busiest worker", row=1, col=1)
+    fig.update_layout(title="Fig. 16: throughput with vs without local adjustment", height=420)
     return fig
 
 

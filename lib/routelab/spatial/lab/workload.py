@@ -105,6 +105,8 @@ class WorkloadParams:
     q2_rare: str = "all"
     q3_regions: int = 10
     q3_p: float = 0.5
+    q3_flip_every: int = 0  # Fig. 16: every this many queries ...
+    q3_flip_frac: float = 0.1  # ... this share of the regions flips between Q1 and Q2
     seed: int = 0
 
 
@@ -199,7 +201,21 @@ def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams)
         rx = np.clip(((lon - lo_x) / (hi_x - lo_x) * r).astype(int), 0, r - 1)
         ry = np.clip(((lat - lo_y) / (hi_y - lo_y) * r).astype(int), 0, r - 1)
         region_q2 = np.random.default_rng([p.seed, 3]).random(r * r) < p.q3_p
-        is_q2 = region_q2[ry * r + rx]
+        if p.q3_flip_every > 0:
+            # Sect. VI-D (Fig. 16): every q3_flip_every queries (query ids follow insertion
+            # order) a seeded q3_flip_frac of the regions switches between Q1 and Q2
+            flips = np.random.default_rng([p.seed, 4])
+            epochs = int(np.ceil(n_queries / p.q3_flip_every))
+            per_epoch = np.empty((epochs, r * r), dtype=bool)
+            state = region_q2.copy()
+            k = max(1, round(p.q3_flip_frac * r * r))
+            for e in range(epochs):
+                per_epoch[e] = state
+                state[flips.choice(r * r, size=k, replace=False)] ^= True
+            epoch = np.arange(n_queries) // p.q3_flip_every
+            is_q2 = per_epoch[epoch, ry * r + rx]
+        else:
+            is_q2 = region_q2[ry * r + rx]
     else:
         is_q2 = np.full(n_queries, p.query_set == "Q2")
     lo1, hi1 = p.q1_side_km
