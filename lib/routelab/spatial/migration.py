@@ -81,6 +81,16 @@ def _trivial(load: np.ndarray, size: np.ndarray, need: float, t0: float) -> Sele
     return None
 
 
+def _prepare(
+    load: np.ndarray, size: np.ndarray, need: float
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, Selection | None]:
+    """The start of every selection: the clock, checked inputs, the useful cells (load >
+    0) and the answer when it is trivial (else None)."""
+    t0 = time.perf_counter()
+    load, size = _inputs(load, size)
+    return t0, load, size, np.flatnonzero(load > 0), _trivial(load, size, need, t0)
+
+
 def _prefix(order: np.ndarray, load: np.ndarray, need: float) -> np.ndarray:
     """The shortest prefix of ``order`` whose load reaches ``need``."""
     k = int(np.searchsorted(np.cumsum(load[order]), need * (1 - 1e-9)))
@@ -89,12 +99,9 @@ def _prefix(order: np.ndarray, load: np.ndarray, need: float) -> np.ndarray:
 
 def select_gr(load: np.ndarray, size: np.ndarray, need: float) -> Selection:
     """GR (Sect. V-A): the greedy with the GS/GL marking (module docstring)."""
-    t0 = time.perf_counter()
-    load, size = _inputs(load, size)
-    done = _trivial(load, size, need, t0)
+    t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
-    useful = np.flatnonzero(load > 0)
     order = useful[np.lexsort((useful, size[useful] / load[useful]))]
     gs: list[int] = []
     l_s, s_s = 0.0, 0
@@ -116,12 +123,9 @@ def select_si(load: np.ndarray, size: np.ndarray, need: float, key: str = "size"
     reaches L_delta."""
     if key not in ("size", "load"):
         raise ValueError(f"key must be 'size' or 'load', got {key!r}")
-    t0 = time.perf_counter()
-    load, size = _inputs(load, size)
-    done = _trivial(load, size, need, t0)
+    t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
-    useful = np.flatnonzero(load > 0)
     by = size[useful] if key == "size" else load[useful]
     order = useful[np.lexsort((useful, -by))]
     return _result(_prefix(order, load, need), load, size, t0)
@@ -129,12 +133,9 @@ def select_si(load: np.ndarray, size: np.ndarray, need: float, key: str = "size"
 
 def select_ra(load: np.ndarray, size: np.ndarray, need: float, seed: int = 0) -> Selection:
     """RA (Sect. VI-D): cells in a seeded random order until the load reaches L_delta."""
-    t0 = time.perf_counter()
-    load, size = _inputs(load, size)
-    done = _trivial(load, size, need, t0)
+    t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
-    useful = np.flatnonzero(load > 0)
     order = np.random.default_rng(seed).permutation(useful)
     return _result(_prefix(order, load, need), load, size, t0)
 
@@ -166,14 +167,11 @@ def select_dp(
     """DP (Sect. V-A): the exact minimum-cost selection (module docstring); ``unit``
     coarsens the sizes (exact on ``ceil(S / unit)``), ``max_table`` bounds the table's
     cells x costs (status ``oom`` beyond it)."""
-    t0 = time.perf_counter()
-    load, size = _inputs(load, size)
-    done = _trivial(load, size, need, t0)
+    t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
     if unit < 1:
         raise ValueError(f"unit must be >= 1, got {unit}")
-    useful = np.flatnonzero(load > 0)
     all_units = -(-size // unit)
     units = all_units[useful]
     capacity = int(all_units[select_gr(load, size, need).cells].sum())  # the greedy's set fits
@@ -192,19 +190,16 @@ def select_dp(
 
 def select_brute_force(load: np.ndarray, size: np.ndarray, need: float) -> Selection:
     """Every subset of the useful cells (at most 20): the least cost reaching ``need``."""
-    t0 = time.perf_counter()
-    load, size = _inputs(load, size)
-    done = _trivial(load, size, need, t0)
+    t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
-    useful = np.flatnonzero(load > 0).tolist()
     if len(useful) > 20:
         raise ValueError("brute force is for at most 20 useful cells")
-    best: tuple[int, ...] = tuple(useful)
+    best: tuple[int, ...] = tuple(useful.tolist())
     best_cost = int(size[useful].sum())
     target = need * (1 - 1e-9)
     for k in range(1, len(useful) + 1):
-        for subset in combinations(useful, k):
+        for subset in combinations(useful.tolist(), k):
             cost = int(size[list(subset)].sum())
             if cost < best_cost and load[list(subset)].sum() >= target:
                 best, best_cost = subset, cost
