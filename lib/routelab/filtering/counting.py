@@ -47,8 +47,11 @@ def counting_reference(subs: Subscriptions, events: Events) -> list[list[int]]:
 
 
 def transpose(ptr: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """CSR rows->cols to cols->rows (e.g. subscription->predicates to predicate->subs)."""
-    rows = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+    """CSR rows->cols to cols->rows (e.g. subscription->predicates to predicate->subs).
+    Row ids are int32 while they fit: counting reads these lists for every satisfied
+    predicate, and half the bytes is half its memory traffic."""
+    dtype = np.int32 if len(ptr) - 1 < 2**31 else np.int64
+    rows = np.repeat(np.arange(len(ptr) - 1, dtype=dtype), np.diff(ptr))
     order = np.argsort(cols, kind="stable")
     t_ptr = np.zeros(n_cols + 1, dtype=np.int64)
     np.cumsum(np.bincount(cols, minlength=n_cols), out=t_ptr[1:])
