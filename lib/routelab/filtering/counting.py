@@ -58,6 +58,11 @@ def transpose(ptr: np.ndarray, cols: np.ndarray, n_cols: int) -> tuple[np.ndarra
     return t_ptr, rows[order]
 
 
+#: subscriptions per block of the counting kernel: their uint8 countdowns and alive flags
+#: (2 x 64 KiB) stay in cache while a block is counted
+BLOCK = 1 << 16
+
+
 @nb.njit(cache=True)
 def _grow(buf: np.ndarray, need: int) -> np.ndarray:
     if need <= buf.shape[0]:
@@ -99,7 +104,7 @@ def counting_kernel(
     values: np.ndarray,
     pids: np.ndarray,
     n_preds: int,
-    lists_ptr: np.ndarray,
+    block_ptr: np.ndarray,
     lists: np.ndarray,
     extra_ptr: np.ndarray,
     extra: np.ndarray,
@@ -108,7 +113,8 @@ def counting_kernel(
     always: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Matches (internal indexes) per event as CSR, and the counter updates per event.
-    ``remaining`` holds each subscription's size and is restored after every event."""
+    ``remaining`` holds each subscription's size and is restored after every event;
+    ``block_ptr[p, b]`` is where predicate p's list enters subscription block b."""
     B = np.zeros(n_preds, dtype=np.uint8)
     sat = np.empty(n_preds, dtype=np.int64)
     out = np.empty(64, dtype=np.int64)
@@ -121,12 +127,22 @@ def counting_kernel(
             out = _grow(out, n_out + 1)
             out[n_out] = always[k]
             n_out += 1
+        # the bulk-loaded subscriptions block by block (each block's countdowns stay in
+        # cache while every satisfied predicate's share of the block is counted and then
+        # restored), then the ones inserted later
+        for b in range(block_ptr.shape[1] - 1):
+            for k in range(n_sat):
+                p = sat[k]
+                if p < block_ptr.shape[0]:
+                    n_out, out = _count(
+                        lists, block_ptr[p, b], block_ptr[p, b + 1], remaining, alive, out, n_out
+                    )
+            for k in range(n_sat):
+                p = sat[k]
+                if p < block_ptr.shape[0]:
+                    work[e] += _restore(lists, block_ptr[p, b], block_ptr[p, b + 1], remaining)
         for k in range(n_sat):
             p = sat[k]
-            if p + 1 < lists_ptr.shape[0]:
-                n_out, out = _count(
-                    lists, lists_ptr[p], lists_ptr[p + 1], remaining, alive, out, n_out
-                )
             if p + 1 < extra_ptr.shape[0]:
                 n_out, out = _count(
                     extra, extra_ptr[p], extra_ptr[p + 1], remaining, alive, out, n_out
@@ -134,8 +150,6 @@ def counting_kernel(
         for k in range(n_sat):
             p = sat[k]
             B[p] = 0
-            if p + 1 < lists_ptr.shape[0]:
-                work[e] += _restore(lists, lists_ptr[p], lists_ptr[p + 1], remaining)
             if p + 1 < extra_ptr.shape[0]:
                 work[e] += _restore(extra, extra_ptr[p], extra_ptr[p + 1], remaining)
         ptr[e + 1] = n_out
@@ -154,6 +168,21 @@ class CountingMatcher:
         self._extra: dict[int, list[int]] = defaultdict(list)
         self._extra_csr: tuple[np.ndarray, np.ndarray] | None = None
         self.last_work = np.zeros(0, dtype=np.int64)
+        self._block_ptr: np.ndarray | None = None
+
+    def block_ptr(self) -> np.ndarray:
+        """(predicates, blocks + 1): where each list enters each block of ``BLOCK``
+        subscriptions (lists are sorted by subscription), rebuilt after a compaction."""
+        if self._block_ptr is None:
+            n_lists = len(self.lists_ptr) - 1
+            n_blocks = max(1, -(-self.registry.n_bulk // BLOCK))
+            edges = np.arange(n_blocks + 1, dtype=np.int64) * BLOCK
+            out = np.empty((n_lists, n_blocks + 1), dtype=np.int64)
+            for p in range(n_lists):
+                lo, hi = self.lists_ptr[p], self.lists_ptr[p + 1]
+                out[p] = lo + np.searchsorted(self.lists[lo:hi], edges)
+            self._block_ptr = out
+        return self._block_ptr
 
     def insert(self, sub_id: int, predicates: Sequence[tuple[int, str | int, int]]) -> None:
         i = self.registry.add(sub_id, predicates)
@@ -176,6 +205,7 @@ class CountingMatcher:
         new_ptr = np.zeros_like(self.lists_ptr)
         np.cumsum(np.bincount(entry_pred[keep], minlength=n_lists), out=new_ptr[1:])
         self.lists, self.lists_ptr = self.lists[keep], new_ptr
+        self._block_ptr = None
         for p in list(self._extra):
             self._extra[p] = [i for i in self._extra[p] if alive[i]]
         self._extra_csr = None
@@ -206,7 +236,7 @@ class CountingMatcher:
             events.widen(reg.n_attrs).values,
             *index.kernel_arrays(),
             reg.n_predicates(),
-            self.lists_ptr,
+            self.block_ptr(),
             self.lists,
             x_ptr,
             x_subs,
