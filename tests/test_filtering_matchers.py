@@ -202,3 +202,24 @@ def test_free_attributes_are_distinct_and_uniform(pool, k):
     counts = np.bincount(d.ravel(), minlength=pool)
     expected = 60_000 * k / pool
     assert np.abs(counts - expected).max() < 0.05 * expected
+
+
+def test_counting_in_many_blocks_equals_the_oracle(monkeypatch):
+    """The counting kernel walks the bulk-loaded subscriptions block by block: with blocks
+    of 64 subscriptions, 2,000 of them span 32 blocks, and inserted ones come after."""
+    from routelab.filtering import counting
+
+    monkeypatch.setattr(counting, "BLOCK", 64)
+    from routelab.filtering.workload import Workload
+
+    small = Workload("small", n_t=8, n_p=3, fix_eq=1, u_p=3, n_a=8, u_a=3)
+    subs = generate_subscriptions(small, 2_000, seed=9)
+    events = generate_events(small, 100, seed=9)
+    m = build_matcher("counting", subs)
+    assert m.block_ptr().shape[1] == 2_000 // 64 + 2
+    m.insert(10_000, [(0, "=", 1), (1, "=", 2)])
+    ptr, ids = m.match(events)
+    lists = subs.as_lists() + [[(0, "=", 1), (1, "=", 2)]]
+    truth = Subscriptions.from_lists(lists, ids=[*subs.ids.tolist(), 10_000], n_attrs=8)
+    pairs = match_pairs(ptr, ids)
+    assert len(pairs) > 1_000 and pairs == _truth(truth, events)
