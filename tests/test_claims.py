@@ -317,3 +317,21 @@ def test_best_measured_and_share_measured_give_every_verdict():
     assert c.share_measured([h, h, f]).verdict == "partly"
     assert c.share_measured([f, f]).verdict == "fails"
     assert c.share_measured([n]).verdict == "not comparable"
+
+
+def test_beyond_measured_gives_each_verdict():
+    from routelab.claims import beyond_measured
+
+    def verdict(low, high, expected="above", repeats=3):
+        est = (low + high) / 2
+        return beyond_measured(est, low, high, 0.5, expected=expected, what="x", repeats=repeats)
+
+    assert verdict(0.6, 0.9).verdict == "holds"
+    assert verdict(0.1, 0.4).verdict == "fails"
+    assert verdict(0.4, 0.6).verdict == "inconclusive"
+    assert verdict(0.1, 0.4, expected="below").verdict == "holds"
+    assert verdict(0.6, 0.9, expected="below").verdict == "fails"
+    assert verdict(0.6, 0.9, repeats=2).verdict == "not comparable"
+    assert verdict(0.6, 0.9).repeats == 3 and "above 0.5" in verdict(0.6, 0.9).rule
+    with pytest.raises(ValueError, match="expected"):
+        verdict(0.6, 0.9, expected="beside")

@@ -233,6 +233,12 @@ def test_hand_example_one_maintenance_step_moves_a_known_set():
     assert in_table == {0, 1, 2, 3}
     assert m.table_size == {(0, 1): 4}
     check_invariants(m)
+    # the exact metrics of Sect. 4 by hand: absolute benefit sum (1 - nu(p_c)) =
+    # 4 x 0.99 + 0.9 + 0.9; benefit margin sum nu(p_c) - nu(P(s)) = 0 for s0..s4 (their
+    # access predicate is all their equalities) + 0.1 - 0.01 for s5 (a0 = 2 AND a1 = 1)
+    exact = m.exact_metrics()
+    assert exact["absolute_benefit"] == pytest.approx(5.76)
+    assert exact["benefit_margin"] == pytest.approx(0.09)
     m.delete_many([0, 1, 2])
     assert m.schemas == [] and m.log[-1].dropped == [(0, 1)] and m.log[-1].moved == 1
     check_invariants(m)

@@ -485,6 +485,40 @@ def within_tolerance_interval(
     return Verdict("inconclusive", rule + "; the interval straddles an edge", repeats)
 
 
+def beyond_measured(
+    estimate: float,
+    low: float,
+    high: float,
+    edge: float,
+    *,
+    expected: str,
+    what: str,
+    repeats: int,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """A measured quantity's interval against a threshold the claim names ("the share is
+    above one half", "the ratio stays below 1.25"): holds if ``[low, high]`` lies wholly
+    ``expected`` (``"above"`` or ``"below"``) ``edge``, fails if wholly on the other side,
+    inconclusive if it includes ``edge``; fewer than ``min_repeats`` repeats: not
+    comparable. ``what`` names the quantity in the rule."""
+    if expected not in ("above", "below"):
+        raise ValueError(f"expected must be 'above' or 'below', got {expected!r}")
+    rule = (
+        f"holds if the {confidence:.0%} interval of {what} lies {expected} {_fmt(edge)}; "
+        f"{_fmt(estimate)} [{_fmt(low)}, {_fmt(high)}] over {repeats} repeats"
+    )
+    if repeats < min_repeats:
+        return not_comparable(f"{rule}; fewer than {min_repeats} repeats")
+    right = low > edge if expected == "above" else high < edge
+    wrong = high < edge if expected == "above" else low > edge
+    if right:
+        return Verdict("holds", rule, repeats)
+    if wrong:
+        return Verdict("fails", rule, repeats)
+    return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", repeats)
+
+
 def slope_interval(
     x: Sequence[float] | Any, y: Sequence[float] | Any, *, confidence: float = CONFIDENCE
 ) -> tuple[float, float, float, int]:

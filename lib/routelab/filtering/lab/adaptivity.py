@@ -308,6 +308,33 @@ def halving_rate(frame: pd.DataFrame) -> float:
     return float(np.exp(r0 + (t0 - half) / (t0 - t1) * (r1 - r0)))
 
 
+def saturation_points(
+    n_live: int, tick_h: float, events_per_tick: int, seeds: list[int], consts: CostConstants
+) -> list[dict[str, Any]]:
+    """Fig. 4's grid: every scenario x strategy x seed, with the cost model's constants."""
+    return [
+        {"scenario": sc, "strategy": st, "seed": s, "n_live": n_live, "tick_h": tick_h,
+         "events_per_tick": events_per_tick, "consts": vars(consts)}
+        for sc in SCENARIOS for st in STRATEGIES for s in seeds
+    ]  # fmt: skip
+
+
+def churn_points(
+    n_live: int, rates: list[int], seconds: int, seeds: list[int], consts: CostConstants
+) -> list[dict[str, Any]]:
+    """The churn-rate sweep's grid: every strategy x seed over all ``rates``."""
+    return [
+        {"strategy": st, "seed": s, "n_live": n_live, "rates": list(rates), "seconds": seconds,
+         "consts": vars(consts)}
+        for st in STRATEGIES for s in seeds
+    ]  # fmt: skip
+
+
+def halving_rates(churn: pd.DataFrame) -> pd.Series:
+    """:func:`halving_rate` of every (strategy, seed) of a churn sweep."""
+    return churn.groupby(["strategy", "seed"]).apply(halving_rate, include_groups=False)
+
+
 def run_saturation(
     points: list[dict[str, Any]], *, spark: Any = None, local: bool = False
 ) -> pd.DataFrame:

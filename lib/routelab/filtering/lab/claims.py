@@ -17,6 +17,7 @@ from routelab.claims import (
     MIN_REPEATS,
     Verdict,
     at_least,
+    beyond_measured,
     combine,
     direction_measured,
     equivalent,
@@ -571,20 +572,10 @@ def static_vs_dynamic_row(frame: pd.DataFrame) -> dict:
             "verdict": not_comparable("static and dynamic not measured at a common N"),
         }
     ratio, low, high = ratio_interval(t[CLUSTERED], t["static"])
-    edge = 1 + MIN_EFFECT
-    k = len(t["static"])
-    rule = (
-        f"holds if the 95% interval of dynamic/static (matching phase, paired batches) lies "
-        f"below {edge:g}; ratio {ratio:.3g} [{low:.3g}, {high:.3g}] over {k} batches"
-    )
-    if k < 3:
-        verdict = not_comparable(rule + "; fewer than 3 paired batches")
-    elif high < edge:
-        verdict = Verdict("holds", rule, k)
-    elif low > edge:
-        verdict = Verdict("fails", rule, k)
-    else:
-        verdict = Verdict("inconclusive", rule + f"; the interval includes {edge:g}", k)
+    verdict = beyond_measured(
+        ratio, low, high, 1 + MIN_EFFECT, expected="below", repeats=len(t["static"]),
+        what="dynamic/static (matching phase, paired batches)",
+    )  # fmt: skip
     return base | {
         "measured": f"dynamic {_median(t[CLUSTERED]):.3g} vs static {_median(t['static']):.3g} "
         f"ms per 100 events in the matching phase at N={n:,} ({ratio:.2f}x)",

@@ -13,6 +13,7 @@ import pandas as pd
 
 from routelab.claims import (
     Verdict,
+    combine,
     direction_measured,
     equivalent,
     not_comparable,
@@ -86,7 +87,7 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             "Sect. VI-D, Fig. 12(a)",
             "RA < GR, SI",
             "; ".join(parts),
-            _all(verdicts),
+            combine(verdicts),
             scale_note,
             timing=True,
         )
@@ -114,7 +115,7 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             "Sect. VI-D, Fig. 13",
             "unchanged (here: within 1.5x)",
             f"selection time at {big:,} / {small:,} queries: " + ", ".join(parts),
-            _all(verdicts),
+            combine(verdicts),
             scale_note,
             timing=True,
         )
@@ -148,7 +149,7 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             "Sect. VI-D, Fig. 12(b)",
             "DP, GR < SI, RA (migrated size)",
             "; ".join(parts),
-            _all(verdicts),
+            combine(verdicts),
             scale_note,
         )
     )
@@ -191,7 +192,7 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             "Sect. VI-D, Figs. 12(c), 15",
             "GR first, DP second",
             "share of tuples below b1: " + "; ".join(parts),
-            _all(verdicts),
+            combine(verdicts),
             scale_note + "; b1 = the p99 latency without adjustment",
             timing=True,
         )
@@ -214,20 +215,6 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
     )
     out.append(_dp_exact_row())
     return out  # fmt: skip
-
-
-def _all(verdicts: list[Verdict]) -> Verdict:
-    judged = [v for v in verdicts if v.verdict != "not comparable"]
-    if not judged:
-        return not_comparable("; ".join(v.rule for v in verdicts))
-    rule = " AND ".join(v.rule for v in judged)
-    repeats = min(v.repeats for v in judged)
-    if all(v.verdict == "holds" for v in judged):
-        return Verdict("holds", rule, repeats)
-    if any(v.verdict == "fails" for v in judged):
-        n_ok = sum(v.verdict == "holds" for v in judged)
-        return Verdict("partly" if n_ok else "fails", rule, repeats)
-    return Verdict("inconclusive", rule, repeats)
 
 
 def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:

@@ -60,25 +60,17 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     part, _ = build_partition(setup, "hybrid", n_workers)
     setup_s = time.perf_counter() - t0
     selectors = list(params.get("selectors") or SELECTORS.names)
-    base = dict(
-        period=int(params.get("period", 20_000)),
-        sigma=float(params.get("sigma", 1.2)),
-        selector_params={"max_table": float(params["dp_max_table"])}
-        if params.get("dp_max_table")
-        else {},
-    )
+    period, sigma = int(params.get("period", 20_000)), float(params.get("sigma", 1.2))
+    dp = {"max_table": float(params["dp_max_table"])} if params.get("dp_max_table") else {}
     n = len(setup.stream.kind)
     _warm_up(setup, part, selectors)
-    runs: dict[str, AdjustedRun] = {}
-    runs[NONE] = replay_adjusted(
-        setup, part, AdjustParams(**{**base, "selector_params": {}}, enabled=False)
-    )
+    runs: dict[str, AdjustedRun] = {
+        NONE: replay_adjusted(setup, part, AdjustParams(period=period, enabled=False))
+    }
     for name in selectors:
-        sp = base["selector_params"] if name == "DP" else {}
-        runs[name] = replay_adjusted(
-            setup, part, AdjustParams(period=base["period"], sigma=base["sigma"], selector=name,
-                                      selector_params=sp)
-        )  # fmt: skip
+        chosen = AdjustParams(period=period, sigma=sigma, selector=name,
+                              selector_params=dp if name == "DP" else {})  # fmt: skip
+        runs[name] = replay_adjusted(setup, part, chosen)
     truth = runs[NONE].pairs
     busy_none = _busy(runs[NONE]).sum(axis=0).max()
     rate = float(params.get("utilization", 0.7)) * n / max(busy_none, 1e-12)
@@ -136,6 +128,37 @@ def _busy(run: AdjustedRun) -> np.ndarray:
     cols = sorted((c for c in run.periods.columns if c.startswith("busy_")),
                   key=lambda c: int(c.split("_")[1]))  # fmt: skip
     return run.periods[cols].to_numpy(float)
+
+
+def points(
+    n_objects: int,
+    mus: list[int],
+    workers: int,
+    period: int,
+    sigma: float,
+    dp_max_table: float,
+    seeds: list[int],
+    flip_every: int,
+) -> list[dict[str, Any]]:
+    """Notebook 12's grid: the time-ordered Q1 stream (``scenario="drift"``) at every query
+    count with every selection, and Fig. 16's Q3 stream with 10 % of the regions flipping
+    every ``flip_every`` queries (``scenario="flips"``, GR only) at the largest."""
+    common = {"n_objects": n_objects, "workers": workers, "period": period, "sigma": sigma,
+              "dp_max_table": dp_max_table}  # fmt: skip
+    drift = [{**common, "scenario": "drift", "mu": mu, "seed": s} for mu in mus for s in seeds]
+    flips = [{**common, "scenario": "flips", "mu": max(mus), "seed": s, "query_set": "Q3",
+              "flip_every": flip_every, "selectors": ["GR"]} for s in seeds]  # fmt: skip
+    return drift + flips
+
+
+def stepper_run(
+    n_objects: int, mu: int, workers: int, period: int, sigma: float, seed: int
+) -> AdjustedRun:
+    """One adjusted run (GR) of the time-ordered Q1 stream, for the period stepper."""
+    wp = WorkloadParams(n_objects=n_objects, mu=mu, order="time", seed=seed)
+    setup = make_setup(wp, g=64, sample_min=min(20_000, n_objects))
+    part, _ = build_partition(setup, "hybrid", workers)
+    return replay_adjusted(setup, part, AdjustParams(period=period, sigma=sigma, selector="GR"))
 
 
 def run_points(
