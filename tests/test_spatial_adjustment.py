@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from routelab.spatial.adjustment import AdjustParams, insertions, move_hq, replay_adjusted
+from routelab.spatial.adjust_workers import insertions
+from routelab.spatial.adjustment import AdjustParams, move_hq, replay_adjusted
 from routelab.spatial.engine import build_partition, make_gridt, prepare, run_pipeline
 from routelab.spatial.gi2 import GI2Kernel, GI2Reference
 from routelab.spatial.grid import BaseGrid

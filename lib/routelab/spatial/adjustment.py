@@ -1,35 +1,42 @@
-"""PS2Stream's local load adjustment (Sect. V-A) in a period-by-period replay, with
-migration that really moves the queries' state.
+"""PS2Stream's load adjustment (Sect. V) in a period-by-period replay, with migration
+that really moves the queries' state.
 
-The stream is routed and replayed in periods of ``period`` tuples (one dispatcher state and
-one GI2 index per worker, both kept across periods). After each period every worker's load
-is the cost model's (Definition 1 with the GI2 reading of the match count: ``c_m`` x the
-candidate checks its objects made + ``c_o`` x its objects + ``c_ins`` x its query
-insertions + ``c_del`` x its deletions), and a cell's load on a worker is the same sum over
-the tuples of that cell (Definition 3's reading; a query insertion counts in every cell
-where it created postings). When max load / min load exceeds ``sigma`` (the trigger), the
-hottest worker hands the coolest cells whose load reaches L_delta = (L_max - L_min) / 2 at
-the least migration cost (Phase II: the Minimum Cost Migration problem,
-:mod:`routelab.spatial.migration`: DP, GR, SI or RA).
+The stream is routed and replayed in periods of ``period`` tuples (the dispatchers' state
+and the workers' GI2 state kept across periods; the workers run in this process or as
+Spark tasks, :mod:`routelab.spatial.adjust_workers`). After each period every worker's
+load is the cost model's (Definition 1 with the GI2 reading of the match count: ``c_m`` x
+the candidate checks its objects made + ``c_o`` x its objects + ``c_ins`` x its query
+insertions + ``c_del`` x its deletions), and a cell's load on a worker is the same sum
+over the tuples of that cell (Definition 3's reading; a query insertion counts in every
+cell where it created postings). These per-worker and per-cell loads are the statistics
+the workers report each period (the ``periods`` table keeps them per worker).
 
-**Migration** of cells C' from w_max to w_min, at the period boundary: w_max extracts the
-live postings of C' from its GI2 index (the queries' state: query, cell, registering key)
-and drops them; w_min inserts them (one INS per query with exactly those postings); every
-dispatcher's ``H_o`` gives C' to w_min and its ``H_q`` moves the reference counts of C' from
-w_max to w_min (:func:`move_hq`), so later objects of C' go to w_min and later deletions of
-those queries reach it. The migrated bytes are ``QUERY_BYTES`` per moved query plus
-``POSTING_BYTES`` per posting (the engine's memory model); the migration time is the
-measured extraction + drop + insertion plus the bytes over ``bandwidth`` (the network the
-paper's workers would cross); both workers pause for it. The merged answer equals the
-oracle's across every migration (tested on drifting streams with deletions around the
-migrations).
+**Local adjustment** (Sect. V-A), when max load / min load exceeds ``sigma``: Phase I
+(:mod:`routelab.spatial.phase_one`: split a hot cell by text or merge it with its
+sibling on ``w_min`` when that lowers the total load; ``k_hot`` cells examined), then, if
+the estimated loads still violate ``sigma``, Phase II: the hottest worker hands the
+coolest cells whose load reaches L_delta = (L_max - L_min) / 2 at the least migration
+cost (the Minimum Cost Migration problem, :mod:`routelab.spatial.migration`: DP, GR, SI
+or RA). **Global adjustment** (Sect. V-B, :mod:`routelab.spatial.global_adjust`) every
+``global_params.every`` tuples.
+
+**Migration** of cells C' (or of some terms of a cell) from w_max to w_min, at the period
+boundary: w_max extracts the live postings of C' from its GI2 state (the queries' state:
+query, cell, registering key) and drops them; w_min inserts them (one INS per query with
+exactly those postings); every dispatcher's ``H_o`` gives C' to w_min (:func:`hand_over`)
+and its ``H_q`` moves the reference counts of C' from w_max to w_min (:func:`move_hq`), so
+later objects of C' go to w_min and later deletions of those queries reach it. The
+migrated bytes are ``QUERY_BYTES`` per moved query plus ``POSTING_BYTES`` per posting (the
+engine's memory model); the migration time is the measured extraction + drop + insertion
+plus the bytes over ``bandwidth`` (the network the paper's workers would cross); both
+workers pause for it. The merged answer equals the oracle's across every migration
+(tested on drifting streams with deletions around the migrations).
 
 Our readings (the paper's formulas for Sect. V were lost): the unit of migration is a cell
 of the base grid. A space-only cell (one owner in ``H_o``) changes owner; from a text cell
 (a term map shared by its region) the hot worker hands over its share, the terms the map
-gives it, through a copy of the map for that cell (:func:`hand_over`). Phase I (splitting a
-hot cell by text or merging it with a sibling) is not implemented here. One (w_max, w_min)
-pair per period.
+gives it, through a copy of the map for that cell (a copy whose terms all go to one worker
+becomes a space-only cell again: a merge). One (w_max, w_min) pair per period.
 """
 
 from __future__ import annotations
@@ -42,13 +49,22 @@ import numba
 import numpy as np
 import pandas as pd
 
+from routelab.spatial import phase_one
+from routelab.spatial.adjust_workers import (
+    BACKENDS,
+    LocalWorkers,
+    SparkWorkers,
+    Workers,
+)
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import POSTING_BYTES, QUERY_BYTES, Setup, make_gridt, worker_tuples
-from routelab.spatial.gi2 import WorkerTuples, make_index
-from routelab.spatial.gridt import DispatcherState, Gridt, dispatch
+from routelab.spatial.gi2 import WorkerTuples
+from routelab.spatial.global_adjust import GlobalParams, Strategies
+from routelab.spatial.gridt import DispatcherState, Gridt
 from routelab.spatial.kdt import Partition
 from routelab.spatial.migration import SELECTORS, load_to_move, triggered
 from routelab.spatial.model import DEL, INS, OBJ
+from routelab.spatial.phase_one import cells_of
 
 
 @dataclass(frozen=True)
@@ -62,19 +78,23 @@ class AdjustParams:
     costs: CostParams = field(default_factory=CostParams)
     bandwidth: float = 100e6  # bytes per second between two workers
     enabled: bool = True
+    k_hot: int = 5  # Phase I: the hot worker's most loaded cells examined (0: no Phase I)
+    global_params: GlobalParams = field(default_factory=GlobalParams)
 
     def __post_init__(self) -> None:
         if self.period < 1:
             raise ValueError(f"period must be >= 1 tuple, got {self.period}")
+        if self.k_hot < 0:
+            raise ValueError(f"k_hot must be >= 0, got {self.k_hot}")
         SELECTORS.lookup(self.selector)
 
 
 @numba.njit(cache=True)
-def _move_hq(ref_d, mask_d, counters, mark, n_terms, w_from, w_to):  # type: ignore[no-untyped-def]
+def _move_hq(ref_d, mask_d, counters, mark, term_sel, n_terms, w_from, w_to):  # type: ignore[no-untyped-def]
     keys = []
     for mk in mask_d:
         c = mk // n_terms
-        if c < mark.shape[0] and mark[c] and (mask_d[mk] >> w_from) & 1:
+        if c < mark.shape[0] and mark[c] and term_sel[mk % n_terms] and (mask_d[mk] >> w_from) & 1:
             keys.append(mk)
     bit_from = np.int64(1) << w_from
     bit_to = np.int64(1) << w_to
@@ -92,25 +112,17 @@ def _move_hq(ref_d, mask_d, counters, mark, n_terms, w_from, w_to):  # type: ign
     return len(keys)
 
 
-def move_hq(state: DispatcherState, cells: np.ndarray, n_terms: int, w_from: int, w_to: int) -> int:
-    """Give ``w_to`` the ``H_q`` entries of ``w_from`` in ``cells`` (reference counts and
-    worker bits); returns the (cell, term) keys moved."""
+def move_hq(
+    state: DispatcherState, cells: np.ndarray, n_terms: int, w_from: int, w_to: int,
+    terms: np.ndarray | None = None,
+) -> int:  # fmt: skip
+    """Give ``w_to`` the ``H_q`` entries of ``w_from`` in ``cells`` (under the terms
+    ``terms`` selects; all by default): reference counts and worker bits. Returns the
+    (cell, term) keys moved."""
     mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
     mark[np.asarray(cells, dtype=np.int64)] = True
-    return int(_move_hq(state.ref, state.mask, state.counters, mark, n_terms, w_from, w_to))
-
-
-def insertions(q: np.ndarray, cell: np.ndarray, key: np.ndarray) -> WorkerTuples:
-    """One INS per query of sorted postings ``(q, cell, key)``, carrying exactly them."""
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, np.int64)
-    ptr = np.r_[starts, len(q)].astype(np.int64)
-    return WorkerTuples(
-        np.full(len(starts), INS, dtype=np.int8),
-        q[starts].astype(np.int64),
-        ptr,
-        cell.astype(np.int64),
-        key.astype(np.int32),
-    )
+    sel = np.ones(max(1, n_terms), dtype=np.bool_) if terms is None else np.asarray(terms, bool)
+    return int(_move_hq(state.ref, state.mask, state.counters, mark, sel, n_terms, w_from, w_to))
 
 
 @dataclass
@@ -119,7 +131,9 @@ class AdjustedRun:
     migration, and every routed copy (tuple, worker) with its service seconds: the
     worker's busy time in the period shared by the copies' costs, a migration's pause added
     to the first copy each of its two workers serves after it (the latency model's input,
-    :func:`routelab.grouping.queueing.multicopy_latency`)."""
+    :func:`routelab.grouping.queueing.multicopy_latency`); ``migrations.phase`` is I-split,
+    I-merge or II. ``global_events``: one row per global check (keep / switch) and per
+    drain of the old strategy; ``final_gridt`` the dispatchers' ``H_o`` at the end."""
 
     pairs: set[tuple[int, int]]
     periods: pd.DataFrame
@@ -128,6 +142,8 @@ class AdjustedRun:
     copy_tup: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     copy_worker: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     copy_service: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    global_events: pd.DataFrame = field(default_factory=pd.DataFrame)
+    final_gridt: Gridt | None = None
 
 
 def _loads(
@@ -156,40 +172,49 @@ def _loads(
 
 
 def replay_adjusted(
-    setup: Setup, partition: Partition, params: AdjustParams, impl: str = "kernel"
+    setup: Setup,
+    partition: Partition,
+    params: AdjustParams,
+    impl: str = "kernel",
+    backend: str = "local",
+    spark=None,  # noqa: ANN001
 ) -> AdjustedRun:
-    """The stream through one dispatcher and the workers' GI2 indexes, period by period,
-    with local adjustment after each period (``params.enabled``; module docstring)."""
+    """The stream through the dispatchers and the workers' GI2 state, period by period,
+    with local adjustment after each period (``params.enabled``) and global adjustment
+    every ``params.global_params.every`` tuples (module docstring). ``backend``: "local"
+    (the workers' indexes in this process) or "spark" (one Spark task per worker and
+    period, :class:`~routelab.spatial.adjust_workers.SparkWorkers`)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     st = setup.stream
-    gt = make_gridt(setup, partition)
-    gt = replace(gt, cell_owner=gt.cell_owner.copy())
-    n_cells = len(gt.cell_owner)
+    gt0 = make_gridt(setup, partition)
+    strat = Strategies(replace(gt0, cell_owner=gt0.cell_owner.copy()))
+    n_cells = len(gt0.cell_owner)
     n_w = partition.n_workers
-    state = DispatcherState()
-    index = [
-        make_index(impl, st.objects, st.queries, setup.obj_cell, gt.n_terms) for _ in range(n_w)
-    ]
+    base = (st.objects, st.queries, setup.obj_cell, gt0.n_terms, n_w)
+    workers: Workers = (
+        LocalWorkers(*base, impl=impl)
+        if backend == "local"
+        else SparkWorkers(*base, n_cells=n_cells, impl=impl, spark=spark)
+    )
     method = SELECTORS.lookup(params.selector)
     sel_params = method.check_params(params.selector_params)
+    gp = params.global_params
     pairs: set[tuple[int, int]] = set()
     duplicates = 0
-    periods, migrations = [], []
+    periods, migrations, global_rows = [], [], []
     c_tup, c_w, c_srv = [], [], []
     pause = np.zeros(n_w)  # seconds each worker still owes to a migration
     for p, lo in enumerate(range(0, len(st.kind), params.period)):
         hi = min(len(st.kind), lo + params.period)
-        routed = dispatch(
-            gt, state, st.kind, st.ref, setup.obj_cell, st.objects, st.queries, setup.q_range,
-            lo, hi,
-        )  # fmt: skip
+        routed = strat.route(setup, lo, hi)
+        wts = [worker_tuples(st, routed, w) for w in range(n_w)]
+        ran = workers.run(wts)
         loads = np.zeros(n_w)
         busy = np.zeros(n_w)
         cell_loads = []
-        for w in range(n_w):
-            wt = worker_tuples(st, routed, w)
-            t0 = time.perf_counter()
-            res = index[w].replay(wt)
-            busy[w] = time.perf_counter() - t0
+        for w, (wt, (res, secs)) in enumerate(zip(wts, ran, strict=True)):
+            busy[w] = secs
             q_ids = st.queries.ids[res.match_query].tolist()
             o_ids = st.objects.ids[res.match_object].tolist()
             for q, o in zip(q_ids, o_ids, strict=True):
@@ -216,44 +241,68 @@ def replay_adjusted(
         row.update({f"load_{w}": loads[w] for w in range(n_w)})
         row.update({f"busy_{w}": busy[w] for w in range(n_w)})
         row["migrated_cells"] = 0
-        if params.enabled and hi < len(st.kind) and triggered(loads, params.sigma):
-            hot, cold, need = load_to_move(loads)
-            mine = cells_of(gt, hot)
-            size = index[hot].postings_per_cell(n_cells)
-            t0 = time.perf_counter()
-            sel = method.kernel(
-                cell_loads[hot][mine],
-                _bytes(mine, size),
-                need,
-                **sel_params,
-            )
-            select_s = time.perf_counter() - t0
-            cells = mine[sel.cells]
-            if sel.status != "oom" and len(cells):
+        row["dual"] = strat.dual
+        more = hi < len(st.kind)
+        if params.enabled and more and not strat.dual and triggered(loads, params.sigma):
+            hot, cold, _ = load_to_move(loads)
+            objs = st.ref[routed.tup[st.kind[routed.tup] == OBJ]]
+            actions, est = (
+                phase_one.plan(setup, strat.gt, workers, hot, cold, loads, cell_loads,
+                               np.unique(objs), params.k_hot, params.costs)
+                if params.k_hot else ([], loads)
+            )  # fmt: skip
+            touched = []
+            for act in actions:
+                cells = np.array([act.cell])
                 t0 = time.perf_counter()
-                q, c, k = index[hot].cell_postings(cells)
-                index[hot].drop_cells(cells)
-                index[cold].replay(insertions(q, c, k))
-                gt = hand_over(gt, cells, hot, cold)
-                moved_keys = move_hq(state, cells, gt.n_terms, hot, cold)
+                info = migrate(workers, strat, cells, hot, cold, act.terms)
                 move_s = time.perf_counter() - t0
-                n_bytes = QUERY_BYTES * len(np.unique(q)) + POSTING_BYTES * len(q)
                 migrations.append(
-                    {
-                        "period": p, "from": hot, "to": cold, "need": need,
-                        "cells": len(cells), "moved_load": sel.load, "selected_cost": sel.cost,
-                        "queries": len(np.unique(q)), "postings": len(q), "bytes": n_bytes,
-                        "hq_keys": moved_keys, "select_s": select_s, "move_s": move_s,
-                        "migration_s": select_s + move_s + n_bytes / params.bandwidth,
-                        "status": sel.status,
-                    }
+                    {"period": p, "phase": f"I-{act.kind}", "from": hot, "to": cold, "cell": act.cell,
+                     "need": np.nan, "cells": 1, "moved_load": act.moved_load,
+                     "load_before": act.load_before, "load_after": act.load_after,
+                     **info, "select_s": 0.0, "move_s": move_s,
+                     "migration_s": move_s + info["bytes"] / params.bandwidth, "status": "ok"}
                 )  # fmt: skip
-                row["migrated_cells"] = len(cells)
-                pause[[hot, cold]] += migrations[-1]["migration_s"]  # both workers pause
-            else:
-                migrations.append({"period": p, "from": hot, "to": cold, "need": need,
-                                   "cells": 0, "status": sel.status, "select_s": select_s})  # fmt: skip
+                pause[[hot, cold]] += migrations[-1]["migration_s"]
+                touched.append(act.cell)
+            row["migrated_cells"] += len(actions)
+            if triggered(est, params.sigma):
+                hot, cold, need = load_to_move(est)
+                mine = np.setdiff1d(cells_of(strat.gt, hot), touched)
+                size = workers.postings_per_cell(hot, n_cells)
+                t0 = time.perf_counter()
+                sel = method.kernel(cell_loads[hot][mine], _bytes(mine, size), need, **sel_params)
+                select_s = time.perf_counter() - t0
+                cells = mine[sel.cells]
+                if sel.status != "oom" and len(cells):
+                    t0 = time.perf_counter()
+                    info = migrate(workers, strat, cells, hot, cold)
+                    move_s = time.perf_counter() - t0
+                    migrations.append(
+                        {"period": p, "phase": "II", "from": hot, "to": cold, "need": need,
+                         "cells": len(cells), "moved_load": sel.load, "selected_cost": sel.cost,
+                         **info, "select_s": select_s, "move_s": move_s,
+                         "migration_s": select_s + move_s + info["bytes"] / params.bandwidth,
+                         "status": sel.status}
+                    )  # fmt: skip
+                    row["migrated_cells"] += len(cells)
+                    pause[[hot, cold]] += migrations[-1]["migration_s"]  # both workers pause
+                else:
+                    migrations.append({"period": p, "phase": "II", "from": hot, "to": cold,
+                                       "need": need, "cells": 0, "status": sel.status,
+                                       "select_s": select_s})  # fmt: skip
+        if gp.every and more:
+            if strat.dual and strat.drained(setup, hi, gp):
+                global_rows.append({"period": p, **strat.finish(setup, workers, hi)})
+                pause += global_rows[-1]["seconds"] + global_rows[-1]["bytes"] / params.bandwidth
+            elif not strat.dual and hi // gp.every > lo // gp.every:
+                global_rows.append(
+                    {"period": p, **strat.consider(setup, gp, params.costs, hi, n_w)}
+                )
         periods.append(row)
+    if isinstance(workers, SparkWorkers):
+        workers.close()
     order = np.argsort(np.concatenate(c_tup), kind="stable") if c_tup else np.zeros(0, int)
     return AdjustedRun(
         pairs,
@@ -263,39 +312,64 @@ def replay_adjusted(
         np.concatenate(c_tup)[order] if c_tup else np.zeros(0, np.int64),
         np.concatenate(c_w)[order] if c_w else np.zeros(0, np.int64),
         np.concatenate(c_srv)[order] if c_srv else np.zeros(0),
+        pd.DataFrame(global_rows),
+        strat.gt,
     )
 
 
-def cells_of(gt: Gridt, w: int) -> np.ndarray:
-    """The cells where worker ``w`` owns something in ``H_o``: space-only cells it owns and
-    text cells whose term map gives it some terms."""
-    own = gt.cell_owner
-    has = own == w
-    text = np.flatnonzero(own < 0)
-    if len(text) and len(gt.tables):
-        in_table = (gt.tables == w).any(axis=1)
-        has[text] = in_table[-1 - own[text]]
-    return np.flatnonzero(has)
+def migrate(
+    workers: Workers, strat: Strategies, cells: np.ndarray, hot: int, cold: int,
+    terms: np.ndarray | None = None,
+) -> dict:  # fmt: skip
+    """Move ``cells`` (under ``terms``, all by default) from ``hot`` to ``cold``: the
+    postings, ``H_o`` and ``H_q`` (module docstring); the size moved."""
+    q, c, k = workers.take(hot, cells, terms)
+    workers.give(cold, (q, c, k))
+    strat.gt = hand_over(strat.gt, cells, hot, cold, terms)
+    moved_keys = move_hq(strat.state, cells, strat.gt.n_terms, hot, cold, terms)
+    n_q = len(np.unique(q))
+    return {
+        "queries": n_q, "postings": len(q), "bytes": QUERY_BYTES * n_q + POSTING_BYTES * len(q),
+        "hq_keys": moved_keys,
+    }  # fmt: skip
 
 
-def hand_over(gt: Gridt, cells: np.ndarray, hot: int, cold: int) -> Gridt:
-    """``H_o`` after ``hot`` gives ``cells`` to ``cold``: a space-only cell changes owner; a
-    text cell gets its own copy of its region's term map with ``hot``'s terms given to
-    ``cold`` (copy on write: the region's other cells keep the shared map)."""
+def hand_over(
+    gt: Gridt, cells: np.ndarray, hot: int, cold: int, terms: np.ndarray | None = None
+) -> Gridt:
+    """``H_o`` after ``hot`` gives ``cells`` to ``cold`` (only the terms ``terms`` selects,
+    if given). A space-only cell changes owner, or, with ``terms``, is split: its own term
+    map sends those terms to ``cold`` and the rest to ``hot``. A text cell gets its own copy
+    of its region's term map with ``hot``'s (selected) terms given to ``cold`` (copy on
+    write: the region's other cells keep the shared map); a map left with one worker
+    becomes a space-only cell of that worker (a merge)."""
     own = gt.cell_owner
+    sel = np.ones(gt.n_terms, dtype=bool) if terms is None else np.asarray(terms, dtype=bool)
     space = cells[own[cells] >= 0]
-    own[space] = cold
     text = cells[own[cells] < 0]
-    if not len(text):
+    if terms is None:
+        own[space] = cold
+        space = space[:0]
+    rows = np.vstack(
+        [np.where(sel, cold, hot)[None, :].repeat(len(space), axis=0).astype(gt.tables.dtype),
+         gt.tables[-1 - own[text]]]
+    )  # fmt: skip
+    explicit = np.r_[
+        np.full(len(space), min(int(sel.sum()), gt.n_terms - int(sel.sum()))),
+        gt.explicit_terms[-1 - own[text]] if len(text) else np.zeros(0, np.int64),
+    ]
+    rows[len(space) :][(rows[len(space) :] == hot) & sel] = cold
+    target = np.r_[space, text].astype(np.int64)
+    if not len(target):
         return gt
-    rows = gt.tables[-1 - own[text]].copy()
-    rows[rows == hot] = cold
-    own[text] = -1 - (len(gt.tables) + np.arange(len(text)))
-    explicit = np.full(len(text), int(gt.explicit_terms.max(initial=0)))
+    one = (rows == rows[:, :1]).all(axis=1)
+    own[target[one]] = rows[one, 0]
+    rest = ~one
+    own[target[rest]] = -1 - (len(gt.tables) + np.arange(int(rest.sum())))
     return replace(
         gt,
-        tables=np.vstack([gt.tables, rows]).astype(gt.tables.dtype),
-        explicit_terms=np.r_[gt.explicit_terms, explicit],
+        tables=np.vstack([gt.tables, rows[rest]]).astype(gt.tables.dtype),
+        explicit_terms=np.r_[gt.explicit_terms, explicit[rest]].astype(np.int64),
     )
 
 

@@ -28,7 +28,7 @@ from routelab.spatial.engine import (
     run_info,
     worker_tuples,
 )
-from routelab.spatial.gridt import DispatcherState, Gridt, Routed, dispatch
+from routelab.spatial.gridt import DispatcherState, Gridt, Routed, combine_routed, dispatch
 from routelab.spatial.kdt import Partition
 from routelab.spatial.model import OBJ, Stream
 
@@ -81,37 +81,6 @@ def _dispatch_task(data: _Shipped, d: int) -> tuple[int, float, Routed]:
     return d, busy, r
 
 
-def _combine(parts: list[Routed]) -> Routed:
-    tup = np.concatenate([p.tup for p in parts])
-    worker = np.concatenate([p.worker for p in parts])
-    lengths = np.concatenate([np.diff(p.post_ptr) for p in parts])
-    cells = np.concatenate([p.post_cell for p in parts])
-    keys = np.concatenate([p.post_key for p in parts])
-    starts = np.concatenate(
-        [
-            p.post_ptr[:-1] + off
-            for p, off in zip(
-                parts, np.cumsum([0] + [len(p.post_cell) for p in parts[:-1]]), strict=True
-            )
-        ]
-    )
-    order = np.lexsort((worker, tup))
-    lengths = lengths[order]
-    ptr = np.zeros(len(order) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=ptr[1:])
-    gather = np.repeat(starts[order] - ptr[:-1], lengths) + np.arange(ptr[-1])
-    return Routed(
-        tup[order],
-        worker[order],
-        ptr,
-        cells[gather],
-        keys[gather],
-        sum(p.discarded for p in parts),
-        max(p.hq_peak for p in parts),
-        max(p.hq_final for p in parts),
-    )
-
-
 def _worker_task(data: _Shipped, routed: Routed, w: int):
     tup = routed.tup[routed.worker == w]
     warm = int(np.searchsorted(tup, first_object(data.stream)))
@@ -136,7 +105,7 @@ def spark_run(
         .collect()
     )
     outs.sort(key=lambda o: o[0])
-    routed = _combine([o[2] for o in outs])
+    routed = combine_routed([o[2] for o in outs])
     broute = sc.broadcast(routed)
     runs = (
         sc.parallelize(range(partition.n_workers), partition.n_workers)

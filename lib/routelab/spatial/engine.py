@@ -192,15 +192,18 @@ def make_gridt(setup: Setup, partition: Partition) -> Gridt:
 
 def worker_tuples(stream: Stream, routed: Routed, w: int) -> WorkerTuples:
     """Worker ``w``'s sub-stream, in stream order."""
+    return tuples_for(stream.kind, stream.ref, routed, w)
+
+
+def tuples_for(kind: np.ndarray, ref: np.ndarray, routed: Routed, w: int) -> WorkerTuples:
+    """Worker ``w``'s share of ``routed``, dispatched from the tuples ``(kind, ref)``."""
     rows = np.flatnonzero(routed.worker == w)
     lengths = routed.post_ptr[rows + 1] - routed.post_ptr[rows]
     ptr = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
     gather = np.repeat(routed.post_ptr[rows] - ptr[:-1], lengths) + np.arange(ptr[-1])
     tup = routed.tup[rows]
-    return WorkerTuples(
-        stream.kind[tup], stream.ref[tup], ptr, routed.post_cell[gather], routed.post_key[gather]
-    )
+    return WorkerTuples(kind[tup], ref[tup], ptr, routed.post_cell[gather], routed.post_key[gather])
 
 
 @dataclass

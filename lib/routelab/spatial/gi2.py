@@ -142,24 +142,28 @@ class GI2Reference:
         self.deleted.clear()
         return visited
 
-    def cell_postings(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The live (not deleted) postings in ``cells``: (query, cell, key) arrays, sorted."""
+    def cell_postings(
+        self, cells: np.ndarray, terms: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live (not deleted) postings in ``cells`` (under the keys ``terms`` selects, a
+        boolean mask over terms; all by default): (query, cell, key) arrays, sorted."""
         want = set(np.asarray(cells).tolist())
         rows = sorted(
             (q, c, k)
             for (c, k), lst in self.lists.items()
-            if c in want
+            if c in want and (terms is None or terms[k])
             for q in lst
             if q not in self.deleted
         )
         arr = np.array(rows, dtype=np.int64).reshape(-1, 3)
         return arr[:, 0], arr[:, 1], arr[:, 2]
 
-    def drop_cells(self, cells: np.ndarray) -> int:
-        """Remove every posting in ``cells`` (the cells migrate away); returns how many."""
+    def drop_cells(self, cells: np.ndarray, terms: np.ndarray | None = None) -> int:
+        """Remove every posting in ``cells`` (under the keys ``terms`` selects) -- they
+        migrate away; returns how many."""
         want = set(np.asarray(cells).tolist())
         dropped = 0
-        for key in [k for k in self.lists if k[0] in want]:
+        for key in [k for k in self.lists if k[0] in want and (terms is None or terms[k[1]])]:
             for q in self.lists.pop(key):
                 dropped += 1
                 self.postings[q] -= 1
@@ -527,12 +531,21 @@ def _replay(
     return out_q[:n_out], out_o[:n_out], n
 
 
+def _term_sel(terms: np.ndarray | None, n_terms: int) -> np.ndarray:
+    if terms is None:
+        return np.ones(max(1, n_terms), dtype=np.bool_)
+    sel = np.asarray(terms, dtype=np.bool_)
+    if len(sel) != n_terms:
+        raise ValueError(f"terms must be a mask over {n_terms} terms, got {len(sel)}")
+    return sel
+
+
 @numba.njit(cache=True)
-def _cell_postings(slots, s_start, s_len, p_q, deleted, mark, n_terms):  # type: ignore[no-untyped-def]
+def _cell_postings(slots, s_start, s_len, p_q, deleted, mark, term_sel, n_terms):  # type: ignore[no-untyped-def]
     n = 0
     for key, sl in slots.items():
         c = key // n_terms
-        if c < mark.shape[0] and mark[c]:
+        if c < mark.shape[0] and mark[c] and term_sel[key % n_terms]:
             n += s_len[sl]
     q = np.empty(n, dtype=np.int64)
     cell = np.empty(n, dtype=np.int64)
@@ -540,7 +553,7 @@ def _cell_postings(slots, s_start, s_len, p_q, deleted, mark, n_terms):  # type:
     m = 0
     for key, sl in slots.items():
         c = key // n_terms
-        if c < mark.shape[0] and mark[c]:
+        if c < mark.shape[0] and mark[c] and term_sel[key % n_terms]:
             for j in range(s_start[sl], s_start[sl] + s_len[sl]):
                 if not deleted[p_q[j]]:
                     q[m] = p_q[j]
@@ -551,11 +564,11 @@ def _cell_postings(slots, s_start, s_len, p_q, deleted, mark, n_terms):  # type:
 
 
 @numba.njit(cache=True)
-def _drop_cells(slots, s_start, s_len, p_q, deleted, live_post, counters, mark, n_terms):  # type: ignore[no-untyped-def]
+def _drop_cells(slots, s_start, s_len, p_q, deleted, live_post, counters, mark, term_sel, n_terms):  # type: ignore[no-untyped-def]
     dropped = 0
     for key, sl in slots.items():
         c = key // n_terms
-        if c < mark.shape[0] and mark[c]:
+        if c < mark.shape[0] and mark[c] and term_sel[key % n_terms]:
             for j in range(s_start[sl], s_start[sl] + s_len[sl]):
                 q = p_q[j]
                 live_post[q] -= 1
@@ -670,24 +683,29 @@ class GI2Kernel:
     def live_postings(self) -> int:
         return int(self.counters[2])
 
-    def cell_postings(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The live (not deleted) postings in ``cells``: (query, cell, key) arrays, sorted."""
+    def cell_postings(
+        self, cells: np.ndarray, terms: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live (not deleted) postings in ``cells`` (under the keys ``terms`` selects, a
+        boolean mask over terms; all by default): (query, cell, key) arrays, sorted."""
         mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
         mark[np.asarray(cells, dtype=np.int64)] = True
         q, c, k = _cell_postings(
-            self.slots, self.s_start, self.s_len, self.p_q, self.deleted, mark, self.n_terms
-        )
+            self.slots, self.s_start, self.s_len, self.p_q, self.deleted, mark,
+            _term_sel(terms, self.n_terms), self.n_terms,
+        )  # fmt: skip
         order = np.lexsort((k, c, q))
         return q[order], c[order], k[order]
 
-    def drop_cells(self, cells: np.ndarray) -> int:
-        """Remove every posting in ``cells`` (the cells migrate away); returns how many."""
+    def drop_cells(self, cells: np.ndarray, terms: np.ndarray | None = None) -> int:
+        """Remove every posting in ``cells`` (under the keys ``terms`` selects) -- they
+        migrate away; returns how many."""
         mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
         mark[np.asarray(cells, dtype=np.int64)] = True
         return int(
             _drop_cells(
                 self.slots, self.s_start, self.s_len, self.p_q, self.deleted, self.live_post,
-                self.counters, mark, self.n_terms,
+                self.counters, mark, _term_sel(terms, self.n_terms), self.n_terms,
             )
         )  # fmt: skip
 

@@ -202,6 +202,8 @@ def _dispatch(
     for i in range(lo, hi):
         k = kind[i]
         r = ref[i]
+        if k < 0:  # not this dispatcher's (global adjustment's dual strategies)
+            continue
         if k == 0:
             c = obj_cell[r]
             m = 0
@@ -436,4 +438,35 @@ def dispatcher_memory_bytes(gridt: Gridt, hq_entries: int) -> int:
         gridt.g * gridt.g * CELL_BYTES
         + gridt.ho_entries() * HO_ENTRY_BYTES
         + hq_entries * HQ_ENTRY_BYTES
+    )
+
+
+def combine_routed(parts: list[Routed], dedupe: bool = False) -> Routed:
+    """Several dispatch outputs as one, ordered by (stream position, worker). With
+    ``dedupe`` a (tuple, worker) copy sent by more than one part is kept once (the object
+    copies of two strategies routed side by side; query rows are never sent twice)."""
+    tup = np.concatenate([p.tup for p in parts])
+    worker = np.concatenate([p.worker for p in parts])
+    lengths = np.concatenate([np.diff(p.post_ptr) for p in parts])
+    cells = np.concatenate([p.post_cell for p in parts])
+    keys = np.concatenate([p.post_key for p in parts])
+    offsets = np.cumsum([0] + [len(p.post_cell) for p in parts[:-1]])
+    starts = np.concatenate([p.post_ptr[:-1] + off for p, off in zip(parts, offsets, strict=True)])
+    order = np.lexsort((worker, tup))
+    if dedupe and len(order):
+        t, w = tup[order], worker[order]
+        order = order[np.r_[True, (t[1:] != t[:-1]) | (w[1:] != w[:-1])]]
+    lengths = lengths[order]
+    ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    gather = np.repeat(starts[order] - ptr[:-1], lengths) + np.arange(ptr[-1])
+    return Routed(
+        tup[order],
+        worker[order],
+        ptr,
+        cells[gather],
+        keys[gather],
+        sum(p.discarded for p in parts),
+        max(p.hq_peak for p in parts),
+        max(p.hq_final for p in parts),
     )

@@ -180,7 +180,7 @@ def adjustment_rows(quick: bool = False) -> list[dict[str, Any]]:
     worker's cells (random loads and sizes; RA, the trivial order, is the same-run
     baseline), and migration throughput: cells and MB moved per second between two GI2
     indexes (extract + drop + re-insert) on the TWEETS-US' stream."""
-    from routelab.spatial.adjustment import insertions
+    from routelab.spatial.adjust_workers import insertions
     from routelab.spatial.engine import (
         POSTING_BYTES,
         QUERY_BYTES,
