@@ -72,6 +72,7 @@ _MIGRATION = {  # PS2Stream's cell selections (Sect. V-A) and the run without ad
     "SI": "#009E73",
     "RA": "#CC79A7",
     "none": "#999999",
+    "GR+global": "#E69F00",  # GR with the global adjustment of Sect. V-B
 }
 #: colour per system, keyed by registry name
 SYSTEM_COLOURS: dict[str, dict[str, str]] = {

@@ -14,6 +14,13 @@ The paper's latency buckets are < 100 ms, 100 ms - 1 s and > 1 s on its cluster;
 runs in microseconds, so the buckets are relative (our reading, as the ratio 1:10 is the
 paper's): b1 = the 99th percentile of the run without adjustment, b2 = 10 b1. The arrival
 rate is ``utilization`` x the rate the run without adjustment sustains.
+
+Every adjusted run does Phase I (``k_hot`` cells; the rows count its splits and merges)
+before Phase II. Two more scenarios: ``pairs`` (the same stream under the ``pairs_unit``
+reading of the cost model, where Phase I's text splits can lower the total load) and
+``global`` (GR alone against GR with global adjustment, Sect. V-B, every quarter of the
+stream, ``GR+global``). :func:`spark_backend_check` runs one stream with the workers as
+Spark tasks and checks it against the local run.
 """
 
 from __future__ import annotations
@@ -27,12 +34,15 @@ import pandas as pd
 
 from routelab.grouping.queueing import multicopy_latency
 from routelab.spatial.adjustment import AdjustedRun, AdjustParams, replay_adjusted
+from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import build_partition
+from routelab.spatial.global_adjust import GlobalParams
 from routelab.spatial.lab.experiments import make_setup
 from routelab.spatial.lab.workload import WorkloadParams
 from routelab.spatial.migration import SELECTORS
 
 NONE = "none"  # the run without adjustment
+GLOBAL = "GR+global"  # GR with global adjustment
 
 
 def _latency(run: AdjustedRun, n: int, rate: float, n_workers: int) -> np.ndarray:
@@ -53,8 +63,12 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         seed=int(params.get("seed", 0)),
     )
     t0 = time.perf_counter()
+    costs = CostParams(model=str(params.get("cost_model", "gi2_checks")))
     setup = make_setup(
-        wp, g=int(params.get("g", 64)), sample_min=int(params.get("sample_min", 20_000))
+        wp,
+        g=int(params.get("g", 64)),
+        sample_min=int(params.get("sample_min", 20_000)),
+        cost_model=costs,
     )
     n_workers = int(params.get("workers", 8))
     part, _ = build_partition(setup, "hybrid", n_workers)
@@ -68,9 +82,15 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         NONE: replay_adjusted(setup, part, AdjustParams(period=period, enabled=False))
     }
     for name in selectors:
-        chosen = AdjustParams(period=period, sigma=sigma, selector=name,
+        chosen = AdjustParams(period=period, sigma=sigma, selector=name, costs=costs,
                               selector_params=dp if name == "DP" else {})  # fmt: skip
         runs[name] = replay_adjusted(setup, part, chosen)
+    if params.get("global_fraction"):
+        gp = GlobalParams(every=max(period, int(float(params["global_fraction"]) * n)))
+        both = AdjustParams(
+            period=period, sigma=sigma, selector="GR", costs=costs, global_params=gp
+        )
+        runs[GLOBAL] = replay_adjusted(setup, part, both)
     truth = runs[NONE].pairs
     busy_none = _busy(runs[NONE]).sum(axis=0).max()
     rate = float(params.get("utilization", 0.7)) * n / max(busy_none, 1e-12)
@@ -84,6 +104,8 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         m = run.migrations
         moved = m[m["cells"] > 0] if len(m) else m
         busy = _busy(run)
+        phase = m["phase"] if len(m) else pd.Series(dtype=str)
+        ev = run.global_events["event"] if len(run.global_events) else pd.Series(dtype=str)
         rows.append(
             {
                 "level": "run", "selector": name, "tuples": n, "setup_s": setup_s,
@@ -99,6 +121,11 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "lat_slow": float((lat >= 10 * b1).mean()), "b1_us": b1 * 1e6,
                 "lat_p99_us": float(np.percentile(lat, 99) * 1e6),
                 "sigma_obs_median": float(run.periods["sigma_obs"].replace(np.inf, np.nan).median()),
+                "phase1_splits": int((phase == "I-split").sum()),
+                "phase1_merges": int((phase == "I-merge").sum()),
+                "phase2_moves": int(((phase == "II") & (m["cells"] > 0)).sum()) if len(m) else 0,
+                "global_switches": int((ev == "switch").sum()), "global_drains": int((ev == "drain").sum()),
+                "cost_model": costs.model,
             }
         )  # fmt: skip
         for _, pr in run.periods.iterrows():
@@ -109,6 +136,7 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                     "throughput": pr["tuples"] / max(float(busy[int(pr["period"])].max()), 1e-12),
                     "sigma_obs": float(pr["sigma_obs"]),
                     "migrated_cells": int(pr["migrated_cells"]),
+                    "dual": bool(pr["dual"]),
                 }
             )  # fmt: skip
     return rows
@@ -141,14 +169,20 @@ def points(
     flip_every: int,
 ) -> list[dict[str, Any]]:
     """Notebook 12's grid: the time-ordered Q1 stream (``scenario="drift"``) at every query
-    count with every selection, and Fig. 16's Q3 stream with 10 % of the regions flipping
-    every ``flip_every`` queries (``scenario="flips"``, GR only) at the largest."""
+    count with every selection; Fig. 16's Q3 stream with 10 % of the regions flipping
+    every ``flip_every`` queries (``scenario="flips"``, GR only) at the largest; the drift
+    stream under the pairs reading (``scenario="pairs"``, GR, the smallest count) and with
+    global adjustment every quarter of the stream (``scenario="global"``, the largest)."""
     common = {"n_objects": n_objects, "workers": workers, "period": period, "sigma": sigma,
               "dp_max_table": dp_max_table}  # fmt: skip
     drift = [{**common, "scenario": "drift", "mu": mu, "seed": s} for mu in mus for s in seeds]
     flips = [{**common, "scenario": "flips", "mu": max(mus), "seed": s, "query_set": "Q3",
               "flip_every": flip_every, "selectors": ["GR"]} for s in seeds]  # fmt: skip
-    return drift + flips
+    pairs = [{**common, "scenario": "pairs", "mu": min(mus), "seed": s, "selectors": ["GR"],
+              "cost_model": "pairs_unit"} for s in seeds]  # fmt: skip
+    glob = [{**common, "scenario": "global", "mu": max(mus), "seed": s, "selectors": ["GR"],
+             "global_fraction": 0.25} for s in seeds]  # fmt: skip
+    return drift + flips + pairs + glob
 
 
 def stepper_run(
@@ -159,6 +193,32 @@ def stepper_run(
     setup = make_setup(wp, g=64, sample_min=min(20_000, n_objects))
     part, _ = build_partition(setup, "hybrid", workers)
     return replay_adjusted(setup, part, AdjustParams(period=period, sigma=sigma, selector="GR"))
+
+
+def spark_backend_check(
+    n_objects: int, mu: int, workers: int, period: int, sigma: float, seed: int, spark: Any = None
+) -> pd.DataFrame:
+    """One time-ordered stream adjusted (GR, Phase I and II) twice: the workers' GI2 state
+    in this process, and the workers as Spark tasks (one job per period, state checkpointed
+    as postings between periods). Raises if either answer differs from the other; one row
+    per backend."""
+    wp = WorkloadParams(n_objects=n_objects, mu=mu, order="time", seed=seed)
+    setup = make_setup(wp, g=64, sample_min=min(20_000, n_objects))
+    part, _ = build_partition(setup, "hybrid", workers)
+    params = AdjustParams(period=period, sigma=sigma, selector="GR")
+    rows, answers = [], []
+    for backend in ("local", "spark"):
+        t0 = time.perf_counter()
+        run = replay_adjusted(setup, part, params, backend=backend, spark=spark)
+        m = run.migrations
+        rows.append({"backend": backend, "seconds": time.perf_counter() - t0,
+                     "periods": len(run.periods), "pairs": len(run.pairs),
+                     "migrations": int((m["cells"] > 0).sum()) if len(m) else 0,
+                     "bytes": float(m["bytes"].sum()) if len(m) and "bytes" in m else 0.0})  # fmt: skip
+        answers.append(run.pairs)
+    if answers[0] != answers[1]:
+        raise AssertionError("the Spark workers' answer differs from the local workers'")
+    return pd.DataFrame(rows)
 
 
 def run_points(

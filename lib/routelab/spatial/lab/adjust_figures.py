@@ -1,6 +1,8 @@
 """Notebook 12's figures: Fig. 12 (DP, GR, SI, RA on one query count), Figs. 13-15 (GR,
 SI, RA at two query counts), Fig. 16 (throughput with and without adjustment, per
-period), the worked example's table and the period stepper.
+period), the global adjustment's throughput (``extra_global_throughput``), Phase I's
+actions per reading of the cost model (``extra_phase_one_table``), the worked example's
+table and the period stepper.
 
 Builder names follow the house rule (``fig<N>_<what>`` for a paper figure, ``extra_``
 otherwise); the "Figures" table of ``lib/routelab/README.md`` lists them.
@@ -19,7 +21,7 @@ from routelab.palette import color_for
 from routelab.plots import figure_html, widget_view
 
 ORDER = ["DP", "GR", "SI", "RA"]
-COLOURS = {name: color_for(name) for name in [*ORDER, "none"]}
+COLOURS = {name: color_for(name) for name in [*ORDER, "none", "GR+global"]}
 BUCKETS = [("lat_fast", "< b1 (unaffected)"), ("lat_mid", "b1 - 10 b1"), ("lat_slow", ">= 10 b1")]
 
 
@@ -122,6 +124,35 @@ def fig16_throughput(frame: pd.DataFrame, selector: str = "GR") -> go.Figure:
     fig.update_yaxes(title_text="tuples per busy second of the busiest worker", row=1, col=1)
     fig.update_layout(title="Fig. 16: throughput with vs without local adjustment", height=420)
     return fig
+
+
+def extra_global_throughput(frame: pd.DataFrame) -> go.Figure:
+    """Throughput per period on the drifting stream: no adjustment, GR (local only) and GR
+    with global adjustment, mean over seeds; shaded periods had two strategies (the
+    first seed's run)."""
+    per = frame[(frame["level"] == "period") & (frame["scenario"] == "global")]
+    fig = go.Figure()
+    first = per[(per["selector"] == "GR+global") & (per["seed"] == per["seed"].min())]
+    for p in first.loc[first["dual"].astype(bool), "period"]:
+        fig.add_vrect(x0=p - 0.5, x1=p + 0.5, fillcolor="#E69F00", opacity=0.12, line_width=0)
+    for name, label in (("none", "without adjustment"), ("GR", "local (GR)"),
+                        ("GR+global", "local (GR) + global")):  # fmt: skip
+        g = per[per["selector"] == name].groupby("period")["throughput"].mean()
+        fig.add_trace(go.Scatter(x=g.index, y=g.to_numpy(), mode="lines+markers", name=label,
+                                 line={"color": COLOURS[name]}))  # fmt: skip
+    fig.update_layout(title="Global adjustment (Sect. V-B) on the tweets' drift", height=420,
+                      xaxis_title="period",
+                      yaxis_title="tuples per busy second of the busiest worker")  # fmt: skip
+    return fig
+
+
+def extra_phase_one_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Phase I's splits and merges and Phase II's moves per run, by reading of the cost
+    model (GR on the drifting stream at the smaller query count), median over seeds."""
+    runs = frame[(frame["level"] == "run") & frame["scenario"].isin(["drift", "pairs"])]
+    runs = runs[(runs["selector"] == "GR") & (runs["mu"] == runs["mu"].min())]
+    cols = ["phase1_splits", "phase1_merges", "phase2_moves", "throughput"]
+    return runs.groupby("cost_model")[cols].median()
 
 
 def example_table(
