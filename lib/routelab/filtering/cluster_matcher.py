@@ -1,7 +1,13 @@
 """The clustered matcher of Sects. 2.2-3: subscriptions in clusters reached through
 access predicates (single equalities, conjunctions in multi-attribute tables), matched by
 Fig. 2 with ``cluster_matching``. Propagation and static are configurations of it
-(:mod:`.matchers`); dynamic (:mod:`.dynamic`) maintains its configuration."""
+(:mod:`.matchers`); dynamic (:mod:`.dynamic`) maintains its configuration.
+
+The catch-all subscriptions (no equality predicate, so no access predicate) are checked
+one by one in the paper (``catch_all="scan"``). With ``catch_all="bitset"`` (the default)
+they are matched by a :class:`~routelab.filtering.bitset.BitsetStage` instead once there
+are at least ``BITSET_MIN`` of them: the same answers (tested), ranges ruled out by
+bitsets instead of row checks."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from routelab.filtering.bitset import BitsetStage, merge_csr
 from routelab.filtering.clusters import CATCH_ALL, ClusterIndex, equality_first, match_kernel
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.counting import sort_ids_per_event
@@ -16,9 +23,16 @@ from routelab.filtering.model import EQ, Events, Subscriptions
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, predicate_nu
 
+#: the fewest catch-all subscriptions for which the bitset stage replaces the scan
+BITSET_MIN = 256
+CATCH_ALL_STAGES = ("bitset", "scan")
+
 
 class ClusterMatcher:
     """Propagation (A0 only) or static (A0 + greedy multi-attribute tables)."""
+
+    catch_all = "bitset"
+    _stage: BitsetStage | None = None
 
     def __init__(
         self,
@@ -28,8 +42,10 @@ class ClusterMatcher:
         schemas: Sequence[tuple[int, ...]] = (),
         prefetch: bool = False,
         name: str = "propagation",
+        catch_all: str = "bitset",
     ) -> None:
         self.name = name
+        self.set_catch_all(catch_all)
         self.prefetch = prefetch
         self.registry = Registry(subs)
         self.stats = stats
@@ -107,6 +123,22 @@ class ClusterMatcher:
         i = self.registry.remove(sub_id)
         self.index.remove(i)
 
+    def set_catch_all(self, stage: str) -> None:
+        """How the catch-all subscriptions are matched: "bitset" or "scan" (module doc)."""
+        if stage not in CATCH_ALL_STAGES:
+            raise ValueError(f"catch_all must be one of {CATCH_ALL_STAGES}, got {stage!r}")
+        self.catch_all = stage
+        self._stage = None
+
+    def catch_all_rows(self) -> np.ndarray:
+        """The internal indexes of the catch-all subscriptions (every cluster of it)."""
+        a = self.index.access_id.get(CATCH_ALL, -1)
+        if a < 0:
+            return np.zeros(0, dtype=np.int64)
+        cs = np.flatnonzero(self.index.c_access.view() == a)
+        parts = [self.index.members(int(c)) for c in cs]
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
     # -- matching ------------------------------------------------------------------------
     def prepare(self) -> None:
         """Rebuild now what updates invalidated and the next match needs (the phase-1
@@ -124,8 +156,17 @@ class ClusterMatcher:
         tables = idx.tables()
         pred_access = idx.pred_access
         catch_all = idx.access_id.get(CATCH_ALL, -1)
+        values = events.widen(reg.n_attrs).values
+        staged = None
+        if self.catch_all == "bitset" and catch_all >= 0:
+            rows = self.catch_all_rows()
+            if len(rows) >= BITSET_MIN:
+                if self._stage is None:
+                    self._stage = BitsetStage(reg)
+                staged = self._stage.match(values, rows)
+                catch_all = -1
         ptr, out, self.last_checks, self.last_lookups = match_kernel(
-            events.widen(reg.n_attrs).values,
+            values,
             *p1.kernel_arrays(),
             reg.n_predicates(),
             pred_access,
@@ -144,12 +185,18 @@ class ClusterMatcher:
             tables.slots,
             self.prefetch,
         )
+        if staged is not None:
+            ptr, out = merge_csr(ptr, out, staged[0], staged[1])
+            self.last_checks = self.last_checks + staged[2]
         return ptr, sort_ids_per_event(ptr, reg.ids.view()[out])
 
     def nbytes(self) -> int:
         t = self.index.tables()
-        return self.index.nbytes() + int(
-            t.keys.nbytes + t.vals.nbytes + t.access.nbytes + t.slots.nbytes
+        stage = self._stage.nbytes() if self._stage is not None else 0
+        return (
+            self.index.nbytes()
+            + stage
+            + int(t.keys.nbytes + t.vals.nbytes + t.access.nbytes + t.slots.nbytes)
         )
 
 

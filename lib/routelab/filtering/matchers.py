@@ -14,7 +14,13 @@ name                   what (Sect.)
 ``dynamic``             dynamic clustering (Sect. 4): loaded incrementally from A0 in batches,
                        tables created and removed by the maintenance algorithm
                        (:mod:`.dynamic`), with prefetching
+``bitset``             beyond the paper: interval predicates by precomputed bitsets of
+                       the subscriptions an event cannot match (Rein, HEM; :mod:`.bitset`)
 =====================  ================================================================
+
+:data:`PAPER_ALGORITHMS` are the five of Sect. 6. The clustered matchers check their
+catch-all subscriptions (no equality predicate) with a bitset stage
+(``catch_all="bitset"``, the default) or one by one as the paper does (``"scan"``).
 
 The clustered matcher itself is :class:`~routelab.filtering.cluster_matcher.ClusterMatcher`.
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from routelab.filtering.bitset import BitsetMatcher, bitset_reference
 from routelab.filtering.cluster_matcher import ClusterMatcher
 from routelab.filtering.clusters import match_reference
 from routelab.filtering.costmodel import CostConstants, EventStats
@@ -43,10 +50,15 @@ def _build_counting(subs: Subscriptions, **_: object) -> CountingMatcher:
 
 
 def _build_propagation(
-    subs: Subscriptions, *, stats: EventStats | None = None, prefetch: bool = False, **_: object
+    subs: Subscriptions,
+    *,
+    stats: EventStats | None = None,
+    prefetch: bool = False,
+    catch_all: str = "bitset",
+    **_: object,
 ) -> ClusterMatcher:
     name = "propagation_wp" if prefetch else "propagation"
-    return ClusterMatcher(subs, stats=stats, prefetch=prefetch, name=name)
+    return ClusterMatcher(subs, stats=stats, prefetch=prefetch, name=name, catch_all=catch_all)
 
 
 def _build_static(
@@ -57,6 +69,7 @@ def _build_static(
     greedy_sample: int = 200_000,
     max_schema_size: int = 3,
     seed: int = 0,
+    catch_all: str = "bitset",
     **_: object,
 ) -> ClusterMatcher:
     if stats is None:
@@ -64,7 +77,9 @@ def _build_static(
     schemas, _ = greedy_configuration(
         subs, stats, consts, sample=greedy_sample, max_schema_size=max_schema_size, seed=seed
     )
-    return ClusterMatcher(subs, stats=stats, schemas=schemas, prefetch=True, name="static")
+    return ClusterMatcher(
+        subs, stats=stats, schemas=schemas, prefetch=True, name="static", catch_all=catch_all
+    )
 
 
 def _build_dynamic(
@@ -75,11 +90,12 @@ def _build_dynamic(
     max_schema_size: int = 3,
     thresholds: Thresholds | None = None,
     batch: int = 10_000,
+    catch_all: str = "bitset",
     **_: object,
 ) -> DynamicMatcher:
     if stats is None:
         raise ValueError("dynamic clustering needs event statistics (stats=)")
-    return DynamicMatcher(
+    m = DynamicMatcher(
         subs,
         stats=stats,
         consts=consts,
@@ -87,6 +103,18 @@ def _build_dynamic(
         max_schema_size=max_schema_size,
         batch=batch,
     )
+    m.set_catch_all(catch_all)
+    return m
+
+
+def _build_bitset(
+    subs: Subscriptions, *, buckets: int = 512, step: int = 8, **_: object
+) -> BitsetMatcher:
+    return BitsetMatcher(subs, buckets=buckets, step=step)
+
+
+def _bitset_reference(subs: Subscriptions, events: Events, **_: object) -> list[list[int]]:
+    return bitset_reference(subs, events)
 
 
 def _counting_reference(subs: Subscriptions, events: Events, **_: object) -> list[list[int]]:
@@ -141,9 +169,19 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             _cluster_reference(_build_dynamic),
             {"max_schema_size": 3, "batch": 10_000},
         ),
+        Method(
+            "bitset",
+            "bitset (interval)",
+            "beyond the paper: Rein (INFOCOM'14), HEM (DASFAA'22)",
+            _build_bitset,
+            _bitset_reference,
+            {"buckets": 512, "step": 8},
+        ),
     ],
 )
 ALGORITHMS = MATCHERS.names
+#: the five algorithms of the paper's Sect. 6 (its figures compare these)
+PAPER_ALGORITHMS = ("counting", "propagation", "propagation_wp", "static", "dynamic")
 
 
 def build_matcher(
@@ -164,5 +202,6 @@ def build_matcher(
 
 #: what :func:`build_matcher` passes on to the algorithms' builders
 BUILD_PARAMS = frozenset(
-    {"stats", "consts", "greedy_sample", "max_schema_size", "seed", "thresholds", "batch"}
-)
+    {"stats", "consts", "greedy_sample", "max_schema_size", "seed", "thresholds", "batch",
+     "buckets", "step", "catch_all"}
+)  # fmt: skip

@@ -14,7 +14,8 @@ fixed, all ``=``, values 1..35 -> P(match) = 35^-5 per (event, subscription);
 **W1op** and **W2op** (Fig. 3b): W0 with n_P = 4 (2 fixed ``=``, 1 fixed ``>``, 1 free
 ``=``) and n_P = 9 (2 fixed ``=``, 5 fixed ``<``, 1 fixed ``>``, 1 free ``=``).
 Generation is vectorised numpy in chunks (6M subscriptions in seconds), seeded, with
-independent streams for subscriptions and events.
+independent streams for subscriptions and events. Beyond the paper: :data:`RANGES`, the
+range-only workload of the interval matchers (:class:`RangeWorkload`).
 """
 
 from __future__ import annotations
@@ -127,3 +128,47 @@ def generate_events(w: Workload, n: int, seed: int = 0) -> Events:
         absent = np.argpartition(keys, w.n_a - w.n_fix - 1, axis=1)[:, w.n_a - w.n_fix :]
         values[np.arange(n)[:, None], absent + w.n_fix] = np.iinfo(np.int64).min
     return Events(values)
+
+
+@dataclass(frozen=True)
+class RangeWorkload:
+    """Range-only subscriptions (beyond the paper; the workload of the interval matchers
+    Rein and HEM): each subscription has ``k`` interval predicates ``low <= x <= high``
+    on distinct attributes drawn uniformly from ``d``, ``low`` uniform in
+    ``[0, domain (1 - width))``, ``high = low + domain * width``; events give every
+    attribute a uniform value in ``[0, domain)``."""
+
+    name: str = "ranges"
+    d: int = 20
+    k: int = 10
+    width: float = 0.3
+    domain: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.k <= self.d:
+            raise ValueError(f"{self.name}: need 1 <= k <= d, got k={self.k}, d={self.d}")
+        if not 0 < self.width < 1 or self.domain < 2:
+            raise ValueError(f"{self.name}: width in (0, 1) and domain >= 2 needed")
+
+
+RANGES = RangeWorkload()
+
+
+def range_subscriptions(w: RangeWorkload, n: int, seed: int = 0) -> Subscriptions:
+    """``n`` range-only subscriptions of ``w`` (ids 0..n-1), deterministic in ``seed``."""
+    from routelab.filtering.model import GE, LE
+
+    rng = np.random.default_rng([seed, 3])  # stream 3: range subscriptions
+    attrs = _distinct(rng, n, w.d, w.k)
+    span = int(w.domain * w.width)
+    low = rng.integers(0, max(1, int(w.domain * (1 - w.width))), size=(n, w.k), dtype=np.int64)
+    a2 = np.repeat(attrs, 2, axis=1)
+    ops = np.tile(np.array([GE, LE]), (n, w.k))
+    values = np.stack([low, low + span], axis=2).reshape(n, 2 * w.k)
+    return Subscriptions.from_dense(a2, ops, values, n_attrs=w.d)
+
+
+def range_events(w: RangeWorkload, n: int, seed: int = 0) -> Events:
+    """``n`` events of ``w``: every attribute, uniform in ``[0, domain)``."""
+    rng = np.random.default_rng([seed, 4])  # stream 4: range events
+    return Events(rng.integers(0, w.domain, size=(n, w.d), dtype=np.int64))

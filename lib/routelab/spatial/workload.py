@@ -16,6 +16,8 @@ semi-synthetic tweets are in ``lab/workload.py``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from routelab.spatial.model import (
@@ -103,3 +105,37 @@ def random_workload(
     queries: Queries = make_queries(np.arange(n_queries) + 1, rects, dnfs, vocab)
     kind, ref = interleave(n_objects, n_queries, mu, seed=seed + 1)
     return Stream(objects, queries, kind, ref, vocab, {"kind": "random", "seed": seed})
+
+
+def on_boundaries(stream: Stream, grid_lines: np.ndarray, seed: int = 0) -> Stream:
+    """The stream with its objects moved onto boundaries, so a kernel that treats an edge as
+    open (or a cell boundary as belonging to the wrong cell) loses or gains a match: a third
+    on a random query rectangle's corners, a third on the middles of its four edges, and
+    the rest on crossings of ``grid_lines`` (the base grid's cell boundaries, the same
+    values in x and y). Query rectangles with a side are snapped outward to the grid lines
+    every third query, so rectangle edges also lie on cell boundaries."""
+    rng = np.random.default_rng(seed)
+    q = stream.queries
+    rect = q.rect.copy()
+    snap = (np.arange(len(rect)) % 3 == 1) & (rect[:, 2] > rect[:, 0])
+    lines = np.sort(np.asarray(grid_lines, dtype=np.float64))
+    lo = np.clip(np.searchsorted(lines, rect[snap, :2], side="right") - 1, 0, len(lines) - 1)
+    hi = np.clip(np.searchsorted(lines, rect[snap, 2:], side="left"), 0, len(lines) - 1)
+    rect[snap, :2], rect[snap, 2:] = lines[lo], lines[hi]
+    queries = dataclasses.replace(q, rect=rect)
+    obj = stream.objects
+    n = len(obj)
+    pick = rng.integers(0, len(rect), n)
+    r = rect[pick]
+    which = rng.integers(0, 4, n)
+    third = np.arange(n) % 3
+    corner_x = np.where(which % 2 == 0, r[:, 0], r[:, 2])
+    corner_y = np.where(which < 2, r[:, 1], r[:, 3])
+    mid_x = np.where(which == 0, r[:, 0], np.where(which == 1, r[:, 2], (r[:, 0] + r[:, 2]) / 2))
+    mid_y = np.where(which == 2, r[:, 1], np.where(which == 3, r[:, 3], (r[:, 1] + r[:, 3]) / 2))
+    grid_x, grid_y = rng.choice(lines, n), rng.choice(lines, n)
+    lon = np.select([third == 0, third == 1], [corner_x, mid_x], grid_x)
+    lat = np.select([third == 0, third == 1], [corner_y, mid_y], grid_y)
+    objects = dataclasses.replace(obj, lon=lon, lat=lat)
+    info = {**stream.info, "boundaries": True}
+    return Stream(objects, queries, stream.kind, stream.ref, stream.vocab, info)

@@ -1,0 +1,447 @@
+"""Interval predicates by precomputed bitsets of the subscriptions an event *cannot* match
+(beyond Fabret et al.: the idea of Rein, Qian et al., INFOCOM 2014, and HEM, Liao et al.,
+DASFAA 2022, implemented here from their descriptions).
+
+Fabret's algorithms index equality predicates; a subscription made only of ranges reaches
+no access predicate, lands in the catch-all list and is checked one by one. Here every
+subscription's predicates on one attribute are folded into one integer interval
+``[lo, hi]`` (``=``, ``<``, ``<=``, ``>``, ``>=`` intersect; values are integers, so
+``x < v`` is ``x <= v - 1``); ``!=`` predicates are kept aside and checked last. Per
+attribute the interval bounds are bucketed (``buckets`` buckets, equi-depth over the
+bounds, so skewed values still spread) and two sorted lists are kept per bucket, the low
+bounds and the high bounds. An event value ``v`` in bucket ``b`` **rules out** every
+subscription whose low bound lies in a bucket above ``b`` and every one whose high bound
+lies in a bucket below ``b``; those sets are unions of whole buckets and are read from
+precomputed bitsets every ``step`` buckets (HEM's idea: OR a few bitsets instead of
+walking lists, Rein's forward/backward traversal), the buckets between an anchor and
+``b`` are marked entry by entry, and the bucket ``b`` itself is compared bound by bound
+(sorted, so the walk stops at the first bound that does not rule out). A subscription
+with a predicate on an attribute the event lacks is ruled out (the matching rule of
+:mod:`.model`); one whose interval is empty never matches. What is not ruled out matches,
+once its ``!=`` predicates hold.
+
+:class:`BitsetStage` runs over any set of subscriptions of a :class:`Registry` (the
+members change between matches: new ones are checked one by one, removed ones masked,
+and the stage is rebuilt when the difference grows past ``rebuild_fraction``).
+:class:`BitsetMatcher` is the ``bitset`` algorithm (every live subscription);
+:class:`~routelab.filtering.cluster_matcher.ClusterMatcher` uses a stage for its
+catch-all subscriptions. ``last_checks`` counts the bounds compared one by one, the
+entries marked one by one and the ``!=`` and new subscriptions checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+from routelab.filtering.counting import sort_ids_per_event
+from routelab.filtering.model import EQ, GE, GT, LE, LT, MISSING, NE, Events, Subscriptions
+from routelab.filtering.registry import Registry
+
+LO_INF = np.iinfo(np.int64).min + 1  # no low bound
+HI_INF = np.iinfo(np.int64).max  # no high bound
+
+
+def rows_csr(reg: Registry, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The predicate ids of registry rows ``rows`` as CSR (``ptr``, ``preds``)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    bulk = rows < reg.n_bulk
+    lengths = np.zeros(len(rows), dtype=np.int64)
+    b = rows[bulk]
+    lengths[bulk] = reg.bulk_ptr[b + 1] - reg.bulk_ptr[b]
+    extra = np.flatnonzero(~bulk)
+    for k in extra.tolist():
+        lengths[k] = len(reg.extra_preds[int(rows[k])])
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    preds = np.empty(int(ptr[-1]), dtype=np.int64)
+    if bulk.all():
+        starts = reg.bulk_ptr[rows]
+        preds[:] = reg.bulk_preds[np.repeat(starts - ptr[:-1], lengths) + np.arange(ptr[-1])]
+    else:
+        for k in range(len(rows)):
+            preds[ptr[k] : ptr[k + 1]] = reg.preds_of(int(rows[k]))
+    return ptr, preds
+
+
+@numba.njit(cache=True)
+def _fill_groups(g_sub, key_bucket, n_groups, words):  # type: ignore[no-untyped-def]
+    """Bit ``g_sub[x]`` set in group ``key_bucket[x]`` of an (n_groups, words) array."""
+    out = np.zeros((n_groups, words), dtype=np.uint64)
+    for x in range(len(g_sub)):
+        s = g_sub[x]
+        out[key_bucket[x], s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+    return out
+
+
+def _bits(positions: np.ndarray, words: int) -> np.ndarray:
+    out = np.zeros(words, dtype=np.uint64)
+    if len(positions):
+        np.bitwise_or.at(
+            out, positions >> 6, np.left_shift(np.uint64(1), (positions & 63).astype(np.uint64))
+        )
+    return out
+
+
+def bitset_reference(subs: Subscriptions, events: Events) -> list[list[int]]:
+    """What the index computes, readably: each subscription's predicates folded into one
+    interval per attribute plus its ``!=`` values, checked against each event."""
+    t = subs.table
+    folded = []
+    for i in range(len(subs)):
+        box: dict[int, list[int]] = {}
+        ne: list[tuple[int, int]] = []
+        for p in subs.predicates_of(i).tolist():
+            a, o, v = int(t.attr[p]), int(t.op[p]), int(t.value[p])
+            lo, hi = box.setdefault(a, [LO_INF, HI_INF])
+            if o == NE:
+                ne.append((a, v))
+                continue
+            lo = max(lo, v if o in (EQ, GE) else v + 1 if o == GT else LO_INF)
+            hi = min(hi, v if o in (EQ, LE) else v - 1 if o == LT else HI_INF)
+            box[a] = [lo, hi]
+        folded.append((int(subs.ids[i]), box, ne))
+    out = []
+    for row in events.widen(subs.n_attrs).values.tolist():
+        hits = [
+            sid for sid, box, ne in folded
+            if all(row[a] != MISSING and lo <= row[a] <= hi for a, (lo, hi) in box.items())
+            and all(row[a] != v for a, v in ne)
+        ]  # fmt: skip
+        out.append(sorted(hits))
+    return out
+
+
+class BitsetIndex:
+    """The bitsets and bucket lists over ``m`` subscriptions given as predicate CSR
+    (module docstring); bit ``k`` is the ``k``-th subscription. ``step`` is doubled until
+    the anchors fit in ``max_bytes``."""
+
+    def __init__(
+        self, attr: np.ndarray, op: np.ndarray, value: np.ndarray, ptr: np.ndarray,
+        preds: np.ndarray, n_attrs: int, buckets: int = 512, step: int = 8,
+        max_bytes: float = 1e9,
+    ) -> None:  # fmt: skip
+        if buckets < 2 or step < 1 or buckets % step:
+            raise ValueError(f"buckets must be >= 2 and a multiple of step, got {buckets}, {step}")
+        m = len(ptr) - 1
+        d = int(n_attrs)
+        self.words = max(1, -(-m // 64))
+        while step < buckets and 2 * d * (buckets // step + 1) * self.words * 8 > max_bytes:
+            step *= 2
+        self.m, self.d, self.B, self.step = m, d, int(buckets), int(step)
+        sub = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
+        a, o, v = (
+            attr[preds].astype(np.int64),
+            op[preds].astype(np.int64),
+            value[preds].astype(np.int64),
+        )
+        ne = o == NE
+        self.ne_sub, self.ne_attr, self.ne_val = sub[ne], a[ne], v[ne]
+        lo = np.where((o == EQ) | (o == GE), v, np.where(o == GT, v + 1, LO_INF))
+        hi = np.where((o == EQ) | (o == LE), v, np.where(o == LT, v - 1, HI_INF))
+        key = sub * d + a
+        order = np.argsort(key, kind="stable")
+        key, lo, hi = key[order], lo[order], hi[order]
+        first = (
+            np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+        )
+        g_key = key[first]
+        g_lo = np.maximum.reduceat(lo, first) if len(first) else lo
+        g_hi = np.minimum.reduceat(hi, first) if len(first) else hi
+        g_sub, g_attr = g_key // d, g_key % d
+        W = self.words
+        self.never = _bits(np.unique(g_sub[g_lo > g_hi]), W)
+        self.present = _fill_groups(g_sub, g_attr, d, W)  # subscriptions constraining a
+        self.has_attr = np.bincount(g_attr, minlength=d) > 0
+        self.edges = np.full((d, self.B - 1), HI_INF, dtype=np.int64)
+        for att in np.flatnonzero(self.has_attr).tolist():
+            sel = g_attr == att
+            bounds = np.r_[g_lo[sel][g_lo[sel] > LO_INF], g_hi[sel][g_hi[sel] < HI_INF]]
+            if len(bounds):
+                qs = np.quantile(bounds, np.linspace(0, 1, self.B + 1)[1:-1], method="lower")
+                e = np.unique(qs)
+                self.edges[att, : len(e)] = e
+        A = self.B // self.step + 1
+        self.low = self._side(g_sub, g_attr, g_lo, g_lo > LO_INF, W, A, suffix=True)
+        self.high = self._side(g_sub, g_attr, g_hi, g_hi < HI_INF, W, A, suffix=False)
+
+    def _side(self, g_sub, g_attr, bound, finite, W, A, suffix):  # type: ignore[no-untyped-def]
+        """One side's bucket lists (CSR over (attribute, bucket), sorted by bound) and its
+        anchors: ``suffix``: bitset ``j`` = bounds in buckets >= j*step (the low side);
+        else bounds in buckets < j*step (the high side)."""
+        d, B, step = self.d, self.B, self.step
+        s, att, val = g_sub[finite], g_attr[finite], bound[finite]
+        bucket = np.empty(len(s), dtype=np.int64)
+        for a in np.unique(att).tolist():
+            sel = att == a
+            bucket[sel] = np.searchsorted(self.edges[a], val[sel], side="right")
+        order = np.lexsort((val, bucket, att))
+        s, att, val, bucket = s[order], att[order], val[order], bucket[order]
+        ptr = np.zeros(d * B + 1, dtype=np.int64)
+        np.cumsum(np.bincount(att * B + bucket, minlength=d * B), out=ptr[1:])
+        groups = _fill_groups(s, att * (A - 1) + bucket // step, d * (A - 1), W).reshape(
+            d, A - 1, W
+        )
+        anchors = np.zeros((d, A, W), dtype=np.uint64)
+        if suffix:  # anchors[j] = OR of groups k >= j
+            for j in range(A - 2, -1, -1):
+                anchors[:, j] = anchors[:, j + 1] | groups[:, j]
+        else:  # anchors[j] = OR of groups k < j
+            for j in range(1, A):
+                anchors[:, j] = anchors[:, j - 1] | groups[:, j - 1]
+        return ptr, s.astype(np.int64), val, anchors
+
+    def nbytes(self) -> int:
+        return int(
+            sum(x.nbytes for side in (self.low, self.high) for x in side)
+            + self.present.nbytes
+            + self.edges.nbytes
+            + self.never.nbytes
+        )
+
+    def match(
+        self, values: np.ndarray, masked: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per event (rows of ``values``, one column per attribute, :data:`MISSING` where
+        absent) the positions not ruled out, as CSR (``ptr``, ``pos``), and the checks made
+        one by one. ``masked``: a bitset of positions never to report (removed members)."""
+        start = self.never if masked is None else self.never | masked
+        return _match(
+            np.ascontiguousarray(values[:, : self.d], dtype=np.int64), start, self.has_attr,
+            self.present, self.edges, self.step, self.B, *self.low, *self.high,
+            self.ne_sub, self.ne_attr, self.ne_val, self.m,
+        )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _set(un, s):  # type: ignore[no-untyped-def]
+    un[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+
+
+@numba.njit(cache=True)
+def _match(  # type: ignore[no-untyped-def]
+    values, start, has_attr, present, edges, step, B,
+    l_ptr, l_sub, l_val, l_anchor, h_ptr, h_sub, h_val, h_anchor,
+    ne_sub, ne_attr, ne_val, m,
+):  # fmt: skip
+    n_ev, d = values.shape
+    W = len(start)
+    A = l_anchor.shape[1]
+    un = np.empty(W, dtype=np.uint64)
+    ptr = np.zeros(n_ev + 1, dtype=np.int64)
+    checks = np.zeros(n_ev, dtype=np.int64)
+    cap = 1024
+    out = np.empty(cap, dtype=np.int64)
+    n_out = 0
+    for e in range(n_ev):
+        un[:] = start
+        c = 0
+        for a in range(d):
+            if not has_attr[a]:
+                continue
+            v = values[e, a]
+            if v == MISSING:
+                un |= present[a]
+                continue
+            b = np.searchsorted(edges[a], v, side="right")
+            # low bounds above v: buckets > b whole, then bucket b bound by bound
+            j = (b + step) // step
+            if j < A:
+                un |= l_anchor[a, j]
+            top = min(j * step, B)
+            for x in range(l_ptr[a * B + b + 1], l_ptr[a * B + top]):
+                _set(un, l_sub[x])
+                c += 1
+            x = l_ptr[a * B + b + 1] - 1
+            while x >= l_ptr[a * B + b] and l_val[x] > v:
+                _set(un, l_sub[x])
+                x -= 1
+                c += 1
+            c += 1
+            # high bounds below v: buckets < b whole, then bucket b
+            j = b // step
+            un |= h_anchor[a, j]
+            for x in range(h_ptr[a * B + j * step], h_ptr[a * B + b]):
+                _set(un, h_sub[x])
+                c += 1
+            x = h_ptr[a * B + b]
+            while x < h_ptr[a * B + b + 1] and h_val[x] < v:
+                _set(un, h_sub[x])
+                x += 1
+                c += 1
+            c += 1
+        for x in range(len(ne_sub)):
+            s = ne_sub[x]
+            if (un[s >> 6] >> np.uint64(s & 63)) & np.uint64(1):
+                continue
+            c += 1
+            v = values[e, ne_attr[x]]
+            if v == MISSING or v == ne_val[x]:
+                _set(un, s)
+        for w in range(W):
+            z = ~un[w]
+            if z == 0:
+                continue
+            for bit in range(64):
+                if (z >> np.uint64(bit)) & np.uint64(1):
+                    s = w * 64 + bit
+                    if s >= m:
+                        break
+                    if n_out == cap:
+                        cap *= 2
+                        bigger = np.empty(cap, dtype=np.int64)
+                        bigger[:n_out] = out[:n_out]
+                        out = bigger
+                    out[n_out] = s
+                    n_out += 1
+        ptr[e + 1] = n_out
+        checks[e] = c
+    return ptr, out[:n_out], checks
+
+
+@numba.njit(cache=True)
+def brute_force(values, ptr, attr, op, value):  # type: ignore[no-untyped-def]
+    """Each subscription (CSR ``ptr`` over its predicates, given position by position in
+    ``attr/op/value``) checked against each event, predicate by predicate: CSR of the
+    matching subscription positions."""
+    n_ev = values.shape[0]
+    n = len(ptr) - 1
+    out_ptr = np.zeros(n_ev + 1, dtype=np.int64)
+    out = np.empty(max(1, n_ev * n), dtype=np.int64)
+    k = 0
+    for e in range(n_ev):
+        for s in range(n):
+            ok = True
+            for x in range(ptr[s], ptr[s + 1]):
+                v = values[e, attr[x]]
+                if v == MISSING:
+                    ok = False
+                    break
+                c = value[x]
+                o = op[x]
+                if not (
+                    (o == LT and v < c) or (o == LE and v <= c) or (o == EQ and v == c)
+                    or (o == NE and v != c) or (o == GE and v >= c) or (o == GT and v > c)
+                ):  # fmt: skip
+                    ok = False
+                    break
+            if ok:
+                out[k] = s
+                k += 1
+        out_ptr[e + 1] = k
+    return out_ptr, out[:k]
+
+
+class BitsetStage:
+    """A bitset index over some of a registry's subscriptions (``rows``), kept usable as
+    the set changes: subscriptions added since the build are checked one by one, removed
+    ones masked, and the index is rebuilt when the change exceeds ``rebuild_fraction`` of
+    the built set (module docstring)."""
+
+    def __init__(
+        self, registry: Registry, buckets: int = 512, step: int = 8, rebuild_fraction: float = 0.1
+    ) -> None:
+        self.registry = registry
+        self.buckets, self.step, self.rebuild_fraction = buckets, step, rebuild_fraction
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.index: BitsetIndex | None = None
+        self.rebuilds = 0
+
+    def build(self, rows: np.ndarray) -> None:
+        reg = self.registry
+        self.rows = np.sort(np.asarray(rows, dtype=np.int64))
+        ptr, preds = rows_csr(reg, self.rows)
+        t = reg.table()
+        self.index = BitsetIndex(
+            t.attr, t.op, t.value, ptr, preds, reg.n_attrs, self.buckets, self.step
+        )
+        self.rebuilds += 1
+
+    def match(
+        self, values: np.ndarray, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Matches of the subscriptions ``rows`` (registry rows) per event: CSR of registry
+        rows, and the checks made one by one."""
+        rows = np.asarray(rows, dtype=np.int64)
+        gone = ~np.isin(self.rows, rows, assume_unique=True)
+        new = rows[~np.isin(rows, self.rows, assume_unique=True)]
+        if self.index is None or gone.sum() + len(new) > self.rebuild_fraction * max(
+            len(self.rows), 1024
+        ):
+            self.build(rows)
+            gone, new = np.zeros(len(self.rows), dtype=bool), rows[:0]
+        assert self.index is not None
+        masked = _bits(np.flatnonzero(gone), self.index.words) if gone.any() else None
+        ptr, pos, checks = self.index.match(values, masked)
+        found = self.rows[pos]
+        if len(new):
+            t = self.registry.table()
+            n_ptr, n_preds = rows_csr(self.registry, new)
+            b_ptr, b_pos = brute_force(
+                np.ascontiguousarray(values, dtype=np.int64), n_ptr, t.attr[n_preds].astype(np.int64),
+                t.op[n_preds].astype(np.int64), t.value[n_preds].astype(np.int64),
+            )  # fmt: skip
+            ptr, found = merge_csr(ptr, found, b_ptr, new[b_pos])
+            checks = checks + len(new)
+        return ptr, found, checks
+
+    def nbytes(self) -> int:
+        return 0 if self.index is None else self.index.nbytes() + self.rows.nbytes
+
+
+def merge_csr(
+    a_ptr: np.ndarray, a: np.ndarray, b_ptr: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two CSR results over the same events as one (rows of ``a`` then ``b`` per event)."""
+    ev = np.r_[np.repeat(np.arange(len(a_ptr) - 1), np.diff(a_ptr)),
+               np.repeat(np.arange(len(b_ptr) - 1), np.diff(b_ptr))]  # fmt: skip
+    vals = np.r_[a, b]
+    order = np.argsort(ev, kind="stable")
+    ptr = np.zeros(len(a_ptr), dtype=np.int64)
+    np.cumsum(np.bincount(ev, minlength=len(a_ptr) - 1), out=ptr[1:])
+    return ptr, vals[order]
+
+
+class BitsetMatcher:
+    """The ``bitset`` algorithm: every live subscription in one :class:`BitsetStage`."""
+
+    name = "bitset"
+
+    def __init__(
+        self,
+        subs: Subscriptions,
+        *,
+        buckets: int = 512,
+        step: int = 8,
+        rebuild_fraction: float = 0.1,
+    ) -> None:
+        self.registry = Registry(subs)
+        self.stage = BitsetStage(self.registry, buckets, step, rebuild_fraction)
+        self.stage.build(np.arange(len(subs)))
+        self.last_checks = np.zeros(0, dtype=np.int64)
+
+    def insert(self, sub_id: int, predicates: Sequence[tuple[int, str | int, int]]) -> None:
+        self.registry.add(sub_id, predicates)
+
+    def delete(self, sub_id: int) -> None:
+        self.registry.remove(sub_id)
+
+    def prepare(self) -> None:
+        """Rebuild now if the updates since the build call for it (not in a timed match)."""
+        rows = np.flatnonzero(self.registry.alive.view())
+        if len(np.setxor1d(rows, self.stage.rows)) > self.stage.rebuild_fraction * max(
+            len(self.stage.rows), 1024
+        ):
+            self.stage.build(rows)
+
+    def match(self, events: Events) -> tuple[np.ndarray, np.ndarray]:
+        reg = self.registry
+        values = events.widen(reg.n_attrs).values
+        ptr, rows, self.last_checks = self.stage.match(values, np.flatnonzero(reg.alive.view()))
+        return ptr, sort_ids_per_event(ptr, reg.ids.view()[rows])
+
+    def nbytes(self) -> int:
+        return self.stage.nbytes()
