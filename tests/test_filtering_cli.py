@@ -297,3 +297,20 @@ def test_an_unknown_operator_shows_its_whole_row(tmp_path):
     w = read_workload(tmp_path / "subs.csv", tmp_path / "events.csv")
     (example,) = w.report.examples["unknown_operator"]
     assert example.line == 2 and example.excerpt == "1,a,=>,3"
+
+
+def test_range_workload_exported_and_matched_by_bitset(tmp_path, spark):
+    """``--workload ranges`` (interval subscriptions) and ``--algorithm bitset`` through
+    the Spark dataflow reproduce the export's brute-force matches."""
+    out, res = tmp_path / "ranges", tmp_path / "res"
+    argv = ["filtering", "export", "--workload", "ranges", "--n", "4000", "--events", "60"]
+    assert run_command("filtering", [*argv, "--out", str(out)]) == 0
+    expected = _read_pairs(out / "matches.csv")
+    assert len(expected) > 0
+    argv = ["filtering", "match", "--subs", str(out / "subs.csv"), "--events",
+            str(out / "events.csv"), "--algorithm", "bitset", "--out", str(res)]  # fmt: skip
+    assert run_command("filtering", argv) == 0
+    assert _read_pairs(res / "matches.csv") == expected
+    assert json.loads((res / "summary.json").read_text())["algorithm"] == "bitset"
+    assert run_command("filtering", ["filtering", "export", "--workload", "W9", "--n", "5",
+                                     "--out", str(tmp_path / "bad")]) == 2  # fmt: skip

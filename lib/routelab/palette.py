@@ -55,6 +55,7 @@ _FILTERING = {
     "propagation_wp": "#56B4E9",
     "static": "#009E73",
     "dynamic": "#CC79A7",
+    "bitset": "#E69F00",  # beyond the paper: the interval matcher (Rein, HEM)
     "oracle": "#999999",
 }
 _SPATIAL = {
@@ -102,6 +103,7 @@ ALIASES: dict[str, str] = {
     "R-tree": "r-tree",
     "R-tree (STR)": "r-tree",
     "propagation (prefetching)": "propagation_wp",
+    "bitset (interval)": "bitset",
     "no_change": "static",  # Fig. 4's No Change: the static clustering, kept
     "No Change": "static",
 }

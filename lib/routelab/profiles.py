@@ -57,6 +57,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "big_n": 0,
             "operator_sizes": [2_000, 5_000],
             "sweep_n": 2_000,
+            "side_n": 3_000,
             "repeats": 3,
         },
         "08_fish": {

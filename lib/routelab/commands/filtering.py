@@ -37,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(computed by the counting matcher, equal to a brute force), with "
         "OUT/summary.json and OUT/bad_records.json.",
     )
-    exp.add_argument("--workload", default="W0", help="W0, W1op, W2op (default: %(default)s)")
+    exp.add_argument(
+        "--workload", default="W0", help="W0, W1op, W2op or ranges (default: %(default)s)"
+    )
     exp.add_argument("--n", type=int, required=True, help="number of subscriptions")
     exp.add_argument("--events", type=int, default=100, help="number of events (default: 100)")
     exp.add_argument(
@@ -96,16 +98,14 @@ def _export(args: argparse.Namespace) -> int:
     from routelab.errors import BadInputError
     from routelab.filtering.io import write_matches, write_workload
     from routelab.filtering.matchers import build_matcher
-    from routelab.filtering.workload import WORKLOADS, generate_events, generate_subscriptions
+    from routelab.filtering.workload import WORKLOAD_NAMES, make_workload
 
-    if args.workload not in WORKLOADS:
-        raise BadInputError(f"unknown workload {args.workload!r}; use {', '.join(WORKLOADS)}")
+    if args.workload not in WORKLOAD_NAMES:
+        raise BadInputError(f"unknown workload {args.workload!r}; use {', '.join(WORKLOAD_NAMES)}")
     if args.n < 1 or args.events < 1:
         raise BadInputError("--n and --events must be >= 1")
     out = Outputs(args, "filtering export")
-    w = WORKLOADS[args.workload]
-    subs = generate_subscriptions(w, args.n, seed=args.seed)
-    events = generate_events(w, args.events, seed=args.seed)
+    subs, events = make_workload(args.workload, args.n, args.events, seed=args.seed)
     for name in ("subs.csv", "events.csv"):
         out.path(name)
     write_workload(out.dir, subs, events)

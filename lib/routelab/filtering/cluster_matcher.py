@@ -15,11 +15,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from routelab.filtering.bitset import BitsetStage, merge_csr
+from routelab.filtering.bitset import BitsetStage, merge_csr, rows_csr
 from routelab.filtering.clusters import CATCH_ALL, ClusterIndex, equality_first, match_kernel
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.counting import sort_ids_per_event
 from routelab.filtering.model import EQ, Events, Subscriptions
+from routelab.filtering.predicates import PredicateIndex
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, predicate_nu
 
@@ -33,6 +34,7 @@ class ClusterMatcher:
 
     catch_all = "bitset"
     _stage: BitsetStage | None = None
+    _p1_cache: tuple | None = None
 
     def __init__(
         self,
@@ -129,6 +131,7 @@ class ClusterMatcher:
             raise ValueError(f"catch_all must be one of {CATCH_ALL_STAGES}, got {stage!r}")
         self.catch_all = stage
         self._stage = None
+        self._p1_cache = None
 
     def catch_all_rows(self) -> np.ndarray:
         """The internal indexes of the catch-all subscriptions (every cluster of it)."""
@@ -138,6 +141,26 @@ class ClusterMatcher:
         cs = np.flatnonzero(self.index.c_access.view() == a)
         parts = [self.index.members(int(c)) for c in cs]
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+    def _phase1_for_clusters(self, staged_rows: np.ndarray) -> PredicateIndex:
+        """Phase 1 over the predicates the clustered subscriptions use: those only the
+        staged catch-all subscriptions use are left to the bitset stage (their bits would
+        never be read)."""
+        reg = self.registry
+        full = reg.phase1_index()
+        key = (full, self._stage.rebuilds if self._stage else 0, len(staged_rows))
+        if (
+            self._p1_cache is not None
+            and self._p1_cache[0] == key[1:]
+            and self._p1_cache[1] is full
+        ):
+            return self._p1_cache[2]
+        _, preds = rows_csr(reg, staged_rows)
+        refs = reg.refcount.view().copy()
+        np.subtract.at(refs, preds, 1)
+        index = PredicateIndex.build(reg.table(), refs > 0)
+        self._p1_cache = (key[1:], full, index)
+        return index
 
     # -- matching ------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -165,6 +188,7 @@ class ClusterMatcher:
                     self._stage = BitsetStage(reg)
                 staged = self._stage.match(values, rows)
                 catch_all = -1
+                p1 = self._phase1_for_clusters(rows)
         ptr, out, self.last_checks, self.last_lookups = match_kernel(
             values,
             *p1.kernel_arrays(),

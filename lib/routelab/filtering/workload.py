@@ -172,3 +172,18 @@ def range_events(w: RangeWorkload, n: int, seed: int = 0) -> Events:
     """``n`` events of ``w``: every attribute, uniform in ``[0, domain)``."""
     rng = np.random.default_rng([seed, 4])  # stream 4: range events
     return Events(rng.integers(0, w.domain, size=(n, w.d), dtype=np.int64))
+
+
+#: every workload a user can generate by name: the paper's and the range-only one
+WORKLOAD_NAMES = (*WORKLOADS, RANGES.name)
+
+
+def make_workload(name: str, n: int, n_events: int, seed: int = 0) -> tuple[Subscriptions, Events]:
+    """``n`` subscriptions and ``n_events`` events of the workload called ``name``
+    (:data:`WORKLOAD_NAMES`)."""
+    if name == RANGES.name:
+        return range_subscriptions(RANGES, n, seed), range_events(RANGES, n_events, seed)
+    if name not in WORKLOADS:
+        raise ValueError(f"unknown workload {name!r}; use {', '.join(WORKLOAD_NAMES)}")
+    w = WORKLOADS[name]
+    return generate_subscriptions(w, n, seed=seed), generate_events(w, n_events, seed=seed)

@@ -20,8 +20,13 @@ Files and the paper's sections:
 ``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D); the
                    postings of given cells (extract, drop) for migration
 ``migration.py``   the Minimum Cost Migration problem: DP, GR, SI, RA (Sects. V-A, VI-D)
-``adjustment.py``  local load adjustment in a period-by-period replay with real migration
-                   of the queries' state (Sect. V-A)
+``adjustment.py``  load adjustment in a period-by-period replay with real migration of
+                   the queries' state: trigger, Phase I, Phase II (Sect. V)
+``phase_one.py``   Phase I of the local adjustment: text split or merge of a hot cell
+``global_adjust.py`` global adjustment: re-partition on a recent sample, two strategies
+                   until the old queries drain (Sect. V-B)
+``adjust_workers.py`` the workers of an adjusted replay: in this process or as Spark tasks
+                   with their postings checkpointed between periods
 ``engine.py``      the partitioner registry ``PARTITIONERS``; the build sample; partition ->
                    dispatch -> worker replay -> merger on one machine (Fig. 1)
 ``dataflow.py``    the same run with dispatchers and workers as Spark tasks
@@ -30,9 +35,7 @@ Files and the paper's sections:
 =================  ========================================================================
 
 The notebook's code (semi-synthetic tweets, Q1/Q2/Q3, experiments, figures, claims of
-notebook 11) is in ``lab/``. Of the dynamic load adjustment (Sect. V), the local
-adjustment's Phase II (selection and migration) is implemented; its Phase I (text split or
-merge of a hot cell) and the global adjustment (Sect. V-B) are not.
+notebooks 11 and 12) is in ``lab/``.
 """
 
 from routelab.spatial.engine import PARTITIONERS, build_partition, prepare, run_pipeline

@@ -38,12 +38,15 @@ from routelab.filtering.model import EQ, Events, Subscriptions, match_pairs
 from routelab.filtering.oracle import oracle_match
 from routelab.filtering.predicates import phase1_batch
 from routelab.filtering.workload import (
+    RANGES,
     WORKLOADS,
     Workload,
     domain_sweep,
     generate_events,
     generate_subscriptions,
     predicates_sweep,
+    range_events,
+    range_subscriptions,
 )
 from routelab.timing import timing_lock
 
@@ -97,12 +100,16 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         subs, stats, batches[workload] = workload_data(workload, n, seed, repeats + 1)
         generate_s = time.perf_counter() - t0
         for name in algorithms:
+            # "propagation:scan": the algorithm with the paper's catch-all scan
+            base, _, stage = name.partition(":")
+            extra = {"catch_all": stage} if stage else {}
             # Fig. 3d's loading times are timed regions too: one at a time on the machine
             with timing_lock() if params.get("time_builds") else nullcontext():
                 t0 = time.perf_counter()
                 m = build_matcher(
-                    name, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000))
-                )
+                    base, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000)),
+                    **extra,
+                )  # fmt: skip
                 build_s = time.perf_counter() - t0
             reg = m.registry
             warm = batches[workload][0]
@@ -174,10 +181,14 @@ def workload_data(
         starts = np.sort(rng.integers(2000, len(events) - 100, size=n_batches))
         batches = [Events(events.values[s : s + 100]) for s in starts]
         return subs, stats, batches
+    if workload == RANGES.name:
+        subs = range_subscriptions(RANGES, n, seed=seed)
+        stats = EventStats.from_events(range_events(RANGES, 2000, seed=seed + 1000))
+        return subs, stats, [range_events(RANGES, 100, seed=seed + 1 + b) for b in range(n_batches)]
     if workload not in ALL_WORKLOADS:
         raise ValueError(
             f"unknown workload {workload!r}; choose from "
-            f"{', '.join([*ALL_WORKLOADS, FLIGHTS, FLIGHTS_3M])}"
+            f"{', '.join([*ALL_WORKLOADS, RANGES.name, FLIGHTS, FLIGHTS_3M])}"
         )
     w = ALL_WORKLOADS[workload]
     subs = generate_subscriptions(w, n, seed=seed)
@@ -265,6 +276,29 @@ def scalability_points(
              "repeats": repeats * len(seeds)}
         )  # fmt: skip
     return points
+
+
+#: the matchers of the side-by-side section: the paper's five, propagation with the
+#: paper's catch-all scan, and the interval matcher
+SIDE_ALGORITHMS = (
+    "counting", "propagation", "propagation:scan", "propagation_wp", "static", "dynamic", "bitset",
+)  # fmt: skip
+
+
+def side_by_side_points(
+    n: int, seed: int = 0, repeats: int = 3, skip_on_ranges: Sequence[str] = ("counting",)
+) -> list[dict]:
+    """Beyond the paper: :data:`SIDE_ALGORITHMS` on W0 and on the range-only workload
+    (:data:`~routelab.filtering.workload.RANGES`) at one N, one point per workload
+    (:func:`measure_point`); ``skip_on_ranges``: left out of the range workload (counting
+    takes seconds per 100 events there). ``"propagation:scan"`` is propagation with the
+    paper's one-by-one catch-all check."""
+    ranges = [a for a in SIDE_ALGORITHMS if a not in skip_on_ranges]
+    return [
+        {"algorithms": list(SIDE_ALGORITHMS), "workload": "W0", "n": n, "seed": seed,
+         "repeats": repeats},
+        {"algorithms": ranges, "workload": RANGES.name, "n": n, "seed": seed, "repeats": repeats},
+    ]  # fmt: skip
 
 
 def operator_points(

@@ -1,4 +1,5 @@
-"""Notebook 09's figures: Fig. 3(a-d) and the Sect. 6.2.2 sweeps, and the explorer.
+"""Notebook 09's figures: Fig. 3(a-d) and the Sect. 6.2.2 sweeps, the explorer, and the
+six matchers side by side on W0 and on range-only subscriptions.
 
 A builder is named after the paper figure it draws, ``fig<N><panels>_<what>``; one that
 draws no paper figure starts with ``extra_``. The "Figures" table of
@@ -123,6 +124,25 @@ def extra_sweeps(frame: pd.DataFrame) -> go.Figure:
     )
     fig.update_xaxes(title_text="values per attribute", row=1, col=1)
     fig.update_xaxes(title_text="predicates per subscription", row=1, col=2)
+    return fig
+
+
+def extra_side_by_side(frame: pd.DataFrame) -> go.Figure:
+    """Beyond the paper: every algorithm on W0 and on the range-only workload at one N,
+    median per-event time over the timed batches (log scale), one panel per workload."""
+    med = frame.groupby(["workload", "algorithm"])["ms_per_100"].median().div(100).reset_index()
+    workloads = [w for w in ("W0", "ranges") if w in set(med["workload"])]
+    fig = make_subplots(rows=1, cols=len(workloads), subplot_titles=workloads)
+    names = sorted(set(med["algorithm"]))
+    for col, w in enumerate(workloads, start=1):
+        sub = med[med["workload"] == w].sort_values("ms_per_100")
+        fig.add_trace(
+            go.Bar(x=sub["algorithm"], y=sub["ms_per_100"], showlegend=False,
+                   marker_color=[color_for(a, names) for a in sub["algorithm"]]),
+            row=1, col=col,
+        )  # fmt: skip
+    fig.update_yaxes(type="log", title_text="ms per event (median of the batches)", row=1, col=1)
+    fig.update_layout(title="Six matchers on W0 and on range-only subscriptions", height=420)
     return fig
 
 
