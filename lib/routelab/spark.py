@@ -172,6 +172,27 @@ def get_spark(
     return spark
 
 
+def task_slots(spark: SparkSession) -> int:
+    """How many tasks run at once: the N of ``local[N]`` (``local[*]``: this process's
+    usable cores), else the executors' cores as Spark reports them."""
+    master = spark.sparkContext.master
+    m = re.match(r"^local(?:\[(\*|\d+)(?:,\d+)?\])?$", master)
+    if m:
+        if m.group(1) in (None, ""):
+            return 1
+        if m.group(1) == "*":
+            return (
+                len(os.sched_getaffinity(0))
+                if hasattr(os, "sched_getaffinity")
+                else os.cpu_count() or 1
+            )
+        return int(m.group(1))
+    try:
+        return max(1, int(spark.sparkContext._jsc.sc().totalCores()))
+    except Exception:  # noqa: BLE001 (not every backend reports it)
+        return max(1, spark.sparkContext.defaultParallelism)
+
+
 def stop_spark() -> None:
     """Stop the process-wide session if one is running."""
     from pyspark.sql import SparkSession

@@ -10,8 +10,10 @@ Steps, each counted in the :class:`PreprocessReport` (``rows_in - sum(dropped) =
 rows_out``):
 
 1. each text becomes its word set with :func:`routelab.corpus.text.clean_words`, run as a
-   vectorized (Arrow) pandas UDF whose Python workers keep a stem cache; this is the
-   expensive step and runs once per row (the tagged rows are cached);
+   vectorized (Arrow) pandas UDF whose Python workers keep a stem cache (each distinct
+   word is stemmed once per worker); this is the expensive step and runs once per row (the
+   tagged rows are cached). An input with fewer partitions than task slots (one Parquet
+   file, one CSV) is spread over ``2 x slots`` partitions first, so every core cleans;
 2. duplicates of a ``post_id`` are dropped (``duplicate_post_id``; checked with a cheap
    distinct count of the ids, the de-duplication shuffle runs only when there are any). The
    kept row is chosen deterministically: one that survives cleaning, then the earliest
@@ -169,6 +171,7 @@ def preprocess(
     from pyspark import StorageLevel
 
     from routelab.progress import tqdm
+    from routelab.spark import task_slots
 
     if min_words < 1:
         raise ValueError(f"min_words must be >= 1, got {min_words}")
@@ -177,6 +180,9 @@ def preprocess(
     start = time.perf_counter()
     df, loader_report = _input_frame(data)
     spark = df.sparkSession
+    slots = task_slots(spark)
+    if df.rdd.getNumPartitions() < slots:
+        df = df.repartition(2 * slots)
     extra = [c for c in OPTIONAL_COLUMNS if c in df.columns]
     ts = F.col("ts").cast("timestamp") if "ts" in df.columns else F.lit(None).cast("timestamp")
     bar = tqdm(total=3, desc="preprocess", disable=not progress, leave=False)

@@ -124,8 +124,9 @@ def bench_preprocess(
 
     Synthetic posts (:func:`synthetic_texts`) are first written to Parquet, so the timed
     run reads Parquet, cleans, counts, and writes Parquet, like a real run; the bundled
-    corpus is timed too when it is prepared. A small warm-up run first starts the Python
-    workers (each imports nltk once). The baseline is :func:`routelab.corpus.text.clean_many` in
+    corpus is timed too when it is prepared. A small warm-up run spread over every task
+    slot first starts the Python workers (each imports nltk once; a warm-up on one
+    partition started only one of them, and the other's start was timed). The baseline is :func:`routelab.corpus.text.clean_many` in
     this one Python process, without Spark.
 
     Besides wall time, each part reports the CPU seconds used by the driver, the JVM and the
@@ -153,7 +154,12 @@ def bench_preprocess(
         src = Path(tmp) / "input.parquet"
         frame = pd.DataFrame({"post_id": range(n_posts), "text": texts})
         spark.createDataFrame(frame).write.parquet(str(src))
-        preprocess(spark.read.parquet(str(src)).limit(2000), Path(tmp) / "warm", progress=False)
+        # warm every Python worker (one per task slot), not only the one a limit() reaches:
+        # each imports nltk and fills its stem cache once
+        from routelab.spark import task_slots
+
+        warm = spark.read.parquet(str(src)).limit(4000).repartition(2 * task_slots(spark))
+        preprocess(warm, Path(tmp) / "warm", progress=False)
         results["synthetic"] = _timed_preprocess(
             spark.read.parquet(str(src)), Path(tmp) / "out", n_posts
         )
