@@ -32,6 +32,14 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "sample_min": 4_000,
             "seeds": [0],
         },
+        "13_five_routers": {
+            "max_posts": 4_000,
+            "n_interests": 300,
+            "n_topics": 20,
+            "workers": [4, 8, 32],
+            "windows": 6,
+            "train_windows": 2,
+        },
         "12_ps2stream_adjustment": {
             "n_objects": 10_000,
             "mus": [1_000, 3_000],

@@ -149,32 +149,47 @@ def place_tweets(p: WorkloadParams) -> pd.DataFrame:
     elif p.order != "shuffled":
         raise ValueError(f"order must be 'shuffled' or 'time', got {p.order!r}")
     t = tweets.iloc[idx].reset_index(drop=True)
-    pop = places.population.to_numpy(dtype=np.float64)
-    chosen = rng.choice(len(places), size=p.n_objects, p=pop / pop.sum())
-    homes = {}
-    for acc, name in HOMES[p.country].items():
-        rows = places[places.name == name]
-        homes[acc] = int(rows.population.idxmax()) if len(rows) else int(np.argmax(pop))
-    home = t.account.map(homes).fillna(int(np.argmax(pop))).to_numpy(dtype=np.int64)
-    at_home = rng.random(p.n_objects) < p.p_home
-    chosen = np.where(at_home, home, chosen)
-    sigma_km = np.maximum(1.0, 2.0 * np.sqrt(pop[chosen] / 1e5))
-    lat0 = places.lat.to_numpy()[chosen]
-    lon0 = places.lon.to_numpy()[chosen]
-    lat = lat0 + rng.normal(0, 1, p.n_objects) * sigma_km / KM_PER_DEGREE
-    lon = lon0 + rng.normal(0, 1, p.n_objects) * sigma_km / (
-        KM_PER_DEGREE * np.cos(np.radians(lat0))
-    )
-    lo_x, lo_y, hi_x, hi_y = BOXES[p.country]
+    lon, lat = place_accounts(t.account.to_numpy(), p.country, p.p_home, rng, places)
     return pd.DataFrame(
         {
             "id": np.arange(p.n_objects, dtype=np.int64),
-            "lon": np.clip(lon, lo_x, hi_x),
-            "lat": np.clip(lat, lo_y, hi_y),
+            "lon": lon,
+            "lat": lat,
             "words": t.words.to_numpy(),
             "account": t.account.to_numpy(),
         }
     )
+
+
+def place_accounts(
+    accounts: np.ndarray,
+    country: str,
+    p_home: float,
+    rng: np.random.Generator,
+    places: pd.DataFrame | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """TWEETS-US' placement of posts by their accounts: with probability ``p_home`` at the
+    account's home metro (:data:`HOMES`; unknown accounts: the largest place), else at a
+    gazetteer place drawn by population; Gaussian jitter of max(1 km, 2 km sqrt(pop/1e5)),
+    clipped to the country's box. Returns (lon, lat)."""
+    places = _places(country) if places is None else places
+    n = len(accounts)
+    pop = places.population.to_numpy(dtype=np.float64)
+    chosen = rng.choice(len(places), size=n, p=pop / pop.sum())
+    homes = {}
+    for acc, name in HOMES[country].items():
+        rows = places[places.name == name]
+        homes[acc] = int(rows.population.idxmax()) if len(rows) else int(np.argmax(pop))
+    home = pd.Series(accounts).map(homes).fillna(int(np.argmax(pop))).to_numpy(dtype=np.int64)
+    at_home = rng.random(n) < p_home
+    chosen = np.where(at_home, home, chosen)
+    sigma_km = np.maximum(1.0, 2.0 * np.sqrt(pop[chosen] / 1e5))
+    lat0 = places.lat.to_numpy()[chosen]
+    lon0 = places.lon.to_numpy()[chosen]
+    lat = lat0 + rng.normal(0, 1, n) * sigma_km / KM_PER_DEGREE
+    lon = lon0 + rng.normal(0, 1, n) * sigma_km / (KM_PER_DEGREE * np.cos(np.radians(lat0)))
+    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    return np.clip(lon, lo_x, hi_x), np.clip(lat, lo_y, hi_y)
 
 
 def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams) -> pd.DataFrame:

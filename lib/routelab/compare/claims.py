@@ -1,0 +1,138 @@
+"""Notebook 13's claims: statements across the systems that one stream can test, graded
+with the shared rules (:mod:`routelab.claims`). The repeated measurements are the stream's
+windows (each router's imbalance and replication window by window, paired by window).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from routelab.claims import (
+    Verdict,
+    combine,
+    direction_measured,
+    equivalent,
+    not_comparable,
+    ratio_interval,
+)
+
+#: "bounded": SALB's imbalance at the larger N within this factor of the smaller N's
+BOUNDED = 1.5
+#: the smallest growth of hashing's imbalance that counts as growing
+GROWTH = 0.1
+
+
+def _series(frame: pd.DataFrame, system: str, router: str, n: int, column: str) -> np.ndarray:
+    row = frame[
+        (frame["system"] == system) & (frame["router"] == router) & (frame["n_workers"] == n)
+    ]
+    if row.empty:
+        return np.zeros(0)
+    return np.asarray(row.iloc[0][column], dtype=np.float64)
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    n = min(len(a), len(b))
+    a, b = a[:n], b[:n]
+    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
+    return a[ok], b[ok]
+
+
+def _bounded(a: np.ndarray, b: np.ndarray) -> Verdict:
+    """``a / b`` within :data:`BOUNDED` either way, on the paired ratios' interval."""
+    if len(a) < 3:
+        return not_comparable("fewer than 3 windows")
+    r, lo, hi = ratio_interval(a, b)
+    return equivalent(math.log(r), math.log(lo), math.log(hi), math.log(BOUNDED), repeats=len(a))
+
+
+def _fmt(a: np.ndarray, b: np.ndarray) -> str:
+    if len(a) < 2:
+        return "fewer than 2 windows"
+    r, lo, hi = ratio_interval(a, b)
+    return f"{r:.3g}x [{lo:.3g}, {hi:.3g}] over {len(a)} windows"
+
+
+def _row(
+    claim: str, paper: str, measured: str, verdict: Verdict, note: str = "", kind: str = "claim"
+) -> dict:
+    return {"claim": claim, "paper": paper, "paper_value": "", "measured": measured,
+            "verdict": verdict, "note": note, "kind": kind}  # fmt: skip
+
+
+def rows(
+    frame: pd.DataFrame, drift: pd.DataFrame, small: int, big: int, equal: bool | None, scale: str
+) -> list[dict]:
+    """Every row (module docstring); ``equal``: whether S3-TM's and PS2Stream's answers
+    (region ignored) coincided, ``None`` if not compared."""
+    out = []
+    h_big, h_small = _paired(_series(frame, "S3-TM", "hash", big, "window_imbalance"),
+                             _series(frame, "S3-TM", "hash", small, "window_imbalance"))  # fmt: skip
+    s_big, s_small = _paired(_series(frame, "S3-TM", "SALB", big, "window_imbalance"),
+                             _series(frame, "S3-TM", "SALB", small, "window_imbalance"))  # fmt: skip
+    out.append(_row(
+        "hashing words to matchers (key grouping) grows more imbalanced with N; SALB stays bounded",
+        "S3-TM Sect. 5 vs PKG Sect. 3 (key grouping)",
+        f"imbalance at N={big} / N={small}: hash {_fmt(h_big, h_small)}; SALB {_fmt(s_big, s_small)}",
+        combine([direction_measured(h_big, h_small, expected="above", margin=GROWTH),
+                 _bounded(s_big, s_small)]),
+        scale + f"; bounded = within {BOUNDED}x",
+    ))  # fmt: skip
+    pkg, kg = _paired(_series(frame, "key grouping", "pkg_global", small, "window_imbalance"),
+                      _series(frame, "key grouping", "kg", small, "window_imbalance"))  # fmt: skip
+    rep = _series(frame, "key grouping", "pkg_global", small, "window_replication")
+    out.append(_row(
+        "partial key grouping balances the authors and hashtags far better than key grouping",
+        "PKG Sect. 3-4",
+        f"imbalance PKG / KG at N={small}: {_fmt(pkg, kg)}; PKG's workers per key "
+        f"{np.nanmax(rep) if len(rep) else math.nan:.2f} at most (2 by design)",
+        direction_measured(pkg, kg, expected="below", margin=0.25),
+        scale,
+    ))  # fmt: skip
+    fr, kd = _paired(_series(frame, "PS2Stream", "frequency", small, "window_replication"),
+                     _series(frame, "PS2Stream", "kd-tree", small, "window_replication"))  # fmt: skip
+    out.append(_row(
+        "text partitioning copies objects that space partitioning sends once",
+        "PS2Stream Sect. IV-A",
+        f"object copies per post, frequency / kd-tree at N={small}: {_fmt(fr, kd)}",
+        direction_measured(fr, kd, expected="above"),
+        scale,
+    ))  # fmt: skip
+    ps, s3 = _paired(_series(frame, "PS2Stream", "hybrid", small, "window_replication"),
+                     _series(frame, "S3-TM", "SALB", small, "window_replication"))  # fmt: skip
+    out.append(_row(
+        "PS2Stream's dispatcher forwards fewer copies than S3-TM for the same interests "
+        "(it drops posts whose words have no live query in their cell)",
+        "PS2Stream Sect. IV-C vs S3-TM Sect. 2",
+        f"copies per post, PS2Stream hybrid / S3-TM SALB at N={small}: {_fmt(ps, s3)}",
+        direction_measured(ps, s3, expected="below"),
+        scale + "; the interests' regions are 400 km squares: a post outside every one is "
+        "dropped by PS2Stream, not by S3-TM, which has no regions",
+    ))  # fmt: skip
+    for system in ("S3-TM", "PS2Stream", "Fabret"):
+        d = drift[drift["system"] == system] if len(drift) else drift
+        if d.empty:
+            continue
+        a, b = _paired(d["adapted"].to_numpy(), d["static"].to_numpy())
+        router = d["router"].iloc[0]
+        out.append(_row(
+            f"{system}: re-learning the configuration before each window lowers the imbalance",
+            "S3-TM Sect. 5.2, PS2Stream Sect. V, Fabret Sect. 4 (each system's adaptation)",
+            f"{router}, re-learned / learned once: {_fmt(a, b)}; re-learning took "
+            f"{d['relearn_s'].median() * 1e3:.0f} ms per window (median)",
+            direction_measured(a, b, expected="below"),
+            scale,
+        ))  # fmt: skip
+    out.append(_row(
+        "S3-TM and PS2Stream return the same matches for the same interests when the regions "
+        "are ignored",
+        "S3-TM Sect. 2 (AND of words) = PS2Stream Sect. III-A (AND keywords, whole box)",
+        "not compared" if equal is None else ("identical pair sets" if equal else "the pair sets differ"),
+        Verdict("not comparable" if equal is None else "holds" if equal else "fails",
+                "holds if the two answers are the same set of (interest, post) pairs"),
+        "a check of the two implementations on the common stream", kind="check",
+    ))  # fmt: skip
+    return out

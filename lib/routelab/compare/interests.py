@@ -1,0 +1,154 @@
+"""One set of interests, given to every system in the form it reads.
+
+The interests are notebook 02's topic-based subscriptions (S3-TM Sect. 6.1: an LDA topic
+of the stream's posts, then 1-5 of its top words), each also given
+
+* to **S3-TM** as its word set (a post matches if it contains every word);
+* to **PS2Stream** as a spatio-textual query: the same words as one AND conjunct, in a
+  square of ``side_km`` around a metro (a gazetteer place drawn by population); with
+  ``region=False`` the square is the whole country's box, so PS2Stream must return
+  exactly S3-TM's matches (tested);
+* to **Fabret** as a conjunction of predicates over the posts' attributes: ``topic`` =
+  the interest's topic, ``region`` = its metro's region, ``hour`` in a window of
+  ``hour_span`` hours (a post's ``topic`` is the topic whose top words it shares most,
+  ties to the lower topic, -1 if none). This is the same user's interest put as an
+  attribute filter: the answers differ from the word matches by design.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from routelab.compare.stream import ATTRS, region_of
+
+KM_PER_DEGREE = 111.32
+
+
+@dataclass
+class Interests:
+    """The interests (``frame``: sub_id, words, topic, metro, lon, lat, rect, region,
+    hour_lo, hour_hi) and the topic model they were drawn from."""
+
+    frame: pd.DataFrame
+    model: Any  # routelab.corpus.subscriptions.TopicModel
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+
+def make_interests(
+    stream: pd.DataFrame,
+    n: int,
+    *,
+    seed: int = 0,
+    n_topics: int = 100,
+    passes: int = 3,
+    side_km: float = 400.0,
+    hour_span: int = 8,
+    country: str = "US",
+) -> Interests:
+    """``n`` interests over ``stream`` (module docstring); the topic model is fitted on the
+    stream's posts once and cached."""
+    from routelab.corpus.subscriptions import topic_subscriptions
+    from routelab.s3tm.lab.matching.scaling import cached_topic_model
+    from routelab.spatial.lab.workload import BOXES, _places
+
+    if not 1 <= hour_span <= 24:
+        raise ValueError(f"hour_span must lie in 1..24, got {hour_span}")
+    model = cached_topic_model(
+        stream[["post_id", "words"]], n_topics, passes=passes, seed=seed, key="compare"
+    )
+    subs = topic_subscriptions(model, n, seed=seed)
+    rng = np.random.default_rng([seed, 17])
+    places = _places(country)
+    pop = places.population.to_numpy(dtype=np.float64)
+    metro = rng.choice(len(places), size=n, p=pop / pop.sum())
+    lon, lat = places.lon.to_numpy()[metro], places.lat.to_numpy()[metro]
+    half_lat = side_km / 2 / KM_PER_DEGREE
+    half_lon = half_lat / np.cos(np.radians(lat))
+    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    rect = np.stack(
+        [np.maximum(lon - half_lon, lo_x), np.maximum(lat - half_lat, lo_y),
+         np.minimum(lon + half_lon, hi_x), np.minimum(lat + half_lat, hi_y)], axis=1,
+    )  # fmt: skip
+    hour_lo = rng.integers(0, 24 - hour_span + 1, size=n)
+    frame = pd.DataFrame(
+        {
+            "sub_id": subs["sub_id"].to_numpy(dtype=np.int64),
+            "words": [list(w) for w in subs["words"]],
+            "topic": subs["topic"].to_numpy(dtype=np.int64),
+            "metro": places.name.to_numpy()[metro],
+            "lon": lon,
+            "lat": lat,
+            "rect": list(map(tuple, rect)),
+            "region": region_of(lon, lat, country),
+            "hour_lo": hour_lo,
+            "hour_hi": hour_lo + hour_span - 1,
+        }
+    )
+    return Interests(frame, model)
+
+
+def post_topics(stream: pd.DataFrame, model: Any) -> np.ndarray:
+    """Each post's topic: the one whose top words it shares most (ties: the lower topic),
+    -1 if it shares none."""
+    word_topics: dict[str, list[int]] = {}
+    for t, words in enumerate(model.words):
+        for w in words:
+            word_topics.setdefault(w, []).append(t)
+    n_topics = len(model.words)
+    out = np.full(len(stream), -1, dtype=np.int64)
+    for i, words in enumerate(stream["words"]):
+        counts = np.zeros(n_topics, dtype=np.int64)
+        for w in words:
+            for t in word_topics.get(w, ()):
+                counts[t] += 1
+        if counts.max(initial=0) > 0:
+            out[i] = int(np.argmax(counts))
+    return out
+
+
+def s3tm_subscriptions(interests: Interests) -> pd.DataFrame:
+    """S3-TM's view: ``sub_id``, ``words``."""
+    return interests.frame[["sub_id", "words"]].copy()
+
+
+def spatial_queries(interests: Interests, region: bool = True, country: str = "US") -> pd.DataFrame:
+    """PS2Stream's view: ``id``, ``rect`` (the metro's square, or the whole box with
+    ``region=False``), ``dnf`` (the words as one AND conjunct)."""
+    from routelab.spatial.lab.workload import BOXES
+
+    f = interests.frame
+    rects = list(f["rect"]) if region else [tuple(BOXES[country])] * len(f)
+    return pd.DataFrame(
+        {"id": f["sub_id"].to_numpy(), "rect": rects, "dnf": [[list(w)] for w in f["words"]]}
+    )
+
+
+def predicate_subscriptions(interests: Interests) -> Any:
+    """Fabret's view: ``topic = t AND region = r AND hour_lo <= hour <= hour_hi`` per
+    interest, over the attributes :data:`~routelab.compare.stream.ATTRS`."""
+    from routelab.filtering.model import Subscriptions
+
+    a = {name: i for i, name in enumerate(ATTRS)}
+    f = interests.frame
+    lists = [
+        [(a["topic"], "=", int(t)), (a["region"], "=", int(r)), (a["hour"], ">=", int(lo)),
+         (a["hour"], "<=", int(hi))]
+        for t, r, lo, hi in zip(f["topic"], f["region"], f["hour_lo"], f["hour_hi"], strict=True)
+    ]  # fmt: skip
+    return Subscriptions.from_lists(lists, ids=f["sub_id"].tolist(), n_attrs=len(ATTRS))
+
+
+def post_events(stream: pd.DataFrame, topics: np.ndarray) -> Any:
+    """Fabret's view of the posts: one event per post, every attribute of ATTRS."""
+    from routelab.filtering.model import Events
+
+    cols = [topics if name == "topic" else stream[name].to_numpy(dtype=np.int64) for name in ATTRS]
+    return Events(
+        np.stack(cols, axis=1).astype(np.int64), stream["post_id"].to_numpy(dtype=np.int64)
+    )

@@ -1,0 +1,134 @@
+"""One stream for the five routers: the bundled real tweets in time order, each post
+carrying what every system reads.
+
+Per post: ``words`` (S3-TM's preprocessing, the cached word sets of notebooks 02-03),
+``account`` and ``hashtags`` (lower-cased ``#tags`` of the raw text: the keys of key
+grouping), a place (``lon``, ``lat``: notebook 11's TWEETS-US' placement, the account's
+home metro with probability ``p_home`` else a gazetteer place by population, jittered),
+and attributes derived from the record for Fabret's predicates: ``hour`` and ``weekday``
+(UTC), ``n_words``, ``source`` (0 health news, 1 the one account), ``region`` (the
+country's box cut 10 x 10, as PS2Stream's Q3 regions), ``has_link`` and ``n_hashtags``.
+``window`` cuts the time order into ``windows`` consecutive windows of equal size (our
+reading of "week by week": the tweets span 2009-2018, 440 calendar weeks with a median of
+71 posts, too few to measure a router on).
+
+:func:`common_stream` builds it once and caches it as Parquet under the prepared data
+directory, keyed by the word cache, the parameters and this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: attribute ids of the Fabret view (:func:`attribute_matrix`)
+ATTRS = ("topic", "region", "hour", "weekday", "n_words", "source", "has_link", "n_hashtags")
+REGIONS = 10  # the box cut REGIONS x REGIONS
+_HASHTAG = re.compile(r"#(\w+)")
+
+
+def _fingerprint(**params: Any) -> str:
+    from routelab.corpus.preprocess import bundled_words_dir
+
+    digest = hashlib.blake2b(digest_size=6)
+    digest.update(Path(__file__).read_bytes())
+    digest.update(repr(sorted(params.items())).encode())
+    digest.update(bundled_words_dir().name.encode())
+    return digest.hexdigest()
+
+
+def region_of(lon: np.ndarray, lat: np.ndarray, country: str = "US") -> np.ndarray:
+    """The region (0 .. REGIONS^2 - 1) of points: the country's box cut REGIONS x REGIONS."""
+    from routelab.spatial.lab.workload import BOXES
+
+    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    cx = np.clip(
+        ((np.asarray(lon) - lo_x) / (hi_x - lo_x) * REGIONS).astype(np.int64), 0, REGIONS - 1
+    )
+    cy = np.clip(
+        ((np.asarray(lat) - lo_y) / (hi_y - lo_y) * REGIONS).astype(np.int64), 0, REGIONS - 1
+    )
+    return cy * REGIONS + cx
+
+
+def common_stream(
+    spark: Any = None,
+    max_posts: int | None = None,
+    *,
+    seed: int = 0,
+    country: str = "US",
+    p_home: float = 0.5,
+    windows: int = 12,
+) -> pd.DataFrame:
+    """The common stream (module docstring), in time order, cached. ``spark`` is needed
+    only if the word sets were never preprocessed on this machine; ``max_posts`` keeps the
+    first posts in time order."""
+    from routelab.paths import prepared_dir
+
+    if windows < 2:
+        raise ValueError(f"windows must be >= 2, got {windows}")
+    fp = _fingerprint(
+        max_posts=max_posts, seed=seed, country=country, p_home=p_home, windows=windows
+    )
+    path = prepared_dir() / "compare" / f"stream-{fp}.parquet"
+    if path.exists():
+        return pd.read_parquet(path)
+    frame = _build(spark, max_posts, seed, country, p_home, windows)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path)
+    return frame
+
+
+def _build(
+    spark: Any, max_posts: int | None, seed: int, country: str, p_home: float, windows: int
+) -> pd.DataFrame:
+    from routelab.datasets.bundled import read_prepared
+    from routelab.s3tm.lab.routing.workloads import real_posts_frame
+    from routelab.spatial.lab.workload import place_accounts
+
+    if spark is None:
+        from routelab.spark import get_spark
+
+        spark = get_spark()
+    posts = real_posts_frame(spark, max_posts, progress=False)
+    raw = read_prepared("tweets", ["post_id", "text", "account"])
+    df = posts.merge(raw, on="post_id", how="left").sort_values(
+        ["ts", "post_id"], ignore_index=True
+    )
+    if len(df) < windows:
+        raise ValueError(f"{len(df)} posts cannot fill {windows} windows")
+    text = df["text"].fillna("")
+    df["hashtags"] = [sorted({t.lower() for t in _HASHTAG.findall(s)}) for s in text]
+    rng = np.random.default_rng([seed, 13])
+    df["lon"], df["lat"] = place_accounts(df["account"].fillna("").to_numpy(), country, p_home, rng)
+    ts = pd.to_datetime(df["ts"], utc=True)
+    df["hour"] = ts.dt.hour.astype(np.int64)
+    df["weekday"] = ts.dt.weekday.astype(np.int64)
+    df["n_words"] = df["words"].map(len).astype(np.int64)
+    df["source"] = (df["source"] != "healthtweets").astype(np.int64)
+    df["region"] = region_of(df["lon"].to_numpy(), df["lat"].to_numpy(), country)
+    df["has_link"] = text.str.contains("http", regex=False).astype(np.int64)
+    df["n_hashtags"] = df["hashtags"].map(len).astype(np.int64)
+    df["window"] = (np.arange(len(df)) * windows // len(df)).astype(np.int64)
+    df["words"] = df["words"].map(list)
+    return df.drop(columns=["text"])
+
+
+def key_stream(stream: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Key grouping's view: one message per (post, key), keys being the post's author and
+    hashtags, in time order; returns (integer keys, the message's post row, seconds since
+    the first post)."""
+    keys = [
+        [f"@{a}", *(f"#{h}" for h in tags)]
+        for a, tags in zip(stream["account"], stream["hashtags"], strict=True)
+    ]
+    row = np.repeat(np.arange(len(stream)), [len(k) for k in keys])
+    codes, _ = pd.factorize(pd.Series([k for ks in keys for k in ks]))
+    ts = pd.to_datetime(stream["ts"], utc=True)
+    secs = (ts - ts.iloc[0]).dt.total_seconds().to_numpy()[row]
+    return codes.astype(np.int64), row, secs
