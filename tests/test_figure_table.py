@@ -28,6 +28,7 @@ PAPER_FIGURES = {
     "FISH": set(range(1, 21)),
     "Fabret": set(range(1, 5)),
     "PS2Stream": set(range(1, 17)),
+    "All five": set(),  # notebook 13 compares the systems: extra figures only
 }
 """The numbered figures of each paper (counted in the five papers' texts): each needs a row."""
 
@@ -38,7 +39,7 @@ PAPER_NOTEBOOKS = {
     "PS2Stream": {"11_ps2stream_partitioning", "12_ps2stream_adjustment"},
 }
 
-NAMED_LABS = ("s3tm", "corpus", "grouping", "filtering", "spatial")
+NAMED_LABS = ("s3tm", "corpus", "grouping", "filtering", "spatial", "compare")
 """Labs whose figure builders all follow ``fig<N><panels>_<what>`` / ``table<N>_<what>`` /
 ``extra_<what>``: every lab."""
 

@@ -53,6 +53,7 @@ def make_interests(
 ) -> Interests:
     """``n`` interests over ``stream`` (module docstring); the topic model is fitted on the
     stream's posts once and cached."""
+    from routelab.corpus.preprocess import bundled_words_dir
     from routelab.corpus.subscriptions import topic_subscriptions
     from routelab.s3tm.lab.matching.scaling import cached_topic_model
     from routelab.spatial.lab.workload import BOXES, _places
@@ -60,8 +61,9 @@ def make_interests(
     if not 1 <= hour_span <= 24:
         raise ValueError(f"hour_span must lie in 1..24, got {hour_span}")
     model = cached_topic_model(
-        stream[["post_id", "words"]], n_topics, passes=passes, seed=seed, key="compare"
-    )
+        stream[["post_id", "words"]], n_topics, passes=passes, seed=seed,
+        key=bundled_words_dir().name,  # notebook 04's key: one cached model for both
+    )  # fmt: skip
     subs = topic_subscriptions(model, n, seed=seed)
     rng = np.random.default_rng([seed, 17])
     places = _places(country)

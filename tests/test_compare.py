@@ -1,0 +1,200 @@
+"""Notebook 13's library (routelab.compare): the common stream and its views by hand, the
+interests' three forms, every router's invariants, the equality of S3-TM's and
+PS2Stream's answers (regions ignored) with the brute force, the drift rows, and every
+verdict the cross-system claims can give."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from routelab.compare import claims as cc
+from routelab.compare.drift import drift_rows
+from routelab.compare.interests import (
+    Interests,
+    make_interests,
+    post_events,
+    post_topics,
+    predicate_subscriptions,
+    spatial_queries,
+)
+from routelab.compare.routers import ROUTERS, route, s3tm_pairs, spatial_pairs
+from routelab.compare.stream import ATTRS, REGIONS, common_stream, key_stream, region_of
+from routelab.spatial.lab.workload import BOXES
+
+
+@pytest.fixture(scope="module")
+def small(spark):  # noqa: ANN001, ANN201
+    stream = common_stream(spark, 3_000, windows=4)
+    return stream, make_interests(stream, 150, n_topics=10, passes=1)
+
+
+def test_stream_columns_and_windows(small) -> None:  # noqa: ANN001
+    stream, _ = small
+    assert len(stream) == 3_000 and stream["ts"].is_monotonic_increasing
+    assert np.bincount(stream["window"]).tolist() == [750] * 4
+    lo_x, lo_y, hi_x, hi_y = BOXES["US"]
+    assert stream["lon"].between(lo_x, hi_x).all() and stream["lat"].between(lo_y, hi_y).all()
+    assert stream["region"].between(0, REGIONS**2 - 1).all()
+    assert (stream["n_words"] == stream["words"].map(len)).all()
+    assert (stream["n_hashtags"] == stream["hashtags"].map(len)).all()
+    assert set(stream["source"]) <= {0, 1} and set(stream["has_link"]) <= {0, 1}
+
+
+def test_keys_and_regions_by_hand() -> None:
+    frame = pd.DataFrame({
+        "account": ["a", "b", "a"], "hashtags": [["x"], [], ["x", "y"]],
+        "ts": pd.to_datetime(["2020-01-01 00:00", "2020-01-01 00:01", "2020-01-01 00:03"]),
+    })  # fmt: skip
+    keys, row, secs = key_stream(frame)
+    # messages: @a #x | @b | @a #x #y
+    assert row.tolist() == [0, 0, 1, 2, 2, 2]
+    assert keys.tolist() == [0, 1, 2, 0, 1, 3]
+    assert secs.tolist() == [0, 0, 60, 180, 180, 180]
+    lo_x, lo_y, hi_x, hi_y = BOXES["US"]
+    assert region_of(np.array([lo_x, hi_x, lo_x]), np.array([lo_y, hi_y, hi_y])).tolist() == [
+        0, REGIONS**2 - 1, (REGIONS - 1) * REGIONS,
+    ]  # fmt: skip
+
+
+def test_post_topics_and_the_three_forms_by_hand() -> None:
+    model = SimpleNamespace(words=(("flu", "vaccin"), ("tax", "vote"), ("flu", "tax")))
+    stream = pd.DataFrame({"words": [["flu", "vaccin"], ["tax"], ["dog"], ["flu", "tax", "vote"]]})
+    # post 1: topics 1 and 2 tie -> 1; post 2: none -> -1; post 3: topic 1 (2 words)
+    assert post_topics(stream, model).tolist() == [0, 1, -1, 1]
+    frame = pd.DataFrame({"sub_id": [7], "words": [["flu"]], "topic": [0], "metro": ["X"],
+                          "lon": [-100.0], "lat": [40.0], "rect": [(-101.0, 39.0, -99.0, 41.0)],
+                          "region": [45], "hour_lo": [6], "hour_hi": [13]})  # fmt: skip
+    it = Interests(frame, model)
+    subs = predicate_subscriptions(it)
+    a = {n: i for i, n in enumerate(ATTRS)}
+    assert sorted(subs.as_lists()[0]) == sorted(
+        [(a["topic"], "=", 0), (a["region"], "=", 45), (a["hour"], ">=", 6), (a["hour"], "<=", 13)]
+    )
+    assert spatial_queries(it)["rect"][0] == (-101.0, 39.0, -99.0, 41.0)
+    assert spatial_queries(it, region=False)["rect"][0] == tuple(BOXES["US"])
+    assert spatial_queries(it)["dnf"][0] == [["flu"]]
+
+
+@pytest.mark.parametrize(("system", "router"), [(s, r) for s, rs in ROUTERS.items() for r in rs])
+def test_every_router_measures_alike(small, system: str, router: str) -> None:  # noqa: ANN001
+    stream, interests = small
+    r = route(system, router, 4, stream, interests, train_windows=1)
+    row = r.row()
+    assert r.window_loads.shape == (4, 4)
+    # every copy is one message somewhere (a key's message goes to one of its workers)
+    assert r.window_loads.sum() == (r.tuples if system == "key grouping" else r.copies.sum())
+    assert row["imbalance"] >= 1.0 - 1e-12
+    assert row["throughput_x"] == pytest.approx(row["tuples"] / r.loads.max())
+    assert 0 <= row["replication"] <= 4
+    assert len(row["window_imbalance"]) == len(row["window_replication"]) == 4
+    if router == "pkg_global":
+        assert np.max(r.copies) <= 2  # two choices per key
+    if router == "kg":
+        assert np.max(r.copies) == 1
+
+
+def test_same_answers_with_regions_ignored_and_equal_to_the_brute_force(small) -> None:  # noqa: ANN001
+    """S3-TM through its mapping, placement and tries; PS2Stream through its partition,
+    gridt and GI2; the brute force over word sets: one set of pairs."""
+    from routelab.s3tm.matching_load import oracle_pairs, subscription_corpus
+    from routelab.s3tm.wordsets import Corpus
+
+    stream, interests = small
+    a = s3tm_pairs("SALB", 4, stream, interests, train_windows=1)
+    b = spatial_pairs("hybrid", 4, stream, interests, train_windows=1, region=False)
+    corpus = Corpus.from_frame(stream[["post_id", "words"]])
+    subs = subscription_corpus(interests.frame[["sub_id", "words"]], vocab=corpus.vocab)
+    truth = oracle_pairs(corpus, subs)
+    assert len(a) > 100
+    assert a == b == set(zip(truth["sub_id"].tolist(), truth["post_id"].tolist(), strict=True))
+    with_regions = spatial_pairs("kd-tree", 4, stream, interests, train_windows=1, region=True)
+    assert with_regions < a  # a region only removes matches
+
+
+def test_fabret_events_match_the_predicates(small) -> None:  # noqa: ANN001
+    from routelab.filtering.matchers import build_matcher
+    from routelab.filtering.oracle import oracle_match
+
+    stream, interests = small
+    events = post_events(stream, post_topics(stream, interests.model))
+    subs = predicate_subscriptions(interests)
+    ptr, _ = build_matcher("counting", subs).match(events)
+    optr, _ = oracle_match(subs, events)
+    assert ptr[-1] == optr[-1] > 0
+    r = route("Fabret", "propagation", 4, stream, interests, train_windows=1)
+    assert r.extra["pairs"] == int(optr[-1])  # the partitions together find every match
+
+
+def test_drift_rows(small) -> None:  # noqa: ANN001
+    stream, interests = small
+    rows = drift_rows("S3-TM", "SALB", 4, stream, interests, train_windows=1)
+    assert [r["window"] for r in rows] == [1, 2, 3]
+    assert all(r["static"] >= 1 and r["adapted"] >= 1 for r in rows)
+    online = drift_rows("key grouping", "pkg_global", 4, stream, interests, train_windows=1)
+    assert all(r["online"] and r["static"] == r["adapted"] for r in online)
+
+
+def _frame(
+    hash_growth: float, salb_growth: float, pkg_ratio: float, copies: float, ps: float = 0.3
+) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    base = 1.5 + 0.05 * rng.random(8)
+
+    def row(system: str, router: str, n: int, imb: np.ndarray, rep: np.ndarray) -> dict:
+        return {"system": system, "router": router, "n_workers": n,
+                "window_imbalance": imb.tolist(), "window_replication": rep.tolist()}  # fmt: skip
+
+    ones = np.ones(8)
+    return pd.DataFrame([
+        row("S3-TM", "hash", 8, base, 1.5 * ones), row("S3-TM", "hash", 32, base * hash_growth, ones),
+        row("S3-TM", "SALB", 8, base, 1.5 * ones), row("S3-TM", "SALB", 32, base * salb_growth, ones),
+        row("key grouping", "kg", 8, 3 * base, ones),
+        row("key grouping", "pkg_global", 8, 3 * base * pkg_ratio, 2 * ones),
+        row("PS2Stream", "frequency", 8, base, copies * base), row("PS2Stream", "kd-tree", 8, base, base),
+        row("PS2Stream", "hybrid", 8, base, ps * 1.5 * base),
+    ])  # fmt: skip
+
+
+def test_claims_give_every_verdict() -> None:
+    drift = pd.DataFrame({"system": ["S3-TM"] * 5, "router": ["SALB"] * 5,
+                          "static": [2.0, 2.1, 2.2, 2.0, 2.3], "adapted": [1.2, 1.3, 1.2, 1.1, 1.3],
+                          "relearn_s": [0.01] * 5})  # fmt: skip
+    good = cc.rows(_frame(2.0, 1.05, 0.5, 1.5), drift, 8, 32, True, "test")
+    verdicts = [r["verdict"].verdict for r in good]
+    assert verdicts == ["holds"] * len(good)
+    bad = cc.rows(
+        _frame(1.0, 3.0, 1.5, 0.5, ps=3.0),
+        drift.assign(adapted=drift["static"] * 1.5),
+        8,
+        32,
+        False,
+        "t",
+    )
+    assert [r["verdict"].verdict for r in bad] == ["fails"] * len(bad)
+    unknown = cc.rows(_frame(2.0, 1.05, 0.5, 1.5), drift.iloc[:0], 8, 32, None, "t")
+    assert unknown[-1]["verdict"].verdict == "not comparable"
+    few = cc.rows(
+        _frame(2.0, 1.05, 0.5, 1.5).assign(window_imbalance=[[1.5, 1.6]] * 9),
+        drift,
+        8,
+        32,
+        True,
+        "t",
+    )
+    assert few[0]["verdict"].verdict != "holds"  # two windows decide nothing
+
+
+def test_bad_arguments() -> None:
+    stream = pd.DataFrame({"window": [0]})
+    with pytest.raises(ValueError, match="unknown router"):
+        route("S3-TM", "magic", 4, stream, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="windows"):
+        common_stream(None, 10, windows=1)
+    from routelab.compare.experiments import data_params
+
+    with pytest.raises(ValueError, match="train_windows"):
+        data_params(None, 10, 4, 4, 10, 0)
