@@ -34,6 +34,13 @@ def _series(frame: pd.DataFrame, system: str, router: str, n: int, column: str) 
     return np.asarray(row.iloc[0][column], dtype=np.float64)
 
 
+def _pair(
+    frame: pd.DataFrame, a: tuple[str, str, int], b: tuple[str, str, int], column: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Router ``a``'s and router ``b``'s window series, paired by window ((system, router, N))."""
+    return _paired(_series(frame, *a, column), _series(frame, *b, column))
+
+
 def _paired(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = min(len(a), len(b))
     a, b = a[:n], b[:n]
@@ -69,10 +76,9 @@ def rows(
     """Every row (module docstring); ``equal``: whether S3-TM's and PS2Stream's answers
     (region ignored) coincided, ``None`` if not compared."""
     out = []
-    h_big, h_small = _paired(_series(frame, "S3-TM", "hash", big, "window_imbalance"),
-                             _series(frame, "S3-TM", "hash", small, "window_imbalance"))  # fmt: skip
-    s_big, s_small = _paired(_series(frame, "S3-TM", "SALB", big, "window_imbalance"),
-                             _series(frame, "S3-TM", "SALB", small, "window_imbalance"))  # fmt: skip
+    imb, rep = "window_imbalance", "window_replication"
+    h_big, h_small = _pair(frame, ("S3-TM", "hash", big), ("S3-TM", "hash", small), imb)
+    s_big, s_small = _pair(frame, ("S3-TM", "SALB", big), ("S3-TM", "SALB", small), imb)
     out.append(_row(
         "hashing words to matchers (key grouping) grows more imbalanced with N; SALB stays bounded",
         "S3-TM Sect. 5 vs PKG Sect. 3 (key grouping)",
@@ -81,19 +87,19 @@ def rows(
                  _bounded(s_big, s_small)]),
         scale + f"; bounded = within {BOUNDED}x",
     ))  # fmt: skip
-    pkg, kg = _paired(_series(frame, "key grouping", "pkg_global", small, "window_imbalance"),
-                      _series(frame, "key grouping", "kg", small, "window_imbalance"))  # fmt: skip
-    rep = _series(frame, "key grouping", "pkg_global", small, "window_replication")
+    pkg, kg = _pair(
+        frame, ("key grouping", "pkg_global", small), ("key grouping", "kg", small), imb
+    )
+    per_key = _series(frame, "key grouping", "pkg_global", small, rep)
     out.append(_row(
         "partial key grouping balances the authors and hashtags far better than key grouping",
         "PKG Sect. 3-4",
         f"imbalance PKG / KG at N={small}: {_fmt(pkg, kg)}; PKG's workers per key "
-        f"{np.nanmax(rep) if len(rep) else math.nan:.2f} at most (2 by design)",
+        f"{np.nanmax(per_key) if len(per_key) else math.nan:.2f} at most (2 by design)",
         direction_measured(pkg, kg, expected="below", margin=0.25),
         scale,
     ))  # fmt: skip
-    fr, kd = _paired(_series(frame, "PS2Stream", "frequency", small, "window_replication"),
-                     _series(frame, "PS2Stream", "kd-tree", small, "window_replication"))  # fmt: skip
+    fr, kd = _pair(frame, ("PS2Stream", "frequency", small), ("PS2Stream", "kd-tree", small), rep)
     out.append(_row(
         "text partitioning copies objects that space partitioning sends once",
         "PS2Stream Sect. IV-A",
@@ -101,8 +107,7 @@ def rows(
         direction_measured(fr, kd, expected="above"),
         scale,
     ))  # fmt: skip
-    ps, s3 = _paired(_series(frame, "PS2Stream", "hybrid", small, "window_replication"),
-                     _series(frame, "S3-TM", "SALB", small, "window_replication"))  # fmt: skip
+    ps, s3 = _pair(frame, ("PS2Stream", "hybrid", small), ("S3-TM", "SALB", small), rep)
     out.append(_row(
         "PS2Stream's dispatcher forwards fewer copies than S3-TM for the same interests "
         "(it drops posts whose words have no live query in their cell)",
