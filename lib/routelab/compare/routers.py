@@ -234,7 +234,7 @@ def _spatial(
     interests: Interests,
     train_windows: int,
     seed: int,
-    g: int = 128,
+    g: int = 256,
 ) -> Routing:
     from routelab.spatial.engine import build_partition, run_pipeline
     from routelab.spatial.model import OBJ
@@ -257,10 +257,13 @@ def _spatial(
 
 def spatial_pairs(
     algorithm: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int = 3,
-    seed: int = 0, region: bool = False, g: int = 128,
+    seed: int = 0, region: bool = False, g: int | None = None,
 ) -> set[tuple[int, int]]:  # fmt: skip
     """PS2Stream's answer, (sub_id, post_id) pairs; with ``region=False`` every query covers
-    the whole box, so it must equal S3-TM's for the same interests."""
+    the whole box, so it must equal S3-TM's for the same interests. ``g``: the base grid
+    (default 256 cells a side, 16 without regions: a query covering the whole box posts
+    in every cell)."""
+    g = g or (256 if region else 16)
     from routelab.spatial.engine import build_partition, run_pipeline
 
     setup = _spatial_setup(stream, interests, train_windows, seed, region, g)
