@@ -317,13 +317,14 @@ def _mix(key):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, inline="always")
-def _find(h_keys, key):  # type: ignore[no-untyped-def]
-    """Position of ``key`` in the open-addressing table (linear probing), or ``-1 - p``
-    with ``p`` the empty position where it would go."""
-    mask = len(h_keys) - 1
+def _find(h, key):  # type: ignore[no-untyped-def]
+    """Position of ``key`` in the open-addressing table ``h`` (rows of key and slot, one
+    cache line per probe; linear probing), or ``-1 - p`` with ``p`` the empty position
+    where it would go."""
+    mask = h.shape[0] - 1
     i = _mix(key) & mask
     while True:
-        k = h_keys[i]
+        k = h[i, 0]
         if k == key:
             return i
         if k == -1:
@@ -332,17 +333,16 @@ def _find(h_keys, key):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _rehash(h_keys, h_vals, s_key, n):  # type: ignore[no-untyped-def]
+def _rehash(h, s_key, n):  # type: ignore[no-untyped-def]
     for sl in range(n):
-        p = -1 - _find(h_keys, s_key[sl])
-        h_keys[p] = s_key[sl]
-        h_vals[p] = sl
+        p = -1 - _find(h, s_key[sl])
+        h[p, 0] = s_key[sl]
+        h[p, 1] = sl
 
 
 @numba.njit(cache=True)
 def _replay(
-    h_keys,
-    h_vals,
+    h,
     s_key,
     s_start,
     s_len,
@@ -395,25 +395,29 @@ def _replay(
             need = 0
             for j in range(a, b):
                 key = post_cell[j] * n_terms + post_key[j]
-                h = _find(h_keys, key)
-                if h >= 0:
-                    sl = h_vals[h]
+                x = _find(h, key)
+                if x >= 0:
+                    sl = h[x, 1]
                     if s_len[sl] == s_cap[sl]:
                         need += 2 * s_cap[sl]
                 else:
                     need += 2
-            if pool_used[0] + need > pool_cap or n_slots[0] + (b - a) > len(s_start):
+            if (
+                pool_used[0] + need > pool_cap
+                or n_slots[0] + (b - a) > len(s_start)
+                or 2 * (n_slots[0] + (b - a)) > h.shape[0]
+            ):
                 return out_q[:n_out], out_o[:n_out], i
             for j in range(a, b):
                 key = post_cell[j] * n_terms + post_key[j]
-                h = _find(h_keys, key)
-                if h >= 0:
-                    sl = h_vals[h]
+                x = _find(h, key)
+                if x >= 0:
+                    sl = h[x, 1]
                 else:
                     sl = n_slots[0]
                     n_slots[0] += 1
-                    h_keys[-1 - h] = key
-                    h_vals[-1 - h] = sl
+                    h[-1 - x, 0] = key
+                    h[-1 - x, 1] = sl
                     s_key[sl] = key
                     s_start[sl] = pool_used[0]
                     s_len[sl] = 0
@@ -486,10 +490,10 @@ def _replay(
             c = 0
             for j in range(ta, tb):
                 t = obj_terms[j]
-                h = _find(h_keys, cell * n_terms + t)
-                if h < 0:
+                x = _find(h, cell * n_terms + t)
+                if x < 0:
                     continue
-                sl = h_vals[h]
+                sl = h[x, 1]
                 a = s_start[sl]
                 ln = s_len[sl]
                 c += ln
@@ -664,8 +668,7 @@ class GI2Kernel:
         self.n_terms = int(n_terms)
         self.purge_fraction = float(purge_fraction)
         nq = len(queries)
-        self.h_keys = np.full(1, -1, dtype=np.int64)  # open addressing: (cell, term) -> slot
-        self.h_vals = np.zeros(1, dtype=np.int64)
+        self.h = np.full((1, 2), -1, dtype=np.int64)  # open addressing: (cell, term) -> slot
         self.s_key = np.zeros(0, dtype=np.int64)
         self.s_start = np.zeros(0, dtype=np.int64)
         self.s_len = np.zeros(0, dtype=np.int64)
@@ -717,17 +720,18 @@ class GI2Kernel:
         )
         self.p_q, self.p_rect, self.p_e1, self.p_e2, self.p_mode = p_q, p_rect, p_e1, p_e2, p_mode
         self.pool_used[0] = used
-        slot_size = max(1024, 2 * (n + extra_postings))
+        # room for the lists there are, doubled (a batch that needs more returns early
+        # and grows again); the postings' pool is sized for the whole batch
+        slot_size = max(1024, 2 * n + min(extra_postings, max(n, 1024)))
         for name, fill in (
             ("s_start", starts), ("s_len", lens.copy()), ("s_cap", caps), ("s_key", self.s_key[:n]),
         ):  # fmt: skip
             arr = np.zeros(slot_size, dtype=np.int64)
             arr[:n] = fill
             setattr(self, name, arr)
-        size = 1 << int(2 * slot_size - 1).bit_length()  # a power of two >= 2 x the slots
-        self.h_keys = np.full(size, -1, dtype=np.int64)
-        self.h_vals = np.zeros(size, dtype=np.int64)
-        _rehash(self.h_keys, self.h_vals, self.s_key, n)
+        size = 1 << int(2 * slot_size - 1).bit_length()  # a power of two >= 2 x the room
+        self.h = np.full((size, 2), -1, dtype=np.int64)
+        _rehash(self.h, self.s_key, n)
 
     @property
     def live_postings(self) -> int:
@@ -785,8 +789,7 @@ class GI2Kernel:
             self._grow(len(post_cell))
         while True:
             mq, mo, stop = _replay(
-                self.h_keys,
-                self.h_vals,
+                self.h,
                 self.s_key,
                 self.s_start,
                 self.s_len,

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 GOAL_POSTS_PER_S = 20_000
+#: the goal against one plain Python process on the same texts (same run)
+GOAL_RATIO = 1.5
 
 
 def synthetic_texts(n_posts: int, seed: int = 0, vocabulary: int = 50_000) -> list[str]:
@@ -218,8 +220,10 @@ def bench_rows(
                 "unit": "posts/s",
                 "baseline": baseline,
                 "ratio": part["posts_per_s"] / baseline,
-                "goal": GOAL_POSTS_PER_S,
-                "meets_goal": part["posts_per_s"] >= GOAL_POSTS_PER_S,
+                "goal": GOAL_RATIO * baseline,
+                "meets_goal": part["posts_per_s"] >= max(GOAL_POSTS_PER_S, GOAL_RATIO * baseline),
+                "note": f"goal: {GOAL_RATIO}x the one-process baseline and >= "
+                f"{GOAL_POSTS_PER_S:,} posts/s",
             }
         )
     return rows
