@@ -378,10 +378,13 @@ def _replay(
     n_terms,
     purge_fraction,
     stamp0,
+    cap0,
+    reason,
 ):
     # counters: 0 live queries, 1 pending deletions, 2 live postings, 3 peak postings
+    # reason[0] on an early return: 1 the pool is short, 2 only the lists' room
     n = len(kind)
-    cap = 1024
+    cap = max(1024, cap0)
     out_q = np.empty(cap, dtype=np.int64)
     out_o = np.empty(cap, dtype=np.int64)
     n_out = 0
@@ -402,11 +405,11 @@ def _replay(
                         need += 2 * s_cap[sl]
                 else:
                     need += 2
-            if (
-                pool_used[0] + need > pool_cap
-                or n_slots[0] + (b - a) > len(s_start)
-                or 2 * (n_slots[0] + (b - a)) > h.shape[0]
-            ):
+            if pool_used[0] + need > pool_cap:
+                reason[0] = 1
+                return out_q[:n_out], out_o[:n_out], i
+            if n_slots[0] + (b - a) > len(s_start) or 2 * (n_slots[0] + (b - a)) > h.shape[0]:
+                reason[0] = 2
                 return out_q[:n_out], out_o[:n_out], i
             for j in range(a, b):
                 key = post_cell[j] * n_terms + post_key[j]
@@ -686,6 +689,7 @@ class GI2Kernel:
         self.qstamp = np.full(nq, -1, dtype=np.int64)
         self.term_mark = np.full(max(1, self.n_terms), -1, dtype=np.int64)
         self.stamp0 = 0
+        self.results_per_tuple = 0.0
         q = queries
         self._q = (np.ascontiguousarray(q.rect), q.conj_ptr, q.cterm_ptr, q.conj_terms)
         self._o = (self.obj_cell, objects.lon, objects.lat, objects.term_ptr, objects.terms)
@@ -729,7 +733,20 @@ class GI2Kernel:
             arr = np.zeros(slot_size, dtype=np.int64)
             arr[:n] = fill
             setattr(self, name, arr)
-        size = 1 << int(2 * slot_size - 1).bit_length()  # a power of two >= 2 x the room
+        self._rehash_table(n, slot_size)
+
+    def _grow_lists(self) -> None:
+        """Twice the room for lists (slot arrays and the table), the pool untouched."""
+        n = int(self.n_slots[0])
+        slot_size = max(1024, 2 * len(self.s_start), 2 * n + 1024)
+        for name in ("s_start", "s_len", "s_cap", "s_key"):
+            arr = np.zeros(slot_size, dtype=np.int64)
+            arr[:n] = getattr(self, name)[:n]
+            setattr(self, name, arr)
+        self._rehash_table(n, slot_size)
+
+    def _rehash_table(self, n: int, room: int) -> None:
+        size = 1 << int(2 * room - 1).bit_length()  # a power of two >= 2 x the room
         self.h = np.full((size, 2), -1, dtype=np.int64)
         _rehash(self.h, self.s_key, n)
 
@@ -787,6 +804,10 @@ class GI2Kernel:
         lo = 0
         if len(self.p_q) == 0:
             self._grow(len(post_cell))
+        reason = np.zeros(1, dtype=np.int64)
+        # room for the results: as many per tuple as the last call had (fewer copies as
+        # the output grows)
+        cap0 = int(min(self.results_per_tuple * len(kind) * 1.25, 1 << 31))
         while True:
             mq, mo, stop = _replay(
                 self.h,
@@ -818,14 +839,22 @@ class GI2Kernel:
                 self.n_terms,
                 self.purge_fraction,
                 self.stamp0,
+                cap0,
+                reason,
             )
             outs_q.append(mq)
             outs_o.append(mo)
             if stop >= len(kind):
                 break
-            self._grow(int(post_ptr[-1] - post_ptr[stop]))
+            if reason[0] == 2:
+                self._grow_lists()
+            else:
+                self._grow(int(post_ptr[-1] - post_ptr[stop]))
             lo = stop
         self.stamp0 += len(tuples)
+        n_res = sum(len(q) for q in outs_q)
+        if len(kind):
+            self.results_per_tuple = n_res / len(kind)
         return ReplayResult(
             np.concatenate(outs_q),
             np.concatenate(outs_o),
