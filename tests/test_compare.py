@@ -198,3 +198,24 @@ def test_bad_arguments() -> None:
 
     with pytest.raises(ValueError, match="train_windows"):
         data_params(None, 10, 4, 4, 10, 0)
+
+
+def test_worked_example_agrees_with_the_systems(small) -> None:  # noqa: ANN001
+    """The example's flags, computed by the definitions, are what the systems answer."""
+    from routelab.compare.example import worked_example
+    from routelab.filtering.matchers import build_matcher
+
+    stream, interests = small
+    ex = worked_example(stream, interests)
+    table = ex["interests"]
+    post = int(ex["post"].loc["post_id", "the post"])
+    assert table["S3-TM matches"].iloc[0]  # the first interest is chosen to match
+    s3 = s3tm_pairs("SALB", 4, stream, interests, train_windows=1)
+    ps = spatial_pairs("kd-tree", 4, stream, interests, train_windows=1, region=True)
+    row = int(np.flatnonzero(stream["post_id"].to_numpy() == post)[0])
+    events = post_events(stream.iloc[[row]], post_topics(stream.iloc[[row]], interests.model))
+    ptr, ids = build_matcher("counting", predicate_subscriptions(interests)).match(events)
+    for sub, flags in table.iterrows():
+        assert flags["S3-TM matches"] == ((sub, post) in s3)
+        assert flags["PS2Stream matches"] == ((sub, post) in ps)
+        assert flags["Fabret matches"] == (sub in set(ids.tolist()))

@@ -76,8 +76,15 @@ def test_bench_runs_on_tiny_sizes():
     from routelab.filtering.lab.bench import bench_rows
 
     rows = bench_rows(quick=True)
-    times = [r for r in rows if r["unit"] == "ms" and "per 100 events" in r["what"]]
+    times = [
+        r for r in rows if r["unit"] == "ms" and "W0" in r["what"] and "per 100 events" in r["what"]
+    ]
     assert len(times) == 5 and all(r["value"] > 0 for r in times)
+    ranges = [r for r in rows if "range-only" in r["what"]]
+    assert {r["what"].split(",")[0] for r in ranges} == {"bitset", "propagation", "counting"}
+    assert all(r["baseline"] > 0 and r["ratio"] == r["baseline"] / r["value"] for r in ranges)
+    prefetch = next(r for r in rows if r["what"].startswith("prefetching"))
+    assert prefetch["value"] > 0 and prefetch["goal"] is None  # a goal only at 6M
     churn = next(r for r in rows if "per subscription change" in r["what"])
     assert churn["value"] > 0 and churn["baseline"] > 0  # beside the cost per event
     counting = next(r for r in times if r["what"].startswith("counting"))

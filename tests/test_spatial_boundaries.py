@@ -39,7 +39,9 @@ def test_the_workload_puts_points_on_the_boundaries() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("algorithm", ["grid", "kd-tree", "r-tree", "frequency", "metric", "hybrid"])
+@pytest.mark.parametrize(
+    "algorithm", ["grid", "kd-tree", "r-tree", "frequency", "metric", "hybrid"]
+)
 def test_pipelines_equal_the_oracle_on_boundaries(algorithm: str, seed: int) -> None:
     setup = _setup(seed)
     part, _ = build_partition(setup, algorithm, 4, hybrid=HybridParams(min_objects=20), grid_gb=4)

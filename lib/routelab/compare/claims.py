@@ -64,9 +64,10 @@ def _fmt(a: np.ndarray, b: np.ndarray) -> str:
 
 
 def _row(
-    claim: str, paper: str, measured: str, verdict: Verdict, note: str = "", kind: str = "claim"
-) -> dict:
-    return {"claim": claim, "paper": paper, "paper_value": "", "measured": measured,
+    claim: str, paper: str, paper_value: str, measured: str, verdict: Verdict, note: str = "",
+    kind: str = "claim",
+) -> dict:  # fmt: skip
+    return {"claim": claim, "paper": paper, "paper_value": paper_value, "measured": measured,
             "verdict": verdict, "note": note, "kind": kind}  # fmt: skip
 
 
@@ -82,6 +83,7 @@ def rows(
     out.append(_row(
         "hashing words to matchers (key grouping) grows more imbalanced with N; SALB stays bounded",
         "S3-TM Sect. 5 vs PKG Sect. 3 (key grouping)",
+        "key grouping's imbalance grows with the workers; SALB balances the load",
         f"imbalance at N={big} / N={small}: hash {_fmt(h_big, h_small)}; SALB {_fmt(s_big, s_small)}",
         combine([direction_measured(h_big, h_small, expected="above", margin=GROWTH),
                  _bounded(s_big, s_small)]),
@@ -94,6 +96,7 @@ def rows(
     out.append(_row(
         "partial key grouping balances the authors and hashtags far better than key grouping",
         "PKG Sect. 3-4",
+        "PKG's imbalance orders of magnitude below KG's, two workers per key",
         f"imbalance PKG / KG at N={small}: {_fmt(pkg, kg)}; PKG's workers per key "
         f"{np.nanmax(per_key) if len(per_key) else math.nan:.2f} at most (2 by design)",
         direction_measured(pkg, kg, expected="below", margin=0.25),
@@ -103,6 +106,7 @@ def rows(
     out.append(_row(
         "text partitioning copies objects that space partitioning sends once",
         "PS2Stream Sect. IV-A",
+        "text partitioning duplicates objects, space partitioning queries",
         f"object copies per post, frequency / kd-tree at N={small}: {_fmt(fr, kd)}",
         direction_measured(fr, kd, expected="above"),
         scale,
@@ -112,6 +116,7 @@ def rows(
         "PS2Stream's dispatcher forwards fewer copies than S3-TM for the same interests "
         "(it drops posts whose words have no live query in their cell)",
         "PS2Stream Sect. IV-C vs S3-TM Sect. 2",
+        "objects with no live query term in their cell are discarded (PS2Stream)",
         f"copies per post, PS2Stream hybrid / S3-TM SALB at N={small}: {_fmt(ps, s3)}",
         direction_measured(ps, s3, expected="below"),
         scale + "; the interests' regions are 400 km squares: a post outside every one is "
@@ -126,6 +131,7 @@ def rows(
         out.append(_row(
             f"{system}: re-learning the configuration before each window lowers the imbalance",
             "S3-TM Sect. 5.2, PS2Stream Sect. V, Fabret Sect. 4 (each system's adaptation)",
+            "adapting to the changing workload keeps the load balanced",
             f"{router}, re-learned / learned once: {_fmt(a, b)}; re-learning took "
             f"{d['relearn_s'].median() * 1e3:.0f} ms per window (median)",
             direction_measured(a, b, expected="below"),
@@ -135,6 +141,7 @@ def rows(
         "S3-TM and PS2Stream return the same matches for the same interests when the regions "
         "are ignored",
         "S3-TM Sect. 2 (AND of words) = PS2Stream Sect. III-A (AND keywords, whole box)",
+        "the same answer",
         "not compared" if equal is None else ("identical pair sets" if equal else "the pair sets differ"),
         Verdict("not comparable" if equal is None else "holds" if equal else "fails",
                 "holds if the two answers are the same set of (interest, post) pairs"),
