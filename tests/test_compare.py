@@ -22,8 +22,8 @@ from routelab.compare.interests import (
     spatial_queries,
 )
 from routelab.compare.routers import ROUTERS, route, s3tm_pairs, spatial_pairs
-from routelab.compare.stream import ATTRS, REGIONS, common_stream, key_stream, region_of
-from routelab.spatial.lab.workload import BOXES
+from routelab.compare.stream import ATTRS, REGIONS, common_stream, key_stream
+from routelab.spatial.lab.workload import BOXES, box_region
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_keys_and_regions_by_hand() -> None:
     assert keys.tolist() == [0, 1, 2, 0, 1, 3]
     assert secs.tolist() == [0, 0, 60, 180, 180, 180]
     lo_x, lo_y, hi_x, hi_y = BOXES["US"]
-    assert region_of(np.array([lo_x, hi_x, lo_x]), np.array([lo_y, hi_y, hi_y])).tolist() == [
+    assert box_region(np.array([lo_x, hi_x, lo_x]), np.array([lo_y, hi_y, hi_y])).tolist() == [
         0, REGIONS**2 - 1, (REGIONS - 1) * REGIONS,
     ]  # fmt: skip
 

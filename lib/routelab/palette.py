@@ -75,6 +75,13 @@ _MIGRATION = {  # PS2Stream's cell selections (Sect. V-A) and the run without ad
     "none": "#999999",
     "GR+global": "#E69F00",  # GR with the global adjustment of Sect. V-B
 }
+#: colour per design when the systems are drawn side by side (notebook 13)
+DESIGN_COLOURS = {
+    "S3-TM": "#0072B2",
+    "key grouping": "#D55E00",
+    "PS2Stream": "#009E73",
+    "Fabret": "#CC79A7",
+}
 #: colour per system, keyed by registry name
 SYSTEM_COLOURS: dict[str, dict[str, str]] = {
     "s3tm": _S3TM,

@@ -100,7 +100,8 @@ def rows(
         f"imbalance PKG / KG at N={small}: {_fmt(pkg, kg)}; PKG's workers per key "
         f"{np.nanmax(per_key) if len(per_key) else math.nan:.2f} at most (2 by design)",
         direction_measured(pkg, kg, expected="below", margin=0.25),
-        scale,
+        scale + "; the paper's orders of magnitude are in max - avg messages over its streams; "
+        "max / mean is bounded by N, so the row asks for a 25 % cut",
     ))  # fmt: skip
     fr, kd = _pair(frame, ("PS2Stream", "frequency", small), ("PS2Stream", "kd-tree", small), rep)
     out.append(_row(
@@ -119,8 +120,8 @@ def rows(
         "objects with no live query term in their cell are discarded (PS2Stream)",
         f"copies per post, PS2Stream hybrid / S3-TM SALB at N={small}: {_fmt(ps, s3)}",
         direction_measured(ps, s3, expected="below"),
-        scale + "; the interests' regions are 400 km squares: a post outside every one is "
-        "dropped by PS2Stream, not by S3-TM, which has no regions",
+        scale + "; a post outside every interest's square is dropped by PS2Stream's "
+        "dispatcher, not by S3-TM, which has no regions",
     ))  # fmt: skip
     for system in ("S3-TM", "PS2Stream", "Fabret"):
         d = drift[drift["system"] == system] if len(drift) else drift

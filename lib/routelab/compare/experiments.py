@@ -1,7 +1,7 @@
 """Notebook 13's grid as Spark sweep tasks (:func:`routelab.sweep.run_grid`).
 
-The driver builds the common stream and the topic model once (:func:`prepare_data`: both
-cached on disk); each task reads them back, draws the interests (seeded) and runs one
+The driver builds the common stream and the topic model once (:func:`load_data`: both
+cached on disk, the stream given its posts' topics); each task reads them back, draws the interests (seeded) and runs one
 router at one N (:func:`router_point`) or one router's window-by-window adaptation
 (:func:`drift_point`). On a cluster the prepared data directory must be shared.
 """
@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from routelab.compare.drift import DRIFT_ROUTERS, drift_rows
-from routelab.compare.interests import Interests, make_interests
+from routelab.compare.interests import Interests, make_interests, post_topics
 from routelab.compare.routers import ROUTERS, route
 from routelab.compare.stream import common_stream
 
@@ -37,17 +37,14 @@ def data_params(
 
 
 def load_data(params: dict[str, Any], spark: Any = None) -> tuple[pd.DataFrame, Interests]:
-    """The stream and the interests of ``params`` (built and cached on first use)."""
+    """The stream and the interests of ``params`` (built and cached on first use); the
+    stream carries each post's topic (``topic``, :func:`post_topics`), computed once here
+    for every router and window that reads it."""
     stream = common_stream(spark, params.get("max_posts"), seed=int(params["seed"]),
                            windows=int(params["windows"]))  # fmt: skip
     interests = make_interests(stream, int(params["n_interests"]), seed=int(params["seed"]),
                                n_topics=int(params["n_topics"]))  # fmt: skip
-    return stream, interests
-
-
-def prepare_data(params: dict[str, Any], spark: Any = None) -> tuple[pd.DataFrame, Interests]:
-    """Build (or read) the cached stream and topic model on the driver, before the tasks."""
-    return load_data(params, spark)
+    return stream.assign(topic=post_topics(stream, interests.model)), interests
 
 
 def router_point(params: dict[str, Any]) -> list[dict[str, Any]]:

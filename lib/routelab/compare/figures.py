@@ -13,9 +13,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.compare.routers import SYSTEMS
+from routelab.palette import DESIGN_COLOURS
 
-#: one colour per system (the five designs; key grouping's schemes share one)
-SYSTEM_COLOURS = dict(zip(SYSTEMS, ("#0072B2", "#D55E00", "#009E73", "#CC79A7"), strict=True))
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
 
 
@@ -39,7 +38,7 @@ def extra_tradeoff(frame: pd.DataFrame, workers: tuple[int, ...] = (8, 32)) -> g
                 go.Scatter(x=s["replication"], y=s["imbalance"], mode="markers+text",
                            text=s["router"], textposition="top center", name=system,
                            legendgroup=system, showlegend=col == 1,
-                           marker={"color": SYSTEM_COLOURS[system], "size": 11}),
+                           marker={"color": DESIGN_COLOURS[system], "size": 11}),
                 row=1, col=col,
             )  # fmt: skip
     fig.update_xaxes(title_text="replication (copies per tuple)", type="log")
@@ -63,7 +62,7 @@ def extra_throughput(frame: pd.DataFrame) -> go.Figure:
             fig.add_trace(
                 go.Scatter(x=r["n_workers"], y=r["throughput_x"], mode="lines+markers",
                            name=f"{system}: {router}", legendgroup=system,
-                           line={"color": SYSTEM_COLOURS[system]},
+                           line={"color": DESIGN_COLOURS[system]},
                            marker={"symbol": SYMBOLS[k % len(SYMBOLS)]})
             )  # fmt: skip
     fig.update_layout(title="Throughput against N (tuples per message at the busiest worker)",
@@ -84,7 +83,7 @@ def extra_drift(drift: pd.DataFrame) -> go.Figure:
                 go.Scatter(x=d["window"], y=d[what], mode="lines+markers",
                            name="learned once" if what == "static" else "re-learned each window",
                            legendgroup=what, showlegend=col == 1,
-                           line={"color": SYSTEM_COLOURS[system], "dash": dash}),
+                           line={"color": DESIGN_COLOURS[system], "dash": dash}),
                 row=1, col=col,
             )  # fmt: skip
     fig.update_xaxes(title_text="window (time order)")

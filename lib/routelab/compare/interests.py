@@ -23,9 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from routelab.compare.stream import ATTRS, region_of
-
-KM_PER_DEGREE = 111.32
+from routelab.compare.stream import ATTRS, REGIONS
 
 
 @dataclass
@@ -56,7 +54,8 @@ def make_interests(
     from routelab.corpus.preprocess import bundled_words_dir
     from routelab.corpus.subscriptions import topic_subscriptions
     from routelab.s3tm.lab.matching.scaling import cached_topic_model
-    from routelab.spatial.lab.workload import BOXES, _places
+    from routelab.spatial.grid import square_rect
+    from routelab.spatial.lab.workload import BOXES, box_region, country_places
 
     if not 1 <= hour_span <= 24:
         raise ValueError(f"hour_span must lie in 1..24, got {hour_span}")
@@ -66,17 +65,13 @@ def make_interests(
     )  # fmt: skip
     subs = topic_subscriptions(model, n, seed=seed)
     rng = np.random.default_rng([seed, 17])
-    places = _places(country)
+    places = country_places(country)
     pop = places.population.to_numpy(dtype=np.float64)
     metro = rng.choice(len(places), size=n, p=pop / pop.sum())
     lon, lat = places.lon.to_numpy()[metro], places.lat.to_numpy()[metro]
-    half_lat = side_km / 2 / KM_PER_DEGREE
-    half_lon = half_lat / np.cos(np.radians(lat))
     lo_x, lo_y, hi_x, hi_y = BOXES[country]
-    rect = np.stack(
-        [np.maximum(lon - half_lon, lo_x), np.maximum(lat - half_lat, lo_y),
-         np.minimum(lon + half_lon, hi_x), np.minimum(lat + half_lat, hi_y)], axis=1,
-    )  # fmt: skip
+    rect = square_rect(lon, lat, np.full(n, side_km))
+    rect = np.clip(rect, [lo_x, lo_y, lo_x, lo_y], [hi_x, hi_y, hi_x, hi_y])
     hour_lo = rng.integers(0, 24 - hour_span + 1, size=n)
     frame = pd.DataFrame(
         {
@@ -87,7 +82,7 @@ def make_interests(
             "lon": lon,
             "lat": lat,
             "rect": list(map(tuple, rect)),
-            "region": region_of(lon, lat, country),
+            "region": box_region(lon, lat, country, REGIONS),
             "hour_lo": hour_lo,
             "hour_hi": hour_lo + hour_span - 1,
         }
@@ -153,4 +148,25 @@ def post_events(stream: pd.DataFrame, topics: np.ndarray) -> Any:
     cols = [topics if name == "topic" else stream[name].to_numpy(dtype=np.int64) for name in ATTRS]
     return Events(
         np.stack(cols, axis=1).astype(np.int64), stream["post_id"].to_numpy(dtype=np.int64)
+    )
+
+
+def forms_table(interests: Interests, k: int = 4) -> pd.DataFrame:
+    """The first ``k`` interests in each system's form, as text (notebook 13)."""
+    f = interests.frame.head(k)
+    q = spatial_queries(interests).head(k)
+    subs = predicate_subscriptions(interests).as_lists()[:k]
+    names = {i: name for i, name in enumerate(ATTRS)}
+    return pd.DataFrame(
+        {
+            "S3-TM: words": f["words"].map(" ".join),
+            "PS2Stream: query": [
+                f"{' AND '.join(d[0])} in {m} ({r[0]:.1f}, {r[1]:.1f}, {r[2]:.1f}, {r[3]:.1f})"
+                for d, m, r in zip(q["dnf"], f["metro"], q["rect"], strict=True)
+            ],
+            "Fabret: predicates": [
+                " AND ".join(f"{names[a]} {op} {v}" for a, op, v in preds) for preds in subs
+            ],
+        },
+        index=pd.Index(f["sub_id"].to_numpy(), name="sub_id"),
     )

@@ -286,7 +286,10 @@ def _fabret(
     from routelab.filtering.model import Events
     from routelab.filtering.static import predicate_nu
 
-    events = post_events(stream, post_topics(stream, interests.model))
+    topics = (
+        stream["topic"].to_numpy() if "topic" in stream else post_topics(stream, interests.model)
+    )
+    events = post_events(stream, topics)
     subs = predicate_subscriptions(interests)
     train = stream["window"].to_numpy() < train_windows
     stats = EventStats.from_events(Events(events.values[train]))

@@ -42,20 +42,6 @@ def _fingerprint(**params: Any) -> str:
     return digest.hexdigest()
 
 
-def region_of(lon: np.ndarray, lat: np.ndarray, country: str = "US") -> np.ndarray:
-    """The region (0 .. REGIONS^2 - 1) of points: the country's box cut REGIONS x REGIONS."""
-    from routelab.spatial.lab.workload import BOXES
-
-    lo_x, lo_y, hi_x, hi_y = BOXES[country]
-    cx = np.clip(
-        ((np.asarray(lon) - lo_x) / (hi_x - lo_x) * REGIONS).astype(np.int64), 0, REGIONS - 1
-    )
-    cy = np.clip(
-        ((np.asarray(lat) - lo_y) / (hi_y - lo_y) * REGIONS).astype(np.int64), 0, REGIONS - 1
-    )
-    return cy * REGIONS + cx
-
-
 def common_stream(
     spark: Any = None,
     max_posts: int | None = None,
@@ -89,7 +75,7 @@ def _build(
 ) -> pd.DataFrame:
     from routelab.datasets.bundled import read_prepared
     from routelab.s3tm.lab.routing.workloads import real_posts_frame
-    from routelab.spatial.lab.workload import place_accounts
+    from routelab.spatial.lab.workload import box_region, place_accounts
 
     if spark is None:
         from routelab.spark import get_spark
@@ -111,7 +97,7 @@ def _build(
     df["weekday"] = ts.dt.weekday.astype(np.int64)
     df["n_words"] = df["words"].map(len).astype(np.int64)
     df["source"] = (df["source"] != "healthtweets").astype(np.int64)
-    df["region"] = region_of(df["lon"].to_numpy(), df["lat"].to_numpy(), country)
+    df["region"] = box_region(df["lon"].to_numpy(), df["lat"].to_numpy(), country, REGIONS)
     df["has_link"] = text.str.contains("http", regex=False).astype(np.int64)
     df["n_hashtags"] = df["hashtags"].map(len).astype(np.int64)
     df["window"] = (np.arange(len(df)) * windows // len(df)).astype(np.int64)
@@ -132,3 +118,20 @@ def key_stream(stream: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
     ts = pd.to_datetime(stream["ts"], utc=True)
     secs = (ts - ts.iloc[0]).dt.total_seconds().to_numpy()[row]
     return codes.astype(np.int64), row, secs
+
+
+def describe(stream: pd.DataFrame) -> pd.DataFrame:
+    """What the common stream holds, one column (notebook 13's first table)."""
+    return pd.DataFrame(
+        {
+            "posts": [len(stream)],
+            "windows": [int(stream["window"].max()) + 1],
+            "from": [stream["ts"].min()],
+            "to": [stream["ts"].max()],
+            "accounts": [stream["account"].nunique()],
+            "posts with a hashtag": [f"{(stream['n_hashtags'] > 0).mean():.1%}"],
+            "distinct hashtags": [len({h for hs in stream["hashtags"] for h in hs})],
+            "words per post": [round(float(stream["n_words"].mean()), 1)],
+            "regions used": [stream["region"].nunique()],
+        }
+    ).T.rename(columns={0: "the common stream"})

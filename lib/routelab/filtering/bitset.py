@@ -360,19 +360,22 @@ class BitsetStage:
         )
         self.rebuilds += 1
 
+    def needs_rebuild(self, rows: np.ndarray) -> bool:
+        """Whether the set ``rows`` differs from the built one by more than
+        ``rebuild_fraction`` of it (or nothing is built yet)."""
+        changed = len(np.setxor1d(rows, self.rows, assume_unique=True))
+        return self.index is None or changed > self.rebuild_fraction * max(len(self.rows), 1024)
+
     def match(
         self, values: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Matches of the subscriptions ``rows`` (registry rows) per event: CSR of registry
         rows, and the checks made one by one."""
         rows = np.asarray(rows, dtype=np.int64)
+        if self.needs_rebuild(rows):
+            self.build(rows)
         gone = ~np.isin(self.rows, rows, assume_unique=True)
         new = rows[~np.isin(rows, self.rows, assume_unique=True)]
-        if self.index is None or gone.sum() + len(new) > self.rebuild_fraction * max(
-            len(self.rows), 1024
-        ):
-            self.build(rows)
-            gone, new = np.zeros(len(self.rows), dtype=bool), rows[:0]
         assert self.index is not None
         masked = _bits(np.flatnonzero(gone), self.index.words) if gone.any() else None
         ptr, pos, checks = self.index.match(values, masked)
@@ -432,9 +435,7 @@ class BitsetMatcher:
     def prepare(self) -> None:
         """Rebuild now if the updates since the build call for it (not in a timed match)."""
         rows = np.flatnonzero(self.registry.alive.view())
-        if len(np.setxor1d(rows, self.stage.rows)) > self.stage.rebuild_fraction * max(
-            len(self.stage.rows), 1024
-        ):
+        if self.stage.needs_rebuild(rows):
             self.stage.build(rows)
 
     def match(self, events: Events) -> tuple[np.ndarray, np.ndarray]:

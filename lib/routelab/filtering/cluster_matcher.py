@@ -148,18 +148,14 @@ class ClusterMatcher:
         never be read)."""
         reg = self.registry
         full = reg.phase1_index()
-        key = (full, self._stage.rebuilds if self._stage else 0, len(staged_rows))
-        if (
-            self._p1_cache is not None
-            and self._p1_cache[0] == key[1:]
-            and self._p1_cache[1] is full
-        ):
+        key = (self._stage.rebuilds if self._stage else 0, len(staged_rows))
+        if self._p1_cache is not None and self._p1_cache[0] is full and self._p1_cache[1] == key:
             return self._p1_cache[2]
         _, preds = rows_csr(reg, staged_rows)
         refs = reg.refcount.view().copy()
         np.subtract.at(refs, preds, 1)
         index = PredicateIndex.build(reg.table(), refs > 0)
-        self._p1_cache = (key[1:], full, index)
+        self._p1_cache = (full, key, index)
         return index
 
     # -- matching ------------------------------------------------------------------------

@@ -81,10 +81,14 @@ def sample_load(
     return total
 
 
-def live_after(kind: np.ndarray, ref: np.ndarray, n_queries: int, end: int) -> np.ndarray:
-    """Which queries are alive after the first ``end`` tuples."""
-    alive = np.zeros(n_queries, dtype=bool)
-    k, r = kind[:end], ref[:end]
+def live_after(
+    kind: np.ndarray, ref: np.ndarray, n_queries: int, end: int, start: int = 0,
+    alive: np.ndarray | None = None,
+) -> np.ndarray:  # fmt: skip
+    """Which queries are alive after the first ``end`` tuples (from ``alive``, the state
+    after the first ``start``, if given)."""
+    alive = np.zeros(n_queries, dtype=bool) if alive is None else alive.copy()
+    k, r = kind[start:end], ref[start:end]
     alive[r[k == INS]] = True
     alive[r[k == DEL]] = False
     return alive
@@ -99,6 +103,16 @@ class Strategies:
         self.old: tuple[Gridt, DispatcherState] | None = None
         self.old_q = np.zeros(0, dtype=bool)
         self.at_switch = 0
+        self._live: tuple[int, np.ndarray] | None = None  # (end, alive) of the last call
+
+    def live(self, setup: Setup, end: int) -> np.ndarray:
+        """The queries alive after the first ``end`` tuples, carried forward from the last
+        call (the replay asks at increasing ends)."""
+        st = setup.stream
+        start, alive = self._live if self._live and self._live[0] <= end else (0, None)
+        alive = live_after(st.kind, st.ref, len(st.queries), end, start, alive)
+        self._live = (end, alive)
+        return alive
 
     @property
     def dual(self) -> bool:
@@ -132,7 +146,7 @@ class Strategies:
         t0 = time.perf_counter()
         lo = max(0, end - (params.window or params.every))
         objs = np.unique(st.ref[lo:end][st.kind[lo:end] == OBJ])
-        live = live_after(st.kind, st.ref, len(st.queries), end)
+        live = self.live(setup, end)
         qs = np.flatnonzero(live)
         stats = SampleStats(
             setup.grid, st.objects.take(objs), st.queries.take(qs), len(st.vocab), costs
@@ -155,8 +169,7 @@ class Strategies:
         }  # fmt: skip
 
     def drained(self, setup: Setup, end: int, params: GlobalParams) -> bool:
-        st = setup.stream
-        old_live = live_after(st.kind, st.ref, len(st.queries), end) & self.old_q
+        old_live = self.live(setup, end) & self.old_q
         return self.dual and int(old_live.sum()) < params.rho * max(self.at_switch, 1)
 
     def finish(self, setup: Setup, workers: Workers, end: int) -> dict:
@@ -172,7 +185,7 @@ class Strategies:
             keep = ~self.old_q[q]
             moved_postings += int((~keep).sum())
             workers.give(w, (q[keep], c[keep], k[keep]))
-        ids = np.flatnonzero(live_after(st.kind, st.ref, len(st.queries), end) & self.old_q)
+        ids = np.flatnonzero(self.live(setup, end) & self.old_q)
         kind = np.full(len(ids), INS, dtype=np.int8)
         routed = dispatch(
             self.gt, self.state, kind, ids, setup.obj_cell, st.objects, st.queries, setup.q_range
@@ -184,7 +197,7 @@ class Strategies:
             workers.give(
                 w,
                 (
-                    wt.ref[np.repeat(np.arange(len(wt)), np.diff(wt.post_ptr))],
+                    np.repeat(wt.ref, np.diff(wt.post_ptr)),
                     wt.post_cell,
                     wt.post_key.astype(np.int64),
                 ),

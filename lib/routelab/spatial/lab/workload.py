@@ -127,7 +127,8 @@ def _tweet_words() -> pd.DataFrame:
     return out[out["words"].map(len) > 0].reset_index(drop=True)
 
 
-def _places(country: str) -> pd.DataFrame:
+def country_places(country: str) -> pd.DataFrame:
+    """The gazetteer's populated places inside ``country``'s box."""
     from routelab.datasets.bundled import read_prepared
 
     g = read_prepared("gazetteer", ["name", "country", "lat", "lon", "population"])
@@ -142,7 +143,7 @@ def place_tweets(p: WorkloadParams) -> pd.DataFrame:
         raise ValueError(f"country must be one of {sorted(HOMES)}, got {p.country!r}")
     rng = np.random.default_rng([p.seed, 1])
     tweets = _tweet_words()
-    places = _places(p.country)
+    places = country_places(p.country)
     idx = rng.integers(0, len(tweets), p.n_objects)
     if p.order == "time":
         idx = np.sort(idx)  # posts are stored in time order
@@ -172,7 +173,7 @@ def place_accounts(
     account's home metro (:data:`HOMES`; unknown accounts: the largest place), else at a
     gazetteer place drawn by population; Gaussian jitter of max(1 km, 2 km sqrt(pop/1e5)),
     clipped to the country's box. Returns (lon, lat)."""
-    places = _places(country) if places is None else places
+    places = country_places(country) if places is None else places
     n = len(accounts)
     pop = places.population.to_numpy(dtype=np.float64)
     chosen = rng.choice(len(places), size=n, p=pop / pop.sum())
@@ -190,6 +191,21 @@ def place_accounts(
     lon = lon0 + rng.normal(0, 1, n) * sigma_km / (KM_PER_DEGREE * np.cos(np.radians(lat0)))
     lo_x, lo_y, hi_x, hi_y = BOXES[country]
     return np.clip(lon, lo_x, hi_x), np.clip(lat, lo_y, hi_y)
+
+
+def box_region(
+    lon: np.ndarray, lat: np.ndarray, country: str = "US", regions: int = 10
+) -> np.ndarray:
+    """The region (0 .. regions^2 - 1, row-major from the south-west) of points: the
+    country's box cut ``regions`` x ``regions`` (Q3's regions)."""
+    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    rx = np.clip(
+        ((np.asarray(lon) - lo_x) / (hi_x - lo_x) * regions).astype(np.int64), 0, regions - 1
+    )
+    ry = np.clip(
+        ((np.asarray(lat) - lo_y) / (hi_y - lo_y) * regions).astype(np.int64), 0, regions - 1
+    )
+    return ry * regions + rx
 
 
 def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams) -> pd.DataFrame:
@@ -211,10 +227,8 @@ def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams)
     lon = objects.lon.to_numpy()[centre]
     lat = objects.lat.to_numpy()[centre]
     if p.query_set == "Q3":
-        lo_x, lo_y, hi_x, hi_y = BOXES[p.country]
         r = p.q3_regions
-        rx = np.clip(((lon - lo_x) / (hi_x - lo_x) * r).astype(int), 0, r - 1)
-        ry = np.clip(((lat - lo_y) / (hi_y - lo_y) * r).astype(int), 0, r - 1)
+        region = box_region(lon, lat, p.country, r)
         region_q2 = np.random.default_rng([p.seed, 3]).random(r * r) < p.q3_p
         if p.q3_flip_every > 0:
             # Sect. VI-D (Fig. 16): every q3_flip_every queries (query ids follow insertion
@@ -228,9 +242,9 @@ def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams)
                 per_epoch[e] = state
                 state[flips.choice(r * r, size=k, replace=False)] ^= True
             epoch = np.arange(n_queries) // p.q3_flip_every
-            is_q2 = per_epoch[epoch, ry * r + rx]
+            is_q2 = per_epoch[epoch, region]
         else:
-            is_q2 = region_q2[ry * r + rx]
+            is_q2 = region_q2[region]
     else:
         is_q2 = np.full(n_queries, p.query_set == "Q2")
     lo1, hi1 = p.q1_side_km
