@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.spatial.lab import adjust_claims as jc
+from routelab.spatial.lab.regime import C_GRID_US
 
 BASE = {  # per selector: select ms, bytes, migration s, throughput, share unaffected, oom
     "none": (0.0, 0.0, 0.0, 100.0, 0.99, 0),
@@ -30,7 +31,11 @@ def _frame(values=BASE, mus=(1_000, 5_000), seeds=3, noise=0.01, grow=2.0, big=N
                 rows.append({"level": "run", "mu": mu, "seed": s, "selector": sel,
                              "select_ms_mean": ms * f[0], "bytes": b * scale * f[1],
                              "migration_s": mig * scale * f[2], "throughput": thr * f[3],
-                             "lat_fast": fast * f[4], "oom": oom})  # fmt: skip
+                             "lat_fast": fast * f[4], "oom": oom,
+                             # the same at every per-message cost; a work-dominated run
+                             "throughput_grid": [thr * f[3]] * len(C_GRID_US),
+                             "lat_fast_grid": [fast * f[4]] * len(C_GRID_US),
+                             "fixed_share": 0.02, "busy_min_s": 0.5})  # fmt: skip
     return pd.DataFrame(rows)
 
 

@@ -57,7 +57,14 @@ from routelab.spatial.adjust_workers import (
     Workers,
 )
 from routelab.spatial.cost import CostParams
-from routelab.spatial.engine import POSTING_BYTES, QUERY_BYTES, Setup, make_gridt, worker_tuples
+from routelab.spatial.engine import (
+    POSTING_BYTES,
+    QUERY_BYTES,
+    Setup,
+    fixed_cost,
+    make_gridt,
+    worker_tuples,
+)
 from routelab.spatial.gi2 import WorkerTuples
 from routelab.spatial.global_adjust import GlobalParams, Strategies
 from routelab.spatial.gridt import DispatcherState, Gridt
@@ -80,6 +87,9 @@ class AdjustParams:
     enabled: bool = True
     k_hot: int = 5  # Phase I: the hot worker's most loaded cells examined (0: no Phase I)
     global_params: GlobalParams = field(default_factory=GlobalParams)
+    #: also measure every worker's fixed cost per period (``fixed_<w>`` in the periods:
+    #: the same replay against an empty index, :func:`routelab.spatial.engine.fixed_cost`)
+    measure_fixed: bool = False
 
     def __post_init__(self) -> None:
         if self.period < 1:
@@ -240,6 +250,10 @@ def replay_adjusted(
         row = {"period": p, "first_tuple": lo, "tuples": hi - lo, "sigma_obs": _ratio(loads)}
         row.update({f"load_{w}": loads[w] for w in range(n_w)})
         row.update({f"busy_{w}": busy[w] for w in range(n_w)})
+        row.update({f"msgs_{w}": len(wts[w]) for w in range(n_w)})
+        if params.measure_fixed:
+            row.update({f"fixed_{w}": fixed_cost(setup, wts[w], impl=impl, repeats=1)
+                        for w in range(n_w)})  # fmt: skip
         row["migrated_cells"] = 0
         row["dual"] = strat.dual
         more = hi < len(st.kind)

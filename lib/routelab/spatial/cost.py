@@ -41,6 +41,7 @@ from routelab.spatial.grid import BaseGrid
 from routelab.spatial.model import Objects, Queries
 
 COST_MODELS = ("gi2_checks", "pairs_unit", "pairs_literal")
+UPDATE_UNITS = ("query", "posting")
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,21 @@ class CostParams:
     c_o: float = 10.0
     c_ins: float = 10.0
     c_del: float = 10.0
+    #: what an update is charged per: ``"query"`` (Definition 1: ``c_ins`` per inserted
+    #: query, ``c_del`` per deleted one) or ``"posting"`` (``c_ins + c_del`` per GI2
+    #: posting the query makes: every base cell it covers x every registering key), the
+    #: reading the clock favours (READINGS.md; :data:`POSTING_UNITS`)
+    update_unit: str = "query"
 
     def __post_init__(self) -> None:
         if self.model not in COST_MODELS:
             raise ValueError(f"cost model must be one of {COST_MODELS}, got {self.model!r}")
+        if self.update_unit not in UPDATE_UNITS:
+            raise ValueError(f"update_unit must be one of {UPDATE_UNITS}, got {self.update_unit!r}")
+
+    @property
+    def per_posting(self) -> bool:
+        return self.update_unit == "posting"
 
     @property
     def c_q(self) -> float:
@@ -80,6 +92,7 @@ class UnitSets:
     checks: float
     objects: np.ndarray  # sample object indices reaching the unit
     queries: np.ndarray  # sample query indices stored for the unit
+    postings: float = 0.0  # GI2 postings those queries make in the unit (cells x keys)
 
 
 def _prefix2d(values: np.ndarray, g: int) -> np.ndarray:
@@ -137,6 +150,7 @@ class SampleStats:
         cell_obj = np.bincount(self.ocell[self.o_matchable], minlength=g * g).astype(np.float64)
         self._p_objects = _prefix2d(cell_obj, g)
         self._p_all_objects = _prefix2d(np.bincount(self.ocell, minlength=g * g).astype(float), g)
+        self._p_postings = _prefix2d(np.asarray(self.n_q.sum(axis=1)).ravel(), g)
         self.q_terms_q, self.q_terms_t = queries.all_terms()
         self._cache: dict[tuple, UnitSets] = {}
 
@@ -180,18 +194,21 @@ class SampleStats:
         qmask = self.queries_overlapping(*rect)
         if u.terms is None:
             checks = _rect_sum(self._p_checks, *rect)
+            postings = _rect_sum(self._p_postings, *rect)
             objs = np.flatnonzero(self.objects_in(*rect) & self.o_matchable)
         else:
             tm = u.terms
             rows = self.cell_rows(*rect)
-            checks = float((self.K[rows] @ tm.astype(np.float64)).sum()) if len(rows) else 0.0
+            tf = tm.astype(np.float64)
+            checks = float((self.K[rows] @ tf).sum()) if len(rows) else 0.0
+            postings = float((self.n_q[rows] @ tf).sum()) if len(rows) else 0.0
             inrect = self.objects_in(*rect)
             e = self.e_live & tm[self.e_term] & inrect[self.e_obj]
             objs = np.unique(self.e_obj[e])
             has_key = np.zeros(len(self.queries), dtype=bool)
             has_key[self.k_q[tm[self.k_t]]] = True
             qmask &= has_key
-        out = UnitSets(float(checks), objs, np.flatnonzero(qmask))
+        out = UnitSets(float(checks), objs, np.flatnonzero(qmask), float(postings))
         self._cache[key] = out
         return out
 
@@ -211,6 +228,8 @@ class SampleStats:
             m = float(sum(len(s.objects) * len(s.queries) for s in sets))
         else:
             m = float(n_o) * n_q
+        if c.per_posting:  # units on one worker hold disjoint (cell, key) postings
+            return c.c_m * m + c.c_o * n_o + c.c_q * sum(s.postings for s in sets)
         return c.c_m * m + c.c_o * n_o + c.c_q * n_q
 
     def load(self, units: list[Unit]) -> float:
@@ -252,10 +271,11 @@ class SampleStats:
         chk = np.asarray(self.K[rows].sum(axis=0)).ravel()
         no = np.asarray(self.n_o[rows].sum(axis=0)).ravel()
         qm = self.queries_overlapping(x0, y0, x1, y1)
-        sel = qm[self.k_q]
-        nq = np.bincount(self.k_t[sel], minlength=self.n_terms).astype(np.float64)
+        nq = np.bincount(self.k_t[qm[self.k_q]], minlength=self.n_terms).astype(np.float64)
+        # an update's charge: per query, or per posting each term's queries make here
+        upd = np.asarray(self.n_q[rows].sum(axis=0)).ravel() if c.per_posting else nq
         m = chk if c.model == "gi2_checks" else no * nq
-        load = c.c_m * m + c.c_o * no + c.c_q * nq
+        load = c.c_m * m + c.c_o * no + c.c_q * upd
         if terms is not None:
             load = np.where(terms, load, 0.0)
         return load

@@ -84,7 +84,9 @@ def _dispatch_task(data: _Shipped, d: int) -> tuple[int, float, Routed]:
 def _worker_task(data: _Shipped, routed: Routed, w: int):
     tup = routed.tup[routed.worker == w]
     warm = int(np.searchsorted(tup, first_object(data.stream)))
-    return replay_worker(data, worker_tuples(data.stream, routed, w), tup, w, data.impl, warm=warm)
+    return replay_worker(
+        data, worker_tuples(data.stream, routed, w), tup, w, data.impl, warm=warm, routed=routed
+    )
 
 
 def spark_run(

@@ -197,7 +197,17 @@ def worker_tuples(stream: Stream, routed: Routed, w: int) -> WorkerTuples:
 
 def tuples_for(kind: np.ndarray, ref: np.ndarray, routed: Routed, w: int) -> WorkerTuples:
     """Worker ``w``'s share of ``routed``, dispatched from the tuples ``(kind, ref)``."""
-    rows = np.flatnonzero(routed.worker == w)
+    return decode_rows(kind, ref, routed, np.flatnonzero(routed.worker == w))
+
+
+def decode_rows(
+    kind: np.ndarray, ref: np.ndarray, routed: Routed, rows: np.ndarray
+) -> WorkerTuples:
+    """The tuples of the routed ``rows`` (the batch the shuffle hands one worker) decoded into
+    the arrays its GI2 replays: each tuple's kind and reference, and its insertion's
+    ``(cell, key)`` postings gathered into one run per tuple. This is what a worker of
+    :mod:`routelab.spatial.dataflow` does with every message it receives; the timed section
+    of :func:`replay_worker` includes it."""
     lengths = routed.post_ptr[rows + 1] - routed.post_ptr[rows]
     ptr = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
@@ -224,10 +234,16 @@ class WorkerRun:
     warm: int = 0
     #: postings the timed part created (its insertions' (cell, key) pairs)
     timed_postings: int = 0
+    #: seconds of the timed section spent decoding the routed batch (best replay's)
+    decode_s: float = 0.0
+    #: the timed section's fixed cost: the same decode and replay with no index work
+    #: (:func:`fixed_cost`); NaN where it was not measured
+    fixed_s: float = float("nan")
 
     @property
     def timed_tuples(self) -> int:
-        """The tuples ``busy_s`` covers (after the opening registration)."""
+        """The tuples ``busy_s`` covers (after the opening registration): the messages the
+        worker received in the timed part."""
         return self.tuples - self.warm
 
 
@@ -239,43 +255,101 @@ def replay_worker(
     impl: str = "kernel",
     repeats: int = 1,
     warm: int = 0,
+    routed: Routed | None = None,
+    fixed: bool = False,
 ) -> WorkerRun:
     """Replay one worker's sub-stream through a fresh GI2, timed ``repeats`` times, each on a
     fresh index (the run's own noise, not the work, varies) while holding the machine's
     timing lock (:func:`routelab.timing.timing_lock`): ``busy_s`` is the best replay,
     ``busy_runs`` every one, for the intervals of the claims. The first ``warm`` tuples
     (the stream's opening registration of ``mu`` queries) are replayed before the clock
-    starts: the time is the running system's (Sect. VI-A measures a running system)."""
+    starts: the time is the running system's (Sect. VI-A measures a running system).
+
+    With ``routed`` (the dispatchers' output), the timed section starts from the worker's
+    routed rows and decodes them (:func:`decode_rows`) before the index work, as a worker of
+    the Spark dataflow does with the batch the shuffle hands it; ``decode_s`` is that part.
+    ``fixed=True`` also measures the section's fixed cost (:func:`fixed_cost`)."""
     st = setup.stream
     if impl == "kernel":  # compile outside the timed region
         make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab)).replay(
             WorkerTuples.unposted(tuples.kind[:0], tuples.ref[:0])
         )
     head, body = tuples.split(warm)
-    runs = []
+    rows = np.flatnonzero(routed.worker == w)[warm:] if routed is not None else None
+    runs, decodes = [], []
     for _ in range(max(1, repeats)):
         index = make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
         r0 = index.replay(head)
         with timing_lock():
             t0 = time.perf_counter()
+            if rows is not None:
+                body = decode_rows(st.kind, st.ref, routed, rows)
+            t1 = time.perf_counter()
             r = index.replay(body)
             runs.append(time.perf_counter() - t0)
+            decodes.append(t1 - t0)
     stored = len(np.unique(tuples.ref[tuples.kind == INS]))
+    best = int(np.argmin(runs))
     return WorkerRun(
         w,
         len(tuples),
         int((tuples.kind == OBJ).sum()),
-        min(runs),
+        runs[best],
         np.concatenate([r0.checks, r.checks]),
         tup,
-        st.queries.ids[np.concatenate([r0.match_query, r.match_query])],
-        st.objects.ids[np.concatenate([r0.match_object, r.match_object])],
+        compact_ids(st.queries.ids[np.concatenate([r0.match_query, r.match_query])]),
+        compact_ids(st.objects.ids[np.concatenate([r0.match_object, r.match_object])]),
         max(r0.peak_postings, r.peak_postings),
         stored,
         tuple(runs),
         len(head),
         int(body.post_ptr[-1]) if len(body.post_ptr) else 0,
+        decodes[best],
+        fixed_cost(setup, body, rows, routed, impl) if fixed else float("nan"),
     )
+
+
+def compact_ids(ids: np.ndarray) -> np.ndarray:
+    """``ids`` as int32 where they fit (a worker's match lists hold tens of millions of
+    ids), else unchanged."""
+    if len(ids) and ids.dtype != np.int32 and 0 <= ids.min() and ids.max() < 2**31:
+        return ids.astype(np.int32)
+    return ids
+
+
+def fixed_cost(
+    setup: Setup,
+    body: WorkerTuples,
+    rows: np.ndarray | None = None,
+    routed: Routed | None = None,
+    impl: str = "kernel",
+    repeats: int = 3,
+) -> float:
+    """The fixed cost of a worker's timed section: what it would take with no index work.
+
+    Measured as the same section against an **empty** index: the decode of the same routed
+    rows (when given) and the replay of the body's objects through a GI2 that holds no
+    query, so every object pays the call, the loop and its hash-table probes but finds no
+    list to scan; the per-tuple time of that replay is charged to every timed tuple
+    (updates included, whose own work -- writing postings -- is work). The best of
+    ``repeats``, under the timing lock. Its share of the busy time is the regime's
+    "fixed-cost share" (:mod:`routelab.spatial.lab.regime`)."""
+    st = setup.stream
+    obj = body.kind == OBJ
+    objects = WorkerTuples.unposted(OBJ, body.ref[obj])
+    best = float("inf")
+    for _ in range(max(1, repeats)):
+        index = make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
+        with timing_lock():
+            t0 = time.perf_counter()
+            if rows is not None and routed is not None:
+                decode_rows(st.kind, st.ref, routed, rows)
+            t1 = time.perf_counter()
+            index.replay(objects)
+            t2 = time.perf_counter()
+        per_tuple = (t2 - t1) / max(int(obj.sum()), 1)
+        best = min(best, (t1 - t0) + per_tuple * len(body))
+    return best
 
 
 def first_object(stream: Stream) -> int:
@@ -326,14 +400,22 @@ def merge(runs: list[WorkerRun]) -> tuple[set[tuple[int, int]], int]:
 def merge_count(runs: list[WorkerRun]) -> tuple[int, int]:
     """The merger's counts without the pairs: distinct ``(query id, object id)`` pairs and
     the duplicates removed (the experiments' form: millions of pairs as a Python set would
-    take gigabytes)."""
+    take gigabytes). Each pair is one int64 key, ``query * (max object + 1) + object``, so
+    the distinct count is one sort of a flat array."""
     if not runs:
         return 0, 0
     pq = np.concatenate([r.match_query for r in runs]).astype(np.int64)
     po = np.concatenate([r.match_object for r in runs]).astype(np.int64)
     if not len(pq):
         return 0, 0
-    distinct = len(np.unique(np.stack([pq, po], axis=1), axis=0))
+    lo_q, lo_o = int(pq.min()), int(po.min())
+    span = int(po.max()) - lo_o + 1
+    if (int(pq.max()) - lo_q + 1) * span >= 2**63:  # ids too wide for one key
+        distinct = len(np.unique(np.stack([pq, po], axis=1), axis=0))
+    else:
+        key = (pq - lo_q) * span + (po - lo_o)
+        key.sort()
+        distinct = int(np.count_nonzero(np.diff(key))) + 1
     return distinct, len(pq) - distinct
 
 
@@ -344,8 +426,11 @@ def run_pipeline(
     use_filter: bool = True,
     repeats: int = 1,
     keep_pairs: bool = True,
+    fixed: bool = False,
 ) -> PipelineResult:
-    """Dispatch the whole stream (one dispatcher) and replay every worker locally.
+    """Dispatch the whole stream (one dispatcher) and replay every worker locally, each
+    worker's timed section decoding its routed rows before its index work
+    (:func:`replay_worker`); ``fixed=True`` measures every worker's fixed cost too.
     ``keep_pairs=False`` counts the merged pairs (``info["distinct_pairs"]``) instead of
     keeping them, and drops the workers' match lists (large runs)."""
     st = setup.stream
@@ -373,7 +458,11 @@ def run_pipeline(
     for w in range(partition.n_workers):
         tup = routed.tup[routed.worker == w]
         warm = int(np.searchsorted(tup, first))
-        runs.append(replay_worker(setup, worker_tuples(st, routed, w), tup, w, impl, repeats, warm))
+        runs.append(
+            replay_worker(
+                setup, worker_tuples(st, routed, w), tup, w, impl, repeats, warm, routed, fixed
+            )
+        )
     if keep_pairs:
         pairs, dups = merge(runs)
         info = run_info(gt, routed, runs)

@@ -385,8 +385,8 @@ def _replay(
     # reason[0] on an early return: 1 the pool is short, 2 only the lists' room
     n = len(kind)
     cap = max(1024, cap0)
-    out_q = np.empty(cap, dtype=np.int64)
-    out_o = np.empty(cap, dtype=np.int64)
+    out_q = np.empty(cap, dtype=np.int32)  # indices into queries / objects (< 2^31)
+    out_o = np.empty(cap, dtype=np.int32)
     n_out = 0
     pool_cap = len(p_q)
     for i in range(lo, n):
@@ -544,8 +544,8 @@ def _replay(
                             continue
                     if n_out == cap:
                         cap *= 2
-                        nq = np.empty(cap, dtype=np.int64)
-                        no = np.empty(cap, dtype=np.int64)
+                        nq = np.empty(cap, dtype=np.int32)
+                        no = np.empty(cap, dtype=np.int32)
                         nq[:n_out] = out_q[:n_out]
                         no[:n_out] = out_o[:n_out]
                         out_q = nq
@@ -665,6 +665,9 @@ class GI2Kernel:
         n_terms: int,
         purge_fraction: float = 0.1,
     ) -> None:
+        if max(len(objects), len(queries)) >= 2**31:
+            raise ValueError("GI2Kernel's result arrays hold int32 indices: at most 2^31 - 1 "
+                             "objects and queries")  # fmt: skip
         self.objects = objects
         self.queries = queries
         self.obj_cell = np.ascontiguousarray(obj_cell, dtype=np.int64)

@@ -38,6 +38,7 @@ from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import build_partition
 from routelab.spatial.global_adjust import GlobalParams
 from routelab.spatial.lab.experiments import make_setup
+from routelab.spatial.lab.regime import C_GRID_US
 from routelab.spatial.lab.workload import WorkloadParams
 from routelab.spatial.migration import SELECTORS
 
@@ -45,9 +46,36 @@ NONE = "none"  # the run without adjustment
 GLOBAL = "GR+global"  # GR with global adjustment
 
 
-def _latency(run: AdjustedRun, n: int, rate: float, n_workers: int) -> np.ndarray:
+def _latency(run: AdjustedRun, n: int, rate: float, n_workers: int, c_s: float = 0.0) -> np.ndarray:
+    """Every tuple's latency at ``rate`` tuples/s, ``c_s`` seconds of platform cost added
+    to every copy's service time (the regime map's per-message cost)."""
     arrivals = np.arange(n) / rate
-    return multicopy_latency(run.copy_tup, run.copy_worker, run.copy_service, arrivals, n_workers)
+    return multicopy_latency(
+        run.copy_tup, run.copy_worker, run.copy_service + c_s, arrivals, n_workers
+    )
+
+
+def run_throughput(busy: np.ndarray, msgs: np.ndarray, n: int, c_s: float = 0.0) -> float:
+    """Tuples over the sum, per period, of that period's busiest worker's seconds (busy
+    ``(periods, workers)``, pauses included, plus ``c_s`` per message): a worker hot in one
+    period and cold in another does not average out."""
+    return n / max(float((busy + c_s * msgs).max(axis=1).sum()), 1e-12)
+
+
+def regime_columns(run: AdjustedRun) -> dict[str, float]:
+    """The run's regime (:mod:`routelab.spatial.lab.regime`): the busiest worker's fixed cost
+    as a share of its busy time, summed over the periods, and the run's busy seconds (the
+    sum of the periods' busiest workers: one timed replay of the stream)."""
+    busy = _busy(run)
+    fixed = _cols(run, "fixed_")
+    top = busy.argmax(axis=1)
+    total = float(busy.max(axis=1).sum())
+    share = (
+        float(fixed[np.arange(len(top)), top].sum()) / max(total, 1e-12)
+        if fixed.size
+        else float("nan")
+    )
+    return {"fixed_share": share, "busy_min_s": total}
 
 
 def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -79,23 +107,31 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     n = len(setup.stream.kind)
     _warm_up(setup, part, selectors)
     runs: dict[str, AdjustedRun] = {
-        NONE: replay_adjusted(setup, part, AdjustParams(period=period, enabled=False))
+        NONE: replay_adjusted(
+            setup, part, AdjustParams(period=period, enabled=False, measure_fixed=True)
+        )
     }
     for name in selectors:
         chosen = AdjustParams(period=period, sigma=sigma, selector=name, costs=costs,
-                              selector_params=dp if name == "DP" else {})  # fmt: skip
+                              selector_params=dp if name == "DP" else {}, measure_fixed=True)  # fmt: skip
         runs[name] = replay_adjusted(setup, part, chosen)
     if params.get("global_fraction"):
         gp = GlobalParams(every=max(period, int(float(params["global_fraction"]) * n)))
         both = AdjustParams(
-            period=period, sigma=sigma, selector="GR", costs=costs, global_params=gp
+            period=period,
+            sigma=sigma,
+            selector="GR",
+            costs=costs,
+            global_params=gp,
+            measure_fixed=True,
         )
         runs[GLOBAL] = replay_adjusted(setup, part, both)
     truth = runs[NONE].pairs
-    busy_none = _busy(runs[NONE]).sum(axis=0).max()
-    rate = float(params.get("utilization", 0.7)) * n / max(busy_none, 1e-12)
+    util = float(params.get("utilization", 0.7))
+    rate = util * run_throughput(_busy(runs[NONE]), _cols(runs[NONE], "msgs_"), n)
     lat_none = _latency(runs[NONE], n, rate, n_workers)
     b1 = float(np.percentile(lat_none, 99))
+    grid = _cost_grid(runs, n, n_workers, util)
     rows = []
     for name, run in runs.items():
         if run.pairs != truth:
@@ -116,7 +152,9 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "migration_s": float(moved["migration_s"].sum()) if len(moved) else 0.0,
                 "cells_moved": int(moved["cells"].sum()) if len(moved) else 0,
                 "queries_moved": int(moved["queries"].sum()) if len(moved) else 0,
-                "throughput": n / max(float(busy.sum(axis=0).max()), 1e-12),
+                "throughput": run_throughput(busy, _cols(run, "msgs_"), n),
+                "throughput_grid": grid[name][0], "lat_fast_grid": grid[name][1],
+                **regime_columns(run),
                 "lat_fast": float((lat < b1).mean()), "lat_mid": float(((lat >= b1) & (lat < 10 * b1)).mean()),
                 "lat_slow": float((lat >= 10 * b1).mean()), "b1_us": b1 * 1e6,
                 "lat_p99_us": float(np.percentile(lat, 99) * 1e6),
@@ -166,9 +204,33 @@ def _warm_up(setup: Any, part: Any, selectors: list[str]) -> None:
 
 def _busy(run: AdjustedRun) -> np.ndarray:
     """(periods, workers) busy seconds, migration pauses included."""
-    cols = sorted((c for c in run.periods.columns if c.startswith("busy_")),
-                  key=lambda c: int(c.split("_")[1]))  # fmt: skip
+    return _cols(run, "busy_")
+
+
+def _cols(run: AdjustedRun, prefix: str) -> np.ndarray:
+    """(periods, workers) of the period columns ``<prefix><w>`` (empty if none)."""
+    cols = sorted((c for c in run.periods.columns if c.startswith(prefix)),
+                  key=lambda c: int(c[len(prefix):]))  # fmt: skip
     return run.periods[cols].to_numpy(float)
+
+
+def _cost_grid(
+    runs: dict[str, AdjustedRun], n: int, n_workers: int, util: float
+) -> dict[str, tuple[list[float], list[float]]]:
+    """Per run, the throughput and the share of tuples below b1 at every per-message cost of
+    :data:`~routelab.spatial.lab.regime.C_GRID_US` (the arrival rate and b1 re-derived
+    from the run without adjustment at that cost)."""
+    out: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in runs}
+    for c_us in C_GRID_US:
+        c_s = 1e-6 * c_us
+        none = runs[NONE]
+        rate = util * run_throughput(_busy(none), _cols(none, "msgs_"), n, c_s)
+        b1 = float(np.percentile(_latency(none, n, rate, n_workers, c_s), 99))
+        for name, run in runs.items():
+            lat = _latency(run, n, rate, n_workers, c_s)
+            out[name][0].append(run_throughput(_busy(run), _cols(run, "msgs_"), n, c_s))
+            out[name][1].append(float((lat < b1).mean()))
+    return out
 
 
 def points(

@@ -33,6 +33,15 @@ from routelab.claims import (
     unmeasured_rows,
     within_factor_measured,
 )
+from routelab.spatial.lab.regime import (
+    C_PAPER_US,
+    at_cost,
+    flip_points,
+    in_regime,
+    regime_reason,
+    regime_table,
+    verdict_map,
+)
 
 C1_PAPER = 160_659 / 76_921  # US-Q1: grid vs frequency, 2.09x
 C2_PAPER = 267_415 / 181_542  # US-Q2: metric vs R-tree, 1.47x
@@ -54,13 +63,6 @@ SPACE = ("grid", "kd-tree", "r-tree")
 COMPARED = ("hybrid", "metric", "kd-tree")
 #: Fig. 11's panels: (a) is STS-UK-Q1 (stated); (b) and (c) read as UK-Q2 and UK-Q3
 FIG11_PANELS = {"a": ("GB", "Q1"), "b": ("GB", "Q2"), "c": ("GB", "Q3")}
-#: the paper's regime: its 8 Storm workers ran 76-267k tuples/s together, 10-33k each, so a
-#: worker spent 30-100 microseconds per tuple; a timing claim needs workers at least this
-#: busy per tuple (below it per-call overhead, not the index work, decides the time)
-REGIME_US_PER_TUPLE = 10.0
-#: and the busiest worker busy at least this long per replay, so the timer and the
-#: machine's background noise cannot decide a ranking
-MIN_BUSY_S = 1.0
 
 
 def _val(df: pd.DataFrame, country: str, qs: str, alg: str, metric: str) -> float:
@@ -585,6 +587,8 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
         len(fit),
         rule=f"(set, partitioner) with R^2 >= {MODEL_R2} on the balanced load",
     )
+    # a timing row: each R^2 rests on every worker of every seed's run
+    v = Verdict(v.verdict, v.rule, int(fit.workers.min()) if "workers" in fit else 0)
     worst = fit.loc[fit.r2_balanced.idxmin()]
     return {
         **head,
@@ -602,6 +606,7 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
         "note": "R^2 over the workers of every run; 'calibrated' refits the four unit costs on "
         "the run's own workers per query set, so the gap between the two is what the "
         "partitioners' unit ratios get wrong on this machine" + _worst_kind(errors),
+        "timing": True,
     }
 
 
@@ -745,76 +750,84 @@ def adjustment_rows() -> list[dict]:
     )
 
 
-def regime_reason(*frames: pd.DataFrame) -> str:
-    """Why the timings of ``frames`` cannot grade a timing claim ("" if they can): the
-    busiest worker must spend at least :data:`REGIME_US_PER_TUPLE` per tuple (the paper's
-    regime) and be busy at least :data:`MIN_BUSY_S` per replay. Frames without these
-    columns are taken as they are."""
-    rows = pd.concat([f for f in frames if len(f)], ignore_index=True) if frames else None
-    if rows is None or not len(rows):
-        return ""
-    need = {"busiest_us_per_tuple", "worker_busy_max_s"}
-    if not need <= set(rows.columns):
-        return ""
-    us, busy = rows["busiest_us_per_tuple"], rows["worker_busy_max_s"]
-    if us.min() >= REGIME_US_PER_TUPLE and busy.min() >= MIN_BUSY_S:
-        return ""
-    return (
-        f"not the paper's regime: the busiest worker spends {us.median():.2g} µs per tuple "
-        f"(median; the paper's 30-100, at least {REGIME_US_PER_TUPLE:g} needed) and is busy "
-        f"{1e3 * busy.median():.3g} ms per replay (at least {MIN_BUSY_S:g} s needed), so "
-        "per-call overhead and timer noise, not the partitioning, would decide"
-    )
-
-
-def in_regime(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the (country, query set)s whose every run is in the paper's regime
-    (:func:`regime_reason` is empty for the set's rows)."""
-    if not len(frame) or "busiest_us_per_tuple" not in frame.columns:
-        return frame
-    keep = [(c, q) for (c, q), g in frame.groupby(["country", "query_set"]) if not regime_reason(g)]
-    mask = [(c, q) in keep for c, q in zip(frame.country, frame.query_set, strict=True)]
-    return frame[mask]
-
-
 def all_rows(
     fig6: pd.DataFrame,
     fig7: pd.DataFrame,
     fig11: pd.DataFrame,
     model_fit: pd.DataFrame | None = None,
     kind_errors: pd.DataFrame | None = None,
+    c_paper: float = C_PAPER_US,
 ) -> list[dict]:
-    """Every row of notebook 11's table, in the paper's order. A timing row is graded on
-    the sets whose runs are in the paper's regime only (:func:`in_regime`); its note names
-    the sets left out and why; with no set in the regime it is "not comparable"
-    (:func:`routelab.claims.outside_regime`)."""
+    """Every row of notebook 11's table, in the paper's order.
+
+    A timing row is graded on the work-dominated sets only (:mod:`routelab.spatial.lab.regime`:
+    fixed-cost share, busy time, seeds; the gate fails closed), twice: on this engine
+    (``c = 0``) and at the paper's per-message cost (``c = c_paper`` µs added per message
+    to the measured busy times). The second is the row's verdict, labelled as measured work
+    plus modelled platform cost; the note gives the first and the flip point ``c*``
+    (:func:`routelab.spatial.lab.regime.flip_points`). With no set work-dominated a timing
+    row is "not comparable" with the measured reason."""
     frames = (fig6, fig7, fig11)
     full = _rows(*frames, model_fit, kind_errors)
-    kept = tuple(in_regime(f) for f in frames)
-    if all(len(k) == len(f) for k, f in zip(kept, frames, strict=True)):
-        return full
-    out_sets = sorted(
-        {(c, q) for f in frames if len(f) for c, q in zip(f.country, f.query_set, strict=True)}
-        - {(c, q) for f in kept if len(f) for c, q in zip(f.country, f.query_set, strict=True)}
-    )
-    left = ", ".join(
-        f"{_name(c, q)} ({regime_reason(*(f[(f.country == c) & (f.query_set == q)] for f in frames if len(f)))})"
-        for c, q in out_sets
-    )
+    table = regime_table(*frames)
+    kept = tuple(in_regime(f, table) for f in frames)
+    reason = regime_reason(*frames)
     if not any(len(k) for k in kept):
-        return outside_regime(full, regime_reason(*frames))
-    part = _rows(*kept, model_fit, kind_errors)
+        return outside_regime(full, reason or "no runs")
+    fit_k, err_k = (_keep_sets(x, table) for x in (model_fit, kind_errors))
+
+    def grade(*fs: pd.DataFrame) -> list[dict]:
+        return _rows(*fs, fit_k, err_k)
+
+    engine = grade(*kept)
+    paper = grade(*(at_cost(k, c_paper) for k in kept))
+    flips = flip_points(verdict_map(grade, kept), c_paper).set_index("claim")
+    left = f"; left out (not work-dominated): {reason}" if reason else ""
     rows = []
-    for f, p in zip(full, part, strict=True):
+    for f, e, p in zip(full, engine, paper, strict=True):
         if not f.get("timing") or f["verdict"].verdict == "not comparable":
             rows.append(f)
             continue
+        fl = flips.loc[p["claim"]] if p["claim"] in flips.index else None
+        flip = fl["flip"] if fl is not None else "not mapped"
+        p = dict(p)
+        p["measured"] = (
+            f"at the paper's per-message cost (measured work + modelled {c_paper:g} µs per "
+            f"message): {p.get('measured', '')} | on this engine (c = 0): "
+            f"{e['verdict'].verdict}; {e.get('measured', '')}"
+        )
         note = p.get("note", "")
-        p["note"] = (
-            note + "; " if note else ""
-        ) + f"graded on the sets in the paper's regime; left out: {left}"
+        p["note"] = (note + "; " if note else "") + (
+            f"verdict at c = {c_paper:g} µs per message (the paper's platform cost, "
+            f"READINGS.md); on this engine: {e['verdict'].verdict}; flip point c*: {flip}" + left
+        )
         rows.append(p)
     return rows
+
+
+def engine_and_paper_table(
+    fig6: pd.DataFrame,
+    fig7: pd.DataFrame,
+    fig11: pd.DataFrame,
+    model_fit: pd.DataFrame | None = None,
+    kind_errors: pd.DataFrame | None = None,
+    c_paper: float = C_PAPER_US,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The regime map of every timing row on the work-dominated sets: the verdict map along
+    ``c`` (:func:`routelab.spatial.lab.regime.verdict_map`) and its flip points."""
+    frames = (fig6, fig7, fig11)
+    table = regime_table(*frames)
+    kept = tuple(in_regime(f, table) for f in frames)
+    fit_k, err_k = (_keep_sets(x, table) for x in (model_fit, kind_errors))
+    vmap = verdict_map(lambda *fs: _rows(*fs, fit_k, err_k), kept)
+    return vmap, flip_points(vmap, c_paper)
+
+
+def _keep_sets(frame: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:
+    """The rows of a per-set frame (the cost-model fit) on work-dominated sets."""
+    if frame is None or not len(frame) or not len(table):
+        return frame
+    return in_regime(frame, table)
 
 
 def _rows(

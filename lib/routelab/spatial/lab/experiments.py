@@ -51,6 +51,7 @@ from routelab.spatial.engine import (
 )
 from routelab.spatial.hybrid import HybridParams
 from routelab.spatial.kdt import Partition
+from routelab.spatial.lab.regime import C_GRID_US, throughput_at
 from routelab.spatial.lab.workload import WorkloadParams, tweet_stream
 from routelab.spatial.model import DEL, INS, OBJ
 
@@ -79,10 +80,15 @@ def make_setup(
 
 
 def per_copy_service(
-    setup: Setup, res: PipelineResult, costs: CostParams, busy: np.ndarray | None = None
+    setup: Setup,
+    res: PipelineResult,
+    costs: CostParams,
+    busy: np.ndarray | None = None,
+    c_s: float = 0.0,
 ) -> np.ndarray:
     """Seconds of every routed copy: its worker's busy time (``busy[w]``, default the best
-    replay's) shared by the copies' costs."""
+    replay's) shared by the copies' costs, plus ``c_s``, the platform's cost of one
+    message (the regime map's ``c``, :mod:`routelab.spatial.lab.regime`)."""
     routed = res.routed
     service = np.zeros(len(routed))
     for w in res.workers:
@@ -94,7 +100,7 @@ def per_copy_service(
             np.where(kinds == INS, costs.c_ins, costs.c_del),
         )
         b = w.busy_s if busy is None else float(busy[w.worker])
-        service[rows] = b * c / max(c.sum(), 1e-12)
+        service[rows] = b * c / max(c.sum(), 1e-12) + c_s
     return service
 
 
@@ -114,26 +120,55 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
         out["w_del"].append(int((k == DEL).sum()))
         out["w_postings"].append(int(w.timed_postings))
         out["w_busy"].append(float(w.busy_s))
+        out["w_busy_runs"].append([float(b) for b in (w.busy_runs or (w.busy_s,))])
+        out["w_msgs"].append(int(w.timed_tuples))
+        out["w_decode"].append(float(w.decode_s))
+        out["w_fixed"].append(float(w.fixed_s))
+        updates = (
+            costs.c_q * out["w_postings"][-1]  # inserted and deleted alike in the steady state
+            if costs.per_posting
+            else costs.c_ins * ins + costs.c_del * out["w_del"][-1]
+        )
         out["w_load"].append(
-            costs.c_m * out["w_checks"][-1] + costs.c_o * out["w_objects"][-1]
-            + costs.c_ins * ins + costs.c_del * out["w_del"][-1]
-        )  # fmt: skip
+            costs.c_m * out["w_checks"][-1] + costs.c_o * out["w_objects"][-1] + updates
+        )
     return out
 
 
 #: the per-worker lists :func:`worker_counts` adds to every row
 WORKER_COLUMNS = (
-    "w_checks", "w_objects", "w_ins", "w_del", "w_postings", "w_busy", "w_load"
+    "w_checks", "w_objects", "w_ins", "w_del", "w_postings", "w_busy", "w_load",
+    "w_busy_runs", "w_msgs", "w_decode", "w_fixed",
 )  # fmt: skip
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident memory so far (MB): a Spark task's worker process."""
+    """This process's peak resident memory (MB) since the last :func:`reset_peak_rss` (on
+    Linux, ``VmHWM``), else since it started: a Spark task's worker process."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**10
+    except OSError:
+        pass
     import resource
     import sys
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (2**20 if sys.platform == "darwin" else 2**10)
+
+
+def reset_peak_rss() -> bool:
+    """Start a new peak-RSS window for this process (Linux: ``clear_refs`` 5 resets
+    ``VmHWM``), so each partitioner of a task reports its own peak; False where the
+    system offers no reset (then the peak is the process's so far)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def measure(
@@ -149,7 +184,11 @@ def measure(
     loads = np.array(counts["w_load"])
     runs = res.worker_busy_runs
     top = int(np.argmax(busy))
+    fixed = np.array(counts["w_fixed"], dtype=np.float64)
     return {
+        "fixed_share": float(fixed[top] / max(busy[top], 1e-12)),
+        "busy_min_s": float(runs.max(axis=0).min()),
+        "decode_share": float(res.workers[top].decode_s / max(busy[top], 1e-12)),
         "tuples": n,
         "throughput": n / max(busy.max(), 1e-9),
         "throughput_runs": [n / max(float(b), 1e-9) for b in runs.max(axis=0)],
@@ -180,9 +219,11 @@ def latency_us(
     n_dispatchers: int,
     costs: CostParams,
     busy: np.ndarray | None = None,
+    c_s: float = 0.0,
 ) -> tuple[float, float]:
     """Mean and 95th-percentile latency (microseconds) at ``rate`` tuples/s, steady state,
-    with the workers' busy times ``busy`` (default: each worker's best replay).
+    with the workers' busy times ``busy`` (default: each worker's best replay) and ``c_s``
+    seconds of platform cost per message (:func:`per_copy_service`).
 
     The stream opens with the registration of ``mu`` queries (``workload.interleave``);
     that warm-up is not timed: its tuples are all available at 0 and the steady stream
@@ -191,7 +232,7 @@ def latency_us(
     n = len(setup.stream.kind)
     kind = setup.stream.kind
     first = int(np.argmax(kind == OBJ)) if (kind == OBJ).any() else 0
-    service = per_copy_service(setup, res, costs, busy)
+    service = per_copy_service(setup, res, costs, busy, c_s)
     warm = res.routed.tup < first
     per_worker = np.bincount(
         res.routed.worker[warm], weights=service[warm], minlength=len(res.workers)
@@ -252,12 +293,15 @@ def _run_at(
     n_d = int(params.get("n_dispatchers", 4))
     rows, results = [], {}
     for alg in algorithms:
+        reset_peak_rss()  # each partitioner's own peak
         gb = None
         if alg == "grid":
             part, build_s, gb = grid_on_model(setup, n_w, params.get("grid_gb", [32]))
         else:
             part, build_s = build_partition(setup, alg, n_w, hybrid=hp)
-        res = run_pipeline(setup, part, repeats=int(params.get("repeats", 3)), keep_pairs=False)
+        res = run_pipeline(
+            setup, part, repeats=int(params.get("repeats", 3)), keep_pairs=False, fixed=True
+        )
         m = measure(setup, res, n_d, costs)
         results[alg] = res
         rows.append(
@@ -274,10 +318,28 @@ def _run_at(
                 "data": setup.stream.info["data"],
             }
         )
+    add_latency(setup, rows, results, float(params.get("latency_load", 0.6)), n_d, costs)
+    return rows
+
+
+def add_latency(
+    setup: Setup,
+    rows: list[dict[str, Any]],
+    results: dict[str, PipelineResult],
+    load: float,
+    n_d: int,
+    costs: CostParams,
+) -> None:
+    """Fig. 8's latency on every row, at a "moderate" input speed: ``load`` x the reference
+    algorithm's (hybrid's) capacity. ``latency_us``/``latency_p95_us``/``latency_runs`` at
+    the measured times (one mean per replay); ``latency_runs_grid[i]`` the same with
+    :data:`~routelab.spatial.lab.regime.C_GRID_US`\\ ``[i]`` µs of platform cost per
+    message added to every copy, the rate re-derived from the reference's capacity at that
+    cost (:func:`~routelab.spatial.lab.regime.throughput_at`)."""
     ref = "hybrid" if "hybrid" in results else rows[0]["algorithm"]
-    rate = float(params.get("latency_load", 0.6)) * next(
-        r["throughput"] for r in rows if r["algorithm"] == ref
-    )
+    ref_res, ref_row = results[ref], next(r for r in rows if r["algorithm"] == ref)
+    msgs = np.array(ref_row["w_msgs"], dtype=np.float64)
+    rate = load * ref_row["throughput"]
     for r in rows:
         res = results[r["algorithm"]]
         r["latency_us"], r["latency_p95_us"] = latency_us(setup, res, rate, n_d, costs)
@@ -285,7 +347,16 @@ def _run_at(
             latency_us(setup, res, rate, n_d, costs, busy)[0] for busy in res.worker_busy_runs.T
         ]  # one mean latency per replay (each worker's replay k)
         r["latency_rate"] = rate
-    return rows
+        r["latency_runs_grid"] = []
+    for c_us in C_GRID_US:
+        c_s = 1e-6 * c_us
+        cap = float(throughput_at(ref_res.worker_busy, msgs, ref_row["tuples"], c_s)[0])
+        for r in rows:
+            res = results[r["algorithm"]]
+            r["latency_runs_grid"].append(
+                [latency_us(setup, res, load * cap, n_d, costs, busy, c_s)[0]
+                 for busy in res.worker_busy_runs.T]
+            )  # fmt: skip
 
 
 def grid_on_model(
