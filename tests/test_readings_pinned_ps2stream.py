@@ -260,3 +260,41 @@ def test_adjustment_defaults_phase_one_five_cells_global_off() -> None:
     g = GlobalParams()
     assert (g.every, g.window, g.gamma, g.rho) == (0, 0, 0.1, 0.1)
     assert AdjustParams().global_params == g
+
+
+def test_updates_charged_per_query_by_default_per_posting_as_switch() -> None:
+    """Updates per query or per posting (Sect. IV-A, Definition 1): the default charges
+    ``c_ins + c_del`` = 20 per stored query; ``update_unit="posting"`` charges it per GI2
+    posting (cells covered x registering keys).
+
+    One object {a} in cell (0, 0); q0 'a' covers all four cells (4 postings), q1 'a' cell
+    (0, 0) only (1 posting). Whole grid: M = 1 object x 2 queries in cell (0, 0) = 2 checks,
+    |O| = 1 -> 10. Per query: 2 x 20 = 40 -> L = 52. Per posting: 5 x 20 = 100 -> L = 112."""
+    assert CostParams().update_unit == "query"
+    objects = [(0.5, 0.5, ["a"])]
+    queries = [([0.1, 0.1, 1.9, 1.9], [["a"]]), (CELL00, [["a"]])]
+    whole = [Unit(0, 0, 2, 2)]
+    assert _stats(objects, queries).load(whole) == pytest.approx(52.0)
+    posting = CostParams(update_unit="posting")
+    assert _stats(objects, queries, posting).load(whole) == pytest.approx(112.0)
+
+
+def test_platform_cost_per_message_is_8_over_267415_by_default() -> None:
+    """The platform's cost per message (Sect. VI-A, Fig. 6): 8 workers carrying at most
+    267,415 tuples/s spend at most 8 / 267,415 s = 29.9 µs per message; a timing claim's
+    verdict is the one at that cost. A verdict that flips between 29.9 and 49.8 µs (the
+    alternative, 8 / 160,659 s) is read as it is at 29.9 by default."""
+    import pandas as pd
+
+    from routelab.spatial.lab import claims as sc
+    from routelab.spatial.lab import regime as rg
+
+    assert rg.C_PAPER_US == pytest.approx(1e6 * 8 / 267_415, abs=0.05) == 29.9
+    assert _default(sc.all_rows, "c_paper") == rg.C_PAPER_US
+    assert _default(rg.flip_points, "c_paper") == rg.C_PAPER_US
+    vmap = pd.DataFrame(
+        [{"claim": "x", "c_us": c, "verdict": "holds" if c < 40 else "fails", "rule": "r",
+          "measured": ""} for c in (*rg.C_GRID_US, 49.8)]
+    )  # fmt: skip
+    assert rg.flip_points(vmap).iloc[0].verdict_paper_cost == "holds"
+    assert rg.flip_points(vmap, c_paper=49.8).iloc[0].verdict_paper_cost == "fails"

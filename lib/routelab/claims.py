@@ -47,7 +47,10 @@ VERDICTS = ("holds", "direction only", "partly", "fails", "inconclusive", "not c
 MIN_REPEATS = 3
 #: confidence of the intervals of timing claims
 CONFIDENCE = 0.95
-KINDS = ("claim", "check")
+#: a row's kind: the paper's claim, a check of our own configuration (true by construction
+#: or only about our setup), or a row about our own extension beyond the paper (shown with
+#: its verdict, never counted in a paper's tally)
+KINDS = ("claim", "check", "beyond")
 
 
 @dataclass(frozen=True)

@@ -38,12 +38,12 @@ def interleave(
     n_queries: int,
     mu: float,
     *,
-    obj_update_ratio: float = 5.0,
     mu_sd: float | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Stream order (kind, ref) of ``n_objects`` objects (in their order) and ``n_queries``
-    query lifetimes. Queries whose lifetime ends after the last insertion stay alive."""
+    query lifetimes. Queries whose lifetime ends after the last insertion stay alive. The
+    objects : updates ratio is set by ``n_queries`` (:func:`queries_for_ratio`)."""
     rng = np.random.default_rng(seed)
     mu = max(1.0, float(mu))
     sd = 0.1 * mu if mu_sd is None else mu_sd

@@ -20,7 +20,14 @@ from routelab.claims import (
     ratio_interval,
     within_factor_measured,
 )
-from routelab.spatial.lab.regime import C_GRID_US, C_PAPER_US, flip_points, paired_map, runs_reason
+from routelab.spatial.lab.regime import (
+    C_GRID_US,
+    C_PAPER_US,
+    check_cost,
+    flip_points,
+    paired_map,
+    runs_reason,
+)
 from routelab.spatial.migration import select_brute_force, select_dp
 
 #: the smallest effect a "longer", "less" or "more" is about
@@ -94,7 +101,7 @@ def gated_row(
                     not_comparable(f"not work-dominated: {why}"), note, timing=True)  # fmt: skip
     vmap = paired_map(claim, judge, ga, gb)
     fl = flip_points(vmap, c_paper).iloc[0]
-    i0, ip = 0, list(C_GRID_US).index(c_paper)
+    i0, ip = 0, check_cost(c_paper)
     v = judge(ga[:, ip], gb[:, ip])
     return _row(
         claim, where, paper,
@@ -116,8 +123,9 @@ def _fmt(a: np.ndarray, b: np.ndarray) -> str:
     return f"{r:.3g}x [{lo:.3g}, {hi:.3g}] over {len(a)} seeds"
 
 
-def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
-    """Every row of the table from the experiments' frame (``level == "run"`` rows)."""
+def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> list[dict]:
+    """Every row of the table from the experiments' frame (``level == "run"`` rows); the
+    gated timing rows are graded at ``c_paper`` µs per message (:func:`gated_row`)."""
     all_runs = frame[frame["level"] == "run"]
     if "scenario" not in all_runs.columns:
         all_runs = all_runs.assign(scenario="drift")
@@ -243,7 +251,7 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             scale_note,
         )
     )
-    out.append(_latency_row(runs, small, scale_note))
+    out.append(_latency_row(runs, small, scale_note, c_paper))
     if len(flips):
         source, what = flips, "Q3 with 10 % of the regions flipping Q1/Q2"
     else:
@@ -261,21 +269,22 @@ def rows(frame: pd.DataFrame, scale_note: str) -> list[dict]:
             int(source["mu"].max()),
             lambda a, b: direction_measured(a, b, expected="above"),
             scale_note + "; throughput = tuples over the sum of every period's busiest worker",
+            c_paper,
         )
     )
     out.append(_dp_exact_row())
-    out += _phase_and_global_rows(all_runs, scale_note)
+    out += _phase_and_global_rows(all_runs, scale_note, c_paper)
     return out  # fmt: skip
 
 
-def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str) -> dict:
+def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str, c_paper: float) -> dict:
     """Sect. VI-D, Fig. 12(c): GR leaves the most tuples unaffected (the share below b1),
     against DP, SI and RA, each pair through the gate and the per-message cost map; the
     row combines the three."""
     parts = [
         gated_row("GR leaves the most tuples unaffected", "", "", "share below b1", runs,
                   "lat_fast_grid", "GR", other, mu,
-                  lambda a, b: direction_measured(a, b, expected="above"), "")
+                  lambda a, b: direction_measured(a, b, expected="above"), "", c_paper)
         for other in ("DP", "SI", "RA")
     ]  # fmt: skip
     v = combine([p["verdict"] for p in parts])
@@ -292,7 +301,9 @@ def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str) -> dict:
     )
 
 
-def _phase_and_global_rows(all_runs: pd.DataFrame, scale_note: str) -> list[dict]:
+def _phase_and_global_rows(
+    all_runs: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US
+) -> list[dict]:
     """Phase I's actions per reading (a check: it acts only where Definition 1 drops) and
     the global adjustment's throughput against local adjustment alone."""
     out = []
@@ -330,6 +341,7 @@ def _phase_and_global_rows(all_runs: pd.DataFrame, scale_note: str) -> list[dict
             lambda a, b: direction_measured(a, b, expected="above"),
             scale_note + "; a re-partition every quarter of the stream when it lowers the "
             "sample's estimated load by 10 %",
+            c_paper,
         )
         row["measured"] += (
             f"; {switches} switches over the seeds (the best re-partition "
@@ -355,3 +367,52 @@ def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:
                 "the brute force", Verdict("holds" if not wrong else "fails",
                                            "holds if DP's cost equals the brute force's on every instance"),
                 "a check of our implementation", kind="check")  # fmt: skip
+
+
+#: the timing rows that go through the regime gate and the per-message cost map: (claim,
+#: scenario, grid column, selector, baseline, which query count)
+MAPPED = (
+    ("Fig. 16: GR raises the throughput", "flips", "throughput_grid", "GR", "none", "big"),
+    ("Fig. 12(c): GR leaves more tuples unaffected than DP", "drift", "lat_fast_grid", "GR",
+     "DP", "small"),
+    ("Fig. 12(c): GR leaves more tuples unaffected than SI", "drift", "lat_fast_grid", "GR",
+     "SI", "small"),
+    ("Fig. 12(c): GR leaves more tuples unaffected than RA", "drift", "lat_fast_grid", "GR",
+     "RA", "small"),
+    ("Sect. V-B: global adjustment raises the throughput", "global", "throughput_grid",
+     "GR+global", "GR", "big"),
+)  # fmt: skip
+
+
+def regime_map(frame: pd.DataFrame) -> pd.DataFrame:
+    """The verdict map (:func:`routelab.spatial.lab.regime.paired_map`) of notebook 12's
+    gated timing rows on the work-dominated runs: one row per (claim, per-message cost)."""
+    runs = frame[frame["level"] == "run"]
+    out = []
+    for claim, scenario, column, a, b, which in MAPPED:
+        sub = runs[runs["scenario"] == scenario] if "scenario" in runs else runs
+        if not len(sub):
+            continue
+        mus = sorted(sub["mu"].unique())
+        ga, gb, used = _paired_grid(sub, column, a, b, int(mus[0] if which == "small" else mus[-1]))
+        if len(ga) and not runs_reason(used):
+            out.append(paired_map(claim, lambda x, y: direction_measured(x, y, expected="above"),
+                                  ga, gb))  # fmt: skip
+    cols = ["claim", "c_us", "verdict", "rule", "measured"]
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols)
+
+
+def regime_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (scenario, query count, selector): seeds, the largest fixed-cost share, the
+    shortest run's busy seconds (the sum of its periods' busiest workers) and whether the
+    runs are work-dominated (:func:`routelab.spatial.lab.regime.runs_reason`)."""
+    runs = frame[frame["level"] == "run"]
+    rows = []
+    for (scenario, mu, sel), g in runs.groupby(["scenario", "mu", "selector"]):
+        reason = runs_reason(g)
+        rows.append({"scenario": scenario, "mu": int(mu), "selector": sel,
+                     "seeds": int(g["seed"].nunique()),
+                     "fixed_share_max": float(g["fixed_share"].max()) if "fixed_share" in g else np.nan,
+                     "busy_min_s": float(g["busy_min_s"].min()) if "busy_min_s" in g else np.nan,
+                     "work_dominated": not reason, "reason": reason})  # fmt: skip
+    return pd.DataFrame(rows)

@@ -278,6 +278,14 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
             params["algorithms"] if i == 0 else params.get("scal_algorithms", params["algorithms"])
         )
         rows += _run_at(setup, params, list(algs), n_w, hp, costs)
+    rows = [{**r, "units": costs.update_unit} for r in rows]
+    if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
+        posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
+        s_p = make_setup(
+            wp, int(params.get("g", 256)), posting, sample_min=int(params.get("sample_min", 50_000))
+        )
+        more = _run_at(s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting)
+        rows += [{**r, "units": "posting"} for r in more]
     return rows
 
 
@@ -449,19 +457,24 @@ def figure_points(
     workers: int,
     scal_workers: list[int],
     seeds: list[int],
+    posting_sets: tuple[str, ...] = ("Q3",),
     **common: Any,
 ) -> list[dict[str, Any]]:
     """Notebook 11's grid for Figs. 6-11: one point per (country, query set, seed); Q1/Q2
     streams carry the six baselines and hybrid, Q3 streams hybrid, metric and kd-tree; on
     ``scal_countries`` the compared three also run at ``scal_workers`` on the same stream
-    (Fig. 11). Those countries' points come first (they are the longest)."""
+    (Fig. 11). Those countries' points come first (they are the longest). On the query
+    sets of ``posting_sets`` the compared three are also built with updates charged per
+    posting (rows with ``units == "posting"``, beside the paper's ``"query"``)."""
     ns_scal = (workers, *[n for n in scal_workers if n != workers])
     kw = dict(common, scal_algorithms=COMPARED)
     out: list[dict[str, Any]] = []
     for c in sorted(countries, key=lambda c: c not in scal_countries):
         ns = ns_scal if c in scal_countries else (workers,)
-        out += points([c], ["Q1", "Q2"], [ns], seeds, BASELINES + ("hybrid",), **kw)
-        out += points([c], ["Q3"], [ns], seeds, COMPARED, **kw)
+        for qs in ("Q1", "Q2", "Q3"):
+            algs = COMPARED if qs == "Q3" else BASELINES + ("hybrid",)
+            more = {"posting_algorithms": COMPARED} if qs in posting_sets else {}
+            out += points([c], [qs], [ns], seeds, algs, **kw, **more)
     return out
 
 

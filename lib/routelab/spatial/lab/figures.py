@@ -323,3 +323,61 @@ def extra_similarity_probe(frame: pd.DataFrame, theta: float) -> go.Figure:
         showlegend=False,
     )
     return fig
+
+
+def extra_regime_map(vmap: pd.DataFrame, c_paper: float, title: str | None = None) -> go.Figure:
+    """The regime map: per timing claim (rows), its verdict at every platform cost per
+    message ``c`` (columns, µs), coloured by verdict, with the paper's cost ``c_paper``
+    marked (:func:`routelab.spatial.lab.regime.verdict_map`). ``c = 0`` is this engine;
+    where a row changes colour is its flip point."""
+    from routelab.claims import VERDICTS
+    from routelab.report import VERDICT_COLOURS
+
+    strong = {"holds": "#4c9a3f", "direction only": "#d9b440", "partly": "#e8913a",
+              "fails": "#c8423b", "inconclusive": "#8f7bbd", "not comparable": "#9a9a9a"}  # fmt: skip
+    claims = list(dict.fromkeys(vmap.claim))
+    costs = sorted(vmap.c_us.unique())
+    code = {v: i for i, v in enumerate(VERDICTS)}
+    z = np.full((len(claims), len(costs)), np.nan)
+    text = np.full(z.shape, "", dtype=object)
+    for r in vmap.itertuples():
+        i, j = claims.index(r.claim), costs.index(r.c_us)
+        z[i, j] = code[r.verdict]
+        text[i, j] = f"{r.claim}<br>c = {r.c_us:g} µs: <b>{r.verdict}</b><br>{r.rule}"
+    n = len(VERDICTS)
+    scale = []
+    for v, k in code.items():  # a step per verdict
+        scale += [[k / n, strong[v]], [(k + 1) / n, strong[v]]]
+    labels = [f"{c:g}" + (" (paper)" if np.isclose(c, c_paper) else "") for c in costs]
+    fig = go.Figure(
+        go.Heatmap(z=z, x=labels, y=[_wrap(c) for c in claims], zmin=0, zmax=n, colorscale=scale,
+                   text=text, hoverinfo="text", xgap=2, ygap=2, showscale=False)
+    )  # fmt: skip
+    for v in VERDICTS:  # a legend of the verdicts present
+        if v in set(vmap.verdict):
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=v,
+                                     marker={"color": strong[v], "size": 12, "symbol": "square",
+                                             "line": {"color": VERDICT_COLOURS[v], "width": 1}}))  # fmt: skip
+    if any(np.isclose(c, c_paper) for c in costs):
+        fig.add_vline(x=labels.index(next(x for x in labels if "paper" in x)), line_width=2,
+                      line_color="black", line_dash="dash")  # fmt: skip
+    fig.update_layout(
+        title=title or "Every timing claim's verdict along the platform's cost per message",
+        xaxis_title="platform cost per message c (µs); 0 = this engine, dashed = the paper's",
+        height=max(360, 36 * len(claims) + 160), margin={"l": 360},
+        legend={"orientation": "h", "y": -0.25},
+    )  # fmt: skip
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def _wrap(text: str, width: int = 48) -> str:
+    """``text`` broken into lines of at most ``width`` characters (a heatmap's row labels)."""
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return "<br>".join([*lines, line])

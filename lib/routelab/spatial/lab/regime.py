@@ -140,6 +140,18 @@ def throughput_at(
     return tuples / np.maximum(load.max(axis=0), 1e-12)
 
 
+def check_cost(c_us: float) -> int:
+    """The index of ``c_us`` in :data:`C_GRID_US` (the costs every run measures latency at);
+    a clear error for any other cost."""
+    i = _grid_index(c_us)
+    if i is None:
+        raise ValueError(
+            f"c_paper = {c_us:g} µs is not one of the measured costs per message "
+            f"{', '.join(f'{c:g}' for c in C_GRID_US)} (routelab.spatial.lab.regime.C_GRID_US)"
+        )
+    return i
+
+
 def _grid_index(c_us: float) -> int | None:
     hits = [i for i, c in enumerate(C_GRID_US) if abs(c - c_us) < 1e-9]
     return hits[0] if hits else None

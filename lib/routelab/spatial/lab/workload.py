@@ -279,7 +279,6 @@ def build_stream(
     queries: pd.DataFrame,
     mu: float,
     *,
-    obj_update_ratio: float = 5.0,
     seed: int = 0,
     info: dict | None = None,
 ) -> Stream:
@@ -293,7 +292,7 @@ def build_stream(
         vocab,
     )
     qs = make_queries(queries.id.to_numpy(), np.stack(list(queries.rect)), list(queries.dnf), vocab)
-    kind, ref = interleave(len(objs), len(qs), mu, obj_update_ratio=obj_update_ratio, seed=seed)
+    kind, ref = interleave(len(objs), len(qs), mu, seed=seed)
     return Stream(objs, qs, kind, ref, vocab, dict(info or {}))
 
 
@@ -310,9 +309,7 @@ def tweet_stream(p: WorkloadParams) -> Stream:
         f"({p.n_objects:,} placed bundled tweets), {p.query_set}, mu={p.mu:,}",
         "params": p,
     }
-    return build_stream(
-        objects, queries, p.mu, obj_update_ratio=p.obj_update_ratio, seed=p.seed, info=info
-    )
+    return build_stream(objects, queries, p.mu, seed=p.seed, info=info)
 
 
 def helsinki_stream(
