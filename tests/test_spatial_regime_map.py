@@ -254,3 +254,57 @@ def test_the_timed_section_decodes_the_routed_batch_and_measures_its_fixed_cost(
     assert m["busy_min_s"] == pytest.approx(res.worker_busy_runs.max(axis=0).min())
     assert m["w_msgs"] == [w.timed_tuples for w in res.workers]
     assert np.isnan(run_pipeline(setup, part).workers[0].fixed_s)  # measured only when asked
+
+
+def test_memory_capacity_by_hand() -> None:
+    from routelab.spatial.lab.experiments import (
+        memory_capacity,
+        peak_rss_mb,
+        reset_peak_rss,
+        rss_mb,
+    )
+
+    f = pd.DataFrame(
+        [{"country": "US", "query_set": "Q1", "mu": 200_000, "rss_start_mb": 1000.0,
+          "peak_rss_mb": p} for p in (2000.0, 3000.0)]
+    )  # fmt: skip
+    m = memory_capacity(f).iloc[0]
+    # (3,000 - 1,000) MB over 200k queries = 0.01 MB = 10.24 KB; (24,576 - 1,000) / 0.01
+    assert m.kb_per_query == pytest.approx(10.24) and m.largest_mu == 2_357_600
+    assert memory_capacity(f, machine_gb=12.0).iloc[0].largest_mu == 1_128_800
+    # this process: a reset peak is at least the resident memory now
+    if reset_peak_rss():
+        assert peak_rss_mb() >= rss_mb() * 0.99
+
+
+def test_notebook12_regime_table_and_map() -> None:
+    runs = _adjust_runs(3.0, 1.0).assign(level="run", scenario="flips")
+    t = jc.regime_table(runs)
+    assert t.work_dominated.all() and set(t.selector) == {"GR", "none"}
+    vmap = jc.regime_map(runs)
+    assert set(vmap.claim) == {"Fig. 16: GR raises the throughput"}
+    assert list(vmap.c_us) == list(rg.C_GRID_US)
+    # 3x on the clock, 3 / (1 + c / 50) with c per message: still above 1 at 75 µs (1.2x),
+    # equal at 100 µs
+    assert set(vmap[vmap.c_us <= 75].verdict) == {"holds"}
+    assert vmap[vmap.c_us == 100].verdict.iloc[0] != "holds"
+    short = _adjust_runs(3.0, 1.0, busy=0.05).assign(level="run", scenario="flips")
+    assert not jc.regime_table(short).work_dominated.any() and not len(jc.regime_map(short))
+
+
+def test_the_papers_cost_must_be_one_the_runs_measured() -> None:
+    assert rg.check_cost(rg.C_PAPER_US) == list(rg.C_GRID_US).index(rg.C_PAPER_US)
+    with pytest.raises(ValueError, match="not one of the measured costs"):
+        rg.check_cost(49.8)
+
+
+def test_regime_map_figure_draws_every_claim_and_cost() -> None:
+    from routelab.spatial.lab.figures import extra_regime_map
+
+    vmap = rg.verdict_map(_grade, [_two(5000)])
+    fig = extra_regime_map(vmap, rg.C_PAPER_US)
+    heat = fig.data[0]
+    assert len(heat.x) == len(rg.C_GRID_US) and "29.9 (paper)" in heat.x
+    assert len(heat.y) == 1 and not np.isnan(np.asarray(heat.z, dtype=float)).any()
+    legend = {t.name for t in fig.data[1:]}
+    assert legend == {"holds", "fails"}  # the verdicts present, no others

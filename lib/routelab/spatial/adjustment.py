@@ -65,7 +65,7 @@ from routelab.spatial.engine import (
     make_gridt,
     worker_tuples,
 )
-from routelab.spatial.gi2 import WorkerTuples
+from routelab.spatial.gi2 import WorkerTuples, make_index
 from routelab.spatial.global_adjust import GlobalParams, Strategies
 from routelab.spatial.gridt import DispatcherState, Gridt
 from routelab.spatial.kdt import Partition
@@ -215,6 +215,7 @@ def replay_adjusted(
     periods, migrations, global_rows = [], [], []
     c_tup, c_w, c_srv = [], [], []
     pause = np.zeros(n_w)  # seconds each worker still owes to a migration
+    empty = None  # an index holding no query, for the fixed cost (params.measure_fixed)
     for p, lo in enumerate(range(0, len(st.kind), params.period)):
         hi = min(len(st.kind), lo + params.period)
         routed = strat.route(setup, lo, hi)
@@ -252,7 +253,9 @@ def replay_adjusted(
         row.update({f"busy_{w}": busy[w] for w in range(n_w)})
         row.update({f"msgs_{w}": len(wts[w]) for w in range(n_w)})
         if params.measure_fixed:
-            row.update({f"fixed_{w}": fixed_cost(setup, wts[w], impl=impl, repeats=1)
+            if empty is None:
+                empty = make_index(impl, st.objects, st.queries, setup.obj_cell, gt0.n_terms)
+            row.update({f"fixed_{w}": fixed_cost(setup, wts[w], impl=impl, repeats=1, empty=empty)
                         for w in range(n_w)})  # fmt: skip
         row["migrated_cells"] = 0
         row["dual"] = strat.dual

@@ -29,7 +29,7 @@ from routelab.spatial.baselines import (
     str_partition,
 )
 from routelab.spatial.cost import CostParams, SampleStats
-from routelab.spatial.gi2 import WorkerTuples, make_index
+from routelab.spatial.gi2 import GI2Kernel, GI2Reference, WorkerTuples, make_index
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.gridt import (
     DispatcherState,
@@ -324,6 +324,7 @@ def fixed_cost(
     routed: Routed | None = None,
     impl: str = "kernel",
     repeats: int = 3,
+    empty: GI2Reference | GI2Kernel | None = None,
 ) -> float:
     """The fixed cost of a worker's timed section: what it would take with no index work.
 
@@ -333,13 +334,18 @@ def fixed_cost(
     list to scan; the per-tuple time of that replay is charged to every timed tuple
     (updates included, whose own work -- writing postings -- is work). The best of
     ``repeats``, under the timing lock. Its share of the busy time is the regime's
-    "fixed-cost share" (:mod:`routelab.spatial.lab.regime`)."""
+    "fixed-cost share" (:mod:`routelab.spatial.lab.regime`). ``empty``: an index that holds
+    no query, reused across calls (objects alone never fill it)."""
     st = setup.stream
     obj = body.kind == OBJ
     objects = WorkerTuples.unposted(OBJ, body.ref[obj])
     best = float("inf")
     for _ in range(max(1, repeats)):
-        index = make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
+        index = (
+            make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
+            if empty is None
+            else empty
+        )
         index.replay(WorkerTuples.unposted(OBJ, objects.ref[:0]))  # its first allocations
         with timing_lock():
             t0 = time.perf_counter()

@@ -36,6 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from routelab.grouping.queueing import multicopy_latency
 from routelab.spatial.cost import CostParams
@@ -159,6 +160,40 @@ def peak_rss_mb() -> float:
     return peak / (2**20 if sys.platform == "darwin" else 2**10)
 
 
+def rss_mb() -> float:
+    """This process's resident memory now (MB; Linux ``VmRSS``, NaN elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 2**10
+    except OSError:
+        pass
+    return float("nan")
+
+
+#: the machine a notebook run must fit (GB) and the share of it one task may take
+MACHINE_GB = 24.0
+
+
+def memory_capacity(frame: pd.DataFrame, machine_gb: float = MACHINE_GB) -> pd.DataFrame:
+    """Per (country, query set): the task's resident memory when it started (before the
+    stream), its peak over every partitioner, the memory one live query costs at most
+    (``(peak - start) / mu``: everything the task added, objects' share included, charged to
+    the queries, so an upper bound) and the largest live-query count one ``machine_gb``
+    machine replays at that rate with the same number of objects (a linear extrapolation
+    from one query count: a lower bound)."""
+    rows = []
+    for (c, q), g in frame.groupby(["country", "query_set"]):
+        start = float(g["rss_start_mb"].min()) if "rss_start_mb" in g else float("nan")
+        peak, mu = float(g["peak_rss_mb"].max()), float(g["mu"].max())
+        per_q = (peak - start) / max(mu, 1.0)
+        rows.append({"country": c, "query_set": q, "mu": int(mu), "rss_start_mb": start,
+                     "peak_rss_mb": peak, "kb_per_query": 1024 * per_q,
+                     "largest_mu": int((1024 * machine_gb - start) / per_q) if per_q > 0 else -1})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def reset_peak_rss() -> bool:
     """Start a new peak-RSS window for this process (Linux: ``clear_refs`` 5 resets
     ``VmHWM``), so each partitioner of a task reports its own peak; False where the
@@ -257,6 +292,7 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
     ``n_workers`` may be a list: the first N runs every algorithm, each further N (Fig. 11)
     runs ``params['scal_algorithms']`` (default: the same) on the same stream and build
     sample, so the scalability points cost no new stream."""
+    rss0 = rss_mb()
     wp = WorkloadParams(
         country=params["country"],
         n_objects=int(params["n_objects"]),
@@ -278,14 +314,14 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
             params["algorithms"] if i == 0 else params.get("scal_algorithms", params["algorithms"])
         )
         rows += _run_at(setup, params, list(algs), n_w, hp, costs)
-    rows = [{**r, "units": costs.update_unit} for r in rows]
+    rows = [{**r, "units": costs.update_unit, "rss_start_mb": rss0, "mu": wp.mu} for r in rows]
     if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
         posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
         s_p = make_setup(
             wp, int(params.get("g", 256)), posting, sample_min=int(params.get("sample_min", 50_000))
         )
         more = _run_at(s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting)
-        rows += [{**r, "units": "posting"} for r in more]
+        rows += [{**r, "units": "posting", "rss_start_mb": rss0, "mu": wp.mu} for r in more]
     return rows
 
 
