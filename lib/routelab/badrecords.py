@@ -20,7 +20,8 @@ Reasons used by :mod:`routelab.datasets.loaders` (see :data:`REASONS`):
 ``bad_timestamp``      a time value present but not parseable (or out of range)
 ``bad_coordinates``    coordinates present but not two numbers with lat in [-90, 90] and
                        lon in [-180, 180] (or only one of lat/lon given)
-``bad_id``             an id column value that is present but not an integer
+``bad_id``             an id column value that is present but not an integer (or one
+                       too large for 64 bits)
 ``blank_line``         an empty line in a line-oriented file
 =====================  ==================================================================
 """
@@ -42,7 +43,7 @@ REASONS: dict[str, str] = {
     "missing_key": "no key",
     "bad_timestamp": "time not parseable",
     "bad_coordinates": "lat/lon invalid or out of range",
-    "bad_id": "id present but not an integer",
+    "bad_id": "id present but not an integer (or beyond 64 bits)",
     "blank_line": "empty line",
     "coordinates_out_of_range": "lat outside [-90, 90] or lon outside [-180, 180]",
     "no_words": "no word left after cleaning (stop words only, or empty)",

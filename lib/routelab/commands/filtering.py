@@ -18,7 +18,7 @@ from routelab.commands import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from routelab.filtering.dataflow import ROUTINGS
+    from routelab.filtering.dataflow import CATCH_ALL, ROUTINGS
     from routelab.filtering.matchers import MATCHERS
 
     verbs = add_system(
@@ -50,28 +50,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mat = verbs.add_parser(
         "match",
         help="match events.csv against subs.csv on Spark",
-        description="Partition the subscriptions over --workers matcher instances (Spark "
-        "partitions, each running --algorithm) and send every event to each of them, or "
-        "(--routing access) only to the instances whose access predicates it satisfies; "
-        "write OUT/matches.<format> (event_id, subscription_id), OUT/workers.<format> (per "
-        "instance: subscriptions, events received, build and match seconds, matches, "
-        "checks), OUT/summary.json (with messages per event, load imbalance, throughput) "
-        "and OUT/bad_records.json (reason, file:line, excerpt of every unusable row).",
+        description=MATCH_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    mat.add_argument(
-        "--subs",
-        required=True,
-        metavar="CSV",
-        help="sub_id,attr,op,value rows; op one of < <= = != >= > (a subscription is the "
-        "conjunction of its rows)",
-    )
-    mat.add_argument("--events", required=True, metavar="CSV", help="event_id,attr,value rows")
-    mat.add_argument(
-        "--types",
-        metavar="ATTR=KIND[,...]",
-        help="declare attribute kinds (int, float, str), e.g. price=float,carrier=str; an "
-        "undeclared attribute is numeric when most of its values are numbers",
-    )
+    add_workload_files(mat)
     add_algorithm_option(mat, MATCHERS, "propagation", many=False)
     add_workers_option(mat, 2, many=False)
     mat.add_argument(
@@ -81,8 +63,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="broadcast: subscriptions hashed by id, every event to every instance; access "
         "(beyond the paper): whole access-predicate groups (the equality of least nu of each "
         "subscription) per instance, balanced on expected checks, each event only to the "
-        "instances owning an equality it satisfies (and those holding subscriptions without "
-        "one) (default: %(default)s)",
+        "instances owning an equality it satisfies and to the one(s) holding the "
+        "subscriptions without an equality (range-only ones; see --catch-all) "
+        "(default: %(default)s)",
+    )
+    mat.add_argument(
+        "--catch-all",
+        choices=CATCH_ALL,
+        default="group",
+        help="with --routing access, where subscriptions without an equality go: group (one "
+        "group on one instance, which receives every event, as notebook 10 runs it) or "
+        "spread (dealt over every instance, so every instance receives every event) "
+        "(default: %(default)s)",
     )
     mat.add_argument(
         "--seed", type=int, default=0, help="seed of the subscription split (broadcast routing)"
@@ -90,6 +82,79 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output_options(mat)
     add_master_option(mat)
     mat.set_defaults(func=_match)
+
+
+MATCH_DESCRIPTION = """\
+Partition the subscriptions over --workers matcher instances (Spark partitions, each
+running --algorithm) and send every event to each of them, or (--routing access) only to
+the instances whose access predicates it satisfies. Writes to --out:
+
+  matches.<format>    event_id, subscription_id: every match
+  workers.<format>    per instance: subscriptions, events received, build and match
+                      seconds, matches, checks
+  summary.json        messages per event and broadcast's (= --workers), load imbalance,
+                      throughput, each attribute's kind and why
+  bad_records.json    every unusable row by reason, with file:line and an excerpt
+
+Input (CSV with a header):
+  subs.csv    sub_id,attr,op,value: one row per predicate; a subscription is the
+              conjunction of the rows sharing its sub_id; op one of < <= = != >= >
+  events.csv  event_id,attr,value: one row per attribute of an event
+Ids are integers (64-bit: at most 19 digits); any other id is a bad record (bad_id).
+
+Attribute kinds: --types declares them (number or text); otherwise an attribute is
+numeric when more than half of its values (both files) are numbers, else text. When an
+attribute's values are mixed, the decision is printed ("attribute price: 7 of 9 values
+are text, so it is read as text") and kept in summary.json. < <= >= > need numbers.
+
+A bad value costs differently on the two sides:
+  events.csv  the event loses that attribute only (its other attributes are kept;
+              a subscription on that attribute does not match the event)
+  subs.csv    the whole subscription is dropped (bad row non_numeric_value, its other
+              rows subscription_dropped): a conjunction without one of its predicates
+              would match more than was asked
+"""
+
+
+def add_workload_files(parser: argparse.ArgumentParser) -> None:
+    """``--subs``, ``--events`` and ``--types``: the neutral CSV files (``match``,
+    ``churn``)."""
+    parser.add_argument(
+        "--subs",
+        required=True,
+        metavar="CSV",
+        help="sub_id,attr,op,value rows (sub_id an integer); op one of < <= = != >= > (a "
+        "subscription is the conjunction of its rows; one bad row drops it)",
+    )
+    parser.add_argument(
+        "--events",
+        required=True,
+        metavar="CSV",
+        help="event_id,attr,value rows (event_id an integer; a bad value drops that "
+        "attribute of the event only)",
+    )
+    parser.add_argument(
+        "--types",
+        metavar="ATTR=KIND[,...]",
+        help="force attribute kinds: number or text (or int, float, str), e.g. "
+        "price=number,carrier=text; an undeclared attribute is numeric when more than half "
+        "of its values are numbers, else text (the decision is printed when values are mixed)",
+    )
+
+
+def read_files(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The workload of ``--subs``/``--events``/``--types`` (:func:`routelab.filtering.io.
+    read_workload`), with its bad-record report and the kind decisions printed."""
+    from pathlib import Path
+
+    from routelab.filtering.io import parse_types, read_workload
+
+    workload = read_workload(Path(args.subs), Path(args.events), parse_types(args.types))
+    if workload.report.bad:
+        print(workload.report)
+    for reason in workload.kind_reasons.values():
+        print(reason)
+    return workload
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -148,24 +213,20 @@ def _workload_with_matches(args: argparse.Namespace) -> str:
 def _match(args: argparse.Namespace) -> int:
     import math
     import time
-    from pathlib import Path
 
     import pandas as pd
 
     from routelab.errors import BadInputError
     from routelab.filtering.dataflow import match_on_spark
-    from routelab.filtering.io import MATCHES_HEADER, parse_types, read_workload
+    from routelab.filtering.io import MATCHES_HEADER
 
     (algorithm,) = algorithms(args)
     (n,) = workers(args)
-    types = parse_types(args.types)
     out = Outputs(args, "filtering match")
     t0 = time.perf_counter()
-    workload = read_workload(Path(args.subs), Path(args.events), types)
+    workload = read_files(args)
     read_s = time.perf_counter() - t0
     report = workload.report
-    if report.bad:
-        print(report)
     if len(workload.subs) == 0 or len(workload.events) == 0:
         raise BadInputError(
             f"nothing to match: {len(workload.subs)} usable subscriptions, "
@@ -183,6 +244,7 @@ def _match(args: argparse.Namespace) -> int:
         seed=args.seed,
         spark=spark,
         routing=args.routing,
+        catch_all=args.catch_all,
     )
     total_s = time.perf_counter() - t0
     run = result.summary
@@ -206,15 +268,20 @@ def _match(args: argparse.Namespace) -> int:
         {"read_s": read_s, "spark_s": total_s, "route_s": run["route_s"]},
         algorithm=algorithm,
         routing=args.routing,
+        catch_all=args.catch_all if args.routing == "access" else None,
         messages_per_event=run["messages_per_event"],
+        broadcast_messages_per_event=n,
+        messages_vs_broadcast=run["messages_per_event"] / n,
         imbalance={"checks": run["imbalance_checks"], "match_s": run["imbalance_match_s"]},
         throughput_eps=run["throughput_eps"] if math.isfinite(run["throughput_eps"]) else None,
+        attribute_kinds=workload.kinds,
+        attribute_kind_reasons=workload.kind_reasons,
     )
     slowest = result.partitions["match_s"].max()
     print(
         f"{len(matches):,} matches of {len(workload.events):,} events against "
         f"{len(workload.subs):,} subscriptions ({algorithm}, {n} instances, {args.routing} "
-        f"routing: {run['messages_per_event']:.2f} messages per event; slowest instance "
-        f"matched in {slowest * 1e3:.1f} ms) -> {out.dir}"
+        f"routing: {run['messages_per_event']:.2f} messages per event, broadcast sends {n}; "
+        f"slowest instance matched in {slowest * 1e3:.1f} ms) -> {out.dir}"
     )
     return 0

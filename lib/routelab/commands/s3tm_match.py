@@ -16,6 +16,7 @@ from routelab.commands import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from routelab.s3tm.io import SUBSCRIPTIONS_HELP
     from routelab.s3tm.mappings import MAPPINGS
     from routelab.s3tm.placement import PLACERS
 
@@ -40,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--subscriptions",
         required=True,
-        metavar="DIR",
-        help="`routelab s3tm subscriptions`'s folder (or a Parquet: sub_id, words)",
+        metavar="DIR|FILE",
+        help=SUBSCRIPTIONS_HELP,
     )
     add_algorithm_option(parser, MAPPINGS, "SALB", many=False)
     add_workers_option(parser, 4, many=False)
@@ -85,7 +86,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.subscriptions:
         check_subscriptions(args.subscriptions)
     from routelab.s3tm.dataflow import matcher_state, posts_frame, run_dataflow
-    from routelab.s3tm.io import learning_split, load_posts, load_subscriptions, pairs_frame
+    from routelab.s3tm.io import (
+        describe_normalisation,
+        learning_split,
+        load_posts,
+        load_subscriptions,
+        pairs_frame,
+        posts_normalisation,
+    )
     from routelab.s3tm.mappings import learn_mapping
     from routelab.s3tm.placement import place_subscriptions
     from routelab.spark import get_spark
@@ -93,10 +101,14 @@ def _run(args: argparse.Namespace) -> int:
     spark = get_spark(args.master, app_name="routelab-s3tm-match", quiet=True)
     t0 = time.perf_counter()
     posts = load_posts(spark, args.posts)
-    subs, sub_bad = load_subscriptions(spark, args.subscriptions, posts.corpus.vocab)
-    bad = posts.report.merge(sub_bad)
+    loaded = load_subscriptions(
+        spark, args.subscriptions, posts.corpus.vocab, posts_normalisation(args.posts)
+    )
+    subs = loaded.corpus
+    bad = posts.report.merge(loaded.report)
     if bad.bad:
         print(bad)
+    describe_normalisation(loaded.words)
     read_s = time.perf_counter() - t0
     learning, _ = learning_split(posts.corpus, args.learn_fraction)
     t0 = time.perf_counter()
@@ -122,7 +134,13 @@ def _run(args: argparse.Namespace) -> int:
         ordered_by_time=posts.ordered_by_time,
         mapping=method,
         placement=args.placement,
+        subscription_words=loaded.words or None,
     )
+    if matches.empty:
+        print(
+            "warning: no post matched any subscription (a post matches when it holds every "
+            "word of the subscription, after both are cleaned and stemmed alike)"
+        )
     busiest = stats.loc[stats["ops"].idxmax()]
     print(
         f"{len(matches):,} matches of {posts.corpus.n_posts:,} posts against {subs.n_posts:,} "

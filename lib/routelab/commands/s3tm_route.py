@@ -16,6 +16,7 @@ from routelab.commands import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from routelab.s3tm.io import SUBSCRIPTIONS_HELP
     from routelab.s3tm.mappings import MAPPINGS
 
     parser = subparsers.add_parser(
@@ -36,9 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--subscriptions",
-        metavar="DIR",
-        help="`routelab s3tm subscriptions`'s folder: only subscribed words route (Eq. 1); "
-        "default: every word routes",
+        metavar="DIR|FILE",
+        help="only subscribed words route (Eq. 1); default: every word routes. "
+        + SUBSCRIPTIONS_HELP,
     )
     add_algorithm_option(parser, MAPPINGS, ("hash", "SALB"))
     add_workers_option(parser, (4, 16, 64))
@@ -65,7 +66,13 @@ def _run(args: argparse.Namespace) -> int:
 
     from routelab.errors import BadInputError
     from routelab.progress import tqdm
-    from routelab.s3tm.io import learning_split, load_posts, load_subscriptions
+    from routelab.s3tm.io import (
+        describe_normalisation,
+        learning_split,
+        load_posts,
+        load_subscriptions,
+        posts_normalisation,
+    )
     from routelab.s3tm.mappings import learn_mapping
     from routelab.s3tm.metrics import route_metrics
 
@@ -86,10 +93,14 @@ def _run(args: argparse.Namespace) -> int:
     bad = posts.report
     subs = None
     if args.subscriptions:
-        subs, sub_bad = load_subscriptions(spark, args.subscriptions, posts.corpus.vocab)
-        if sub_bad.bad:
-            print(f"subscriptions:\n{sub_bad}")
-        bad.merge(sub_bad)
+        loaded = load_subscriptions(
+            spark, args.subscriptions, posts.corpus.vocab, posts_normalisation(args.posts)
+        )
+        subs = loaded.corpus
+        if loaded.report.bad:
+            print(f"subscriptions:\n{loaded.report}")
+        describe_normalisation(loaded.words)
+        bad.merge(loaded.report)
     learning, held_out = learning_split(posts.corpus, args.learn_fraction)
     rows = []
     with tqdm(total=len(methods) * len(counts), desc="route", unit="mapping") as bar:

@@ -48,6 +48,8 @@ from routelab.hashing import bucket
 
 #: the ways of sending events to matcher instances (see the module docstring)
 ROUTINGS = ("broadcast", "access")
+#: where access routing puts the subscriptions without an equality (:func:`plan_access_routing`)
+CATCH_ALL = ("group", "spread")
 
 
 @dataclass
@@ -138,8 +140,8 @@ def plan_access_routing(
     (ties: the lower index). Deterministic in ``subs``, ``nu`` and ``schemas``."""
     if partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {partitions}")
-    if catch_all not in ("spread", "group"):
-        raise ValueError(f"catch_all must be 'spread' or 'group', got {catch_all!r}")
+    if catch_all not in CATCH_ALL:
+        raise ValueError(f"catch_all must be 'group' or 'spread', got {catch_all!r}")
     schemas = [tuple(x) for x in schemas]
     kind, used, best_nu = assign_access(subs, schemas, nu)
     t = subs.table

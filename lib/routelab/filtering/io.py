@@ -8,10 +8,15 @@ Three CSV files with a header, so any other engine can run on exactly the same w
 - ``matches.csv``: ``event_id,subscription_id``, every match (the two id columns every
   ``routelab`` matcher writes).
 
-Values may be integers, floats or strings. An attribute's kind is declared
-(``routelab filtering match --types price=float,carrier=str``) or decided by the majority of
+Ids (``sub_id``, ``event_id``) are integers that fit in 64 bits; any other id is a bad
+record (``bad_id``). Values may be integers, floats or strings. An attribute's kind is
+declared (``routelab filtering match --types price=number,carrier=text``; ``number`` is
+``int`` or ``float`` as its values say, ``text`` is ``str``) or decided by the majority of
 its values in both files: numeric when more than half parse as numbers, so one typo never
-turns a numeric attribute into text (the typo's row is counted bad instead). On a numeric
+turns a numeric attribute into text (the typo's row is counted bad instead). Every decision
+on an attribute whose values are mixed is said (:func:`decide_kinds`: "attribute price: 7 of
+9 values are text, so it is read as text"), and a row refused because of it names the
+decision and the ``--types`` that would change it. On a numeric
 attribute integers are kept, and if any value is a float all are mapped to integers by an
 order-preserving transform of their IEEE-754 bits (exact for equality and order). A text
 attribute is dictionary-encoded and only ``=`` and ``!=`` make sense on it. A row that cannot be used is counted by reason, with file:line
@@ -19,7 +24,7 @@ examples (:class:`routelab.badrecords.BadRecordReport`), and the good rows are k
 
 =======================  ==============================================================
 ``malformed_row``        not the header's number of fields
-``bad_id``               an id that is not an integer
+``bad_id``               an id that is not an integer, or one too large for 64 bits
 ``unknown_operator``     an operator outside ``< <= = != >= >``
 ``non_numeric_value``    a value that does not fit its attribute's kind (text on a
                          numeric attribute, a fraction on an ``int`` one), or ``< <= >= >``
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -51,10 +56,16 @@ EVENTS_HEADER = ["event_id", "attr", "value"]
 
 @dataclass
 class FileWorkload:
+    """The files' subscriptions and events, the attribute names (by code), the unusable
+    rows, each attribute's kind (``int``, ``float``, ``str``) and why, for the attributes
+    whose kind was declared or decided among mixed values (:func:`decide_kinds`)."""
+
     subs: Subscriptions
     events: Events
     attributes: list[str]
     report: BadRecordReport
+    kinds: dict[str, str] = field(default_factory=dict)
+    kind_reasons: dict[str, str] = field(default_factory=dict)
 
 
 MATCHES_HEADER = ["event_id", "subscription_id"]
@@ -107,45 +118,91 @@ def _rows(path: Path, header: list[str], report: BadRecordReport):  # type: igno
             yield line, [c.strip() for c in row]
 
 
-#: the attribute kinds ``--types`` may declare
+#: the attribute kinds ``--types`` may declare: the stored kinds, and ``number`` (``int``
+#: or ``float``, as the attribute's values say) and ``text`` (``str``)
 KINDS = ("int", "float", "str")
+KIND_NAMES = ("number", "text", *KINDS)
+#: the largest id the files may use (ids are int64)
+MAX_ID = int(np.iinfo(np.int64).max)
 
 
-def attribute_kinds(values: dict[str, list[str]], types: dict[str, str]) -> dict[str, str]:
-    """Each attribute's kind: declared in ``types``, else ``int``/``float`` when most of its
-    values (more than half) parse as numbers (``float`` if any of those has a fraction or
-    exponent), else ``str``. One typo therefore never turns a numeric attribute into text:
-    the typo's row is the bad one."""
+def _numeric_kind(numbers: list[int | float]) -> str:
+    return "float" if any(isinstance(x, float) for x in numbers) else "int"
+
+
+def decide_kinds(
+    values: dict[str, list[str]], types: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each attribute's kind and, for every attribute whose kind was declared or whose
+    values are mixed (numbers and text), why: declared in ``types`` (``number``: ``int``, or
+    ``float`` if a value has a fraction or exponent; ``text``: ``str``), else ``int``/``float``
+    when most of its values (more than half) parse as numbers, else ``str``. One typo
+    therefore never turns a numeric attribute into text: the typo's row is the bad one."""
     unknown = sorted(set(types) - set(values))
     if unknown:
         raise BadInputError(f"--types names attribute(s) {unknown} that no row uses")
-    bad = {a: k for a, k in types.items() if k not in KINDS}
+    bad = {a: k for a, k in types.items() if k not in KIND_NAMES}
     if bad:
-        raise BadInputError(f"--types {bad}: each kind must be one of {', '.join(KINDS)}")
-    kinds = {}
+        raise BadInputError(f"--types {bad}: each kind must be number or text (or int, float, str)")
+    kinds, why = {}, {}
     for attr, vs in values.items():
-        if attr in types:
-            kinds[attr] = types[attr]
-            continue
         numbers = [x for x in map(_number, vs) if x is not None]
+        text = len(vs) - len(numbers)
+        if attr in types:
+            kind = {"text": "str", "number": _numeric_kind(numbers)}.get(types[attr], types[attr])
+            kinds[attr] = kind
+            why[attr] = f"attribute {attr}: declared {types[attr]} by --types"
+            continue
         if 2 * len(numbers) <= len(vs):
             kinds[attr] = "str"
+            if numbers:
+                why[attr] = (
+                    f"attribute {attr}: {text} of {len(vs)} values are text, so it is read as "
+                    f"text (--types {attr}=number to read it as numbers)"
+                )
         else:
-            kinds[attr] = "float" if any(isinstance(x, float) for x in numbers) else "int"
-    return kinds
+            kinds[attr] = _numeric_kind(numbers)
+            if text:
+                why[attr] = (
+                    f"attribute {attr}: {len(numbers)} of {len(vs)} values are numbers, so it "
+                    f"is read as numbers (--types {attr}=text to read it as text)"
+                )
+    return kinds, why
+
+
+def attribute_kinds(values: dict[str, list[str]], types: dict[str, str]) -> dict[str, str]:
+    """Each attribute's kind (:func:`decide_kinds` without the reasons)."""
+    return decide_kinds(values, types)[0]
 
 
 def parse_types(text: str | None) -> dict[str, str]:
-    """``attr=int,other=str`` -> a dict (the CLI's ``--types``)."""
+    """``attr=number,other=text`` -> a dict (the CLI's ``--types``)."""
     out: dict[str, str] = {}
     for part in (text or "").split(","):
         if not part.strip():
             continue
         attr, sep, kind = part.partition("=")
         if not sep or not attr.strip():
-            raise BadInputError(f"--types {part!r}: write attr=int|float|str")
+            raise BadInputError(f"--types {part!r}: write attr=number|text (or attr=int|float|str)")
         out[attr.strip()] = kind.strip()
     return out
+
+
+def _why_id(text: str) -> str:
+    try:
+        int(text)
+    except ValueError:
+        return "not an integer"
+    return f"{len(text.lstrip('+-'))} digits, beyond +-{MAX_ID}"
+
+
+def _int64_id(text: str) -> int | None:
+    """An id: an integer that fits in int64, else None."""
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if -MAX_ID - 1 <= value <= MAX_ID else None
 
 
 def read_workload(
@@ -156,10 +213,10 @@ def read_workload(
     report = BadRecordReport()
     sub_rows: dict[int, list[tuple[str, str, str, int]]] = defaultdict(list)
     for line, (sid, attr, op, value) in _rows(Path(subs_path), SUBS_HEADER, report):
-        try:
-            sub_id = int(sid)
-        except ValueError:
-            report.add("bad_id", str(subs_path), line, sid, detail="sub_id is not an integer")
+        sub_id = _int64_id(sid)
+        if sub_id is None:
+            report.add("bad_id", str(subs_path), line, f"{sid},{attr},{op},{value}",
+                       detail=f"sub_id must be a 64-bit integer ({_why_id(sid)})")  # fmt: skip
             continue
         if op == "==":
             op = "="
@@ -175,10 +232,10 @@ def read_workload(
         sub_rows[sub_id].append((attr, op, value, line))
     event_rows: dict[int, dict[str, tuple[str, int]]] = defaultdict(dict)
     for line, (eid, attr, value) in _rows(Path(events_path), EVENTS_HEADER, report):
-        try:
-            event_id = int(eid)
-        except ValueError:
-            report.add("bad_id", str(events_path), line, eid, detail="event_id is not an integer")
+        event_id = _int64_id(eid)
+        if event_id is None:
+            report.add("bad_id", str(events_path), line, f"{eid},{attr},{value}",
+                       detail=f"event_id must be a 64-bit integer ({_why_id(eid)})")  # fmt: skip
             continue
         if attr in event_rows[event_id]:
             report.add(
@@ -200,7 +257,7 @@ def read_workload(
             values[attr].append(value)
     attributes = sorted(values)
     index = {a: i for i, a in enumerate(attributes)}
-    kinds = attribute_kinds(values, types or {})
+    kinds, why = decide_kinds(values, types or {})
     dictionary = ValueDictionary()
 
     def encode(attr: str, value: str) -> int | None:
@@ -219,10 +276,12 @@ def read_workload(
         for attr, op, value, line in preds:
             code = encode(attr, value)
             if code is None:
-                bad = (line, f"{sub_id},{attr},{op},{value}", f"{attr} is {kinds[attr]}")
+                bad = (line, f"{sub_id},{attr},{op},{value}", _misfit(attr, kinds, why))
                 break
             if op not in ("=", "!=") and kinds[attr] == "str":
-                bad = (line, f"{sub_id},{attr},{op},{value}", f"{attr} is text; {op} needs numbers")
+                because = why.get(attr, f"attribute {attr}: every value is text")
+                bad = (line, f"{sub_id},{attr},{op},{value}",
+                       f"{op} needs numbers, and {because}")  # fmt: skip
                 break
             encoded.append((index[attr], op, code))
         if bad is not None:
@@ -255,12 +314,18 @@ def read_workload(
                     str(events_path),
                     line,
                     f"{eid},{attr},{value}",
-                    detail=f"{attr} is {kinds[attr]}",
+                    detail=_misfit(attr, kinds, why),
                 )
                 continue
             matrix[e, index[attr]] = code
     events = Events(matrix, np.asarray(event_ids, dtype=np.int64))
-    return FileWorkload(subs, events, attributes, report)
+    return FileWorkload(subs, events, attributes, report, kinds, why)
+
+
+def _misfit(attr: str, kinds: dict[str, str], why: dict[str, str]) -> str:
+    """Why a value does not fit its attribute: the kind and how it was decided."""
+    kind = {"int": "whole numbers", "float": "numbers", "str": "text"}[kinds[attr]]
+    return why.get(attr) or f"attribute {attr} holds {kind}"
 
 
 def write_workload(

@@ -90,6 +90,12 @@ class AdjustParams:
     #: also measure every worker's fixed cost per period (``fixed_<w>`` in the periods:
     #: the same replay against an empty index, :func:`routelab.spatial.engine.fixed_cost`)
     measure_fixed: bool = False
+    #: at every Phase II trigger, also time these selectors on the same snapshot of the hot
+    #: worker's cells (Sect. VI-D: "the four algorithms on the same worker (having the same
+    #: set of cells)"); rows in ``AdjustedRun.selections``
+    time_selectors: tuple[str, ...] = ()
+    #: ``selector_params`` per timed selector (e.g. DP's table bound)
+    time_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.period < 1:
@@ -97,6 +103,8 @@ class AdjustParams:
         if self.k_hot < 0:
             raise ValueError(f"k_hot must be >= 0, got {self.k_hot}")
         SELECTORS.lookup(self.selector)
+        for name in self.time_selectors:
+            SELECTORS.lookup(name)
 
 
 @numba.njit(cache=True)
@@ -154,6 +162,8 @@ class AdjustedRun:
     copy_service: np.ndarray = field(default_factory=lambda: np.zeros(0))
     global_events: pd.DataFrame = field(default_factory=pd.DataFrame)
     final_gridt: Gridt | None = None
+    #: the selectors timed on each Phase II snapshot (``AdjustParams.time_selectors``)
+    selections: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _loads(
@@ -216,6 +226,7 @@ def replay_adjusted(
     c_tup, c_w, c_srv = [], [], []
     pause = np.zeros(n_w)  # seconds each worker still owes to a migration
     empty = None  # an index holding no query, for the fixed cost (params.measure_fixed)
+    selections: list[dict] = []
     for p, lo in enumerate(range(0, len(st.kind), params.period)):
         hi = min(len(st.kind), lo + params.period)
         routed = strat.route(setup, lo, hi)
@@ -288,9 +299,11 @@ def replay_adjusted(
                 hot, cold, need = load_to_move(est)
                 mine = np.setdiff1d(cells_of(strat.gt, hot), touched)
                 size = workers.postings_per_cell(hot, n_cells)
+                snap = (cell_loads[hot][mine], _bytes(mine, size), need)
                 t0 = time.perf_counter()
-                sel = method.kernel(cell_loads[hot][mine], _bytes(mine, size), need, **sel_params)
+                sel = method.kernel(*snap, **sel_params)
                 select_s = time.perf_counter() - t0
+                selections += time_selections(params, snap, p, len(mine))
                 cells = mine[sel.cells]
                 if sel.status != "oom" and len(cells):
                     t0 = time.perf_counter()
@@ -331,7 +344,26 @@ def replay_adjusted(
         np.concatenate(c_srv)[order] if c_srv else np.zeros(0),
         pd.DataFrame(global_rows),
         strat.gt,
+        pd.DataFrame(selections),
     )
+
+
+def time_selections(
+    params: AdjustParams, snap: tuple[np.ndarray, np.ndarray, float], period: int, n_cells: int
+) -> list[dict]:
+    """Every selector of ``params.time_selectors`` timed on one snapshot ``(loads, sizes,
+    need)`` of the hot worker's cells: one row each (seconds, cells chosen, their cost,
+    status; DP's "oom" where its table would exceed its bound)."""
+    out = []
+    for name in params.time_selectors:
+        kernel = SELECTORS.lookup(name).kernel
+        kw = SELECTORS.lookup(name).check_params(params.time_params.get(name, {}))
+        t0 = time.perf_counter()
+        sel = kernel(*snap, **kw)
+        out.append({"period": period, "selector": name, "cells_offered": n_cells,
+                    "select_s": time.perf_counter() - t0, "cells": len(sel.cells),
+                    "cost": float(sel.cost), "status": sel.status})  # fmt: skip
+    return out
 
 
 def migrate(

@@ -10,9 +10,14 @@ matches the keyword ``vaccine``.
 Order: with times, tuples are ordered by time (at equal times: insertions, then objects,
 then deletions); without, every query is inserted first and objects follow in file order.
 Bad records are counted by reason with file and line (CSV: the line in the file) and
-skipped: missing or non-numeric coordinates, coordinates out of range, a text with no
-word left after cleaning, a duplicate id, an empty or malformed expression, a keyword that
-is only a stop word, a rectangle with min > max, a deletion before the insertion.
+skipped: missing or non-numeric coordinates, coordinates out of range (an object's point or
+a query's rectangle: latitude outside [-90, 90], longitude outside [-180, 180]), a text with
+no word left after cleaning, a duplicate id, an empty or malformed expression, a keyword
+that is only a stop word, a rectangle with min > max, an object's ``ts`` or a query's
+``insert``/``delete`` that is present but not a number (``bad_time``: a typo such as ``2O``
+must not turn into "never deleted"), a deletion before the insertion. An empty ``insert``
+means "from the start", an empty ``delete`` "never deleted". Query times need the objects'
+``ts`` (they are placed among the objects by time): times on the queries alone are an error.
 """
 
 from __future__ import annotations
@@ -60,6 +65,19 @@ def read_table(path: Path, required: tuple[str, ...]) -> tuple[pd.DataFrame, int
 
 def _num(series: pd.Series) -> np.ndarray:
     return pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
+
+
+def _blank(series: pd.Series) -> np.ndarray:
+    """Cells with no value: missing (Parquet null, NaN) or only white space (CSV)."""
+    return series.map(lambda v: v is None or (isinstance(v, float) and np.isnan(v)) or
+                      (isinstance(v, str) and not v.strip())).to_numpy(dtype=bool)  # fmt: skip
+
+
+def optional_times(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A time column where a cell may be empty: (the times, NaN where empty; the cells that
+    hold something that is not a finite number, e.g. the typo ``2O``)."""
+    values = _num(series)
+    return values, ~_blank(series) & ~np.isfinite(values)
 
 
 def _bad_rows(
@@ -122,7 +140,13 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
     ts = _num(objs["ts"]) if "ts" in objs.columns else None
     if ts is not None:
         keep &= _bad_rows(
-            bad, keep & ~np.isfinite(ts), "bad_time", ow, o_first, objs, "ts not a number"
+            bad,
+            keep & ~np.isfinite(ts),
+            "bad_time",
+            ow,
+            o_first,
+            objs,
+            "ts missing or not a number",
         )
     # queries
     rect = np.stack([_num(qs[c]) for c in ("min_lon", "min_lat", "max_lon", "max_lat")], axis=1)
@@ -145,6 +169,32 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
         qs,
         "min > max",
     )
+    qkeep &= _bad_rows(
+        bad,
+        qkeep
+        & (
+            (np.abs(rect[:, [1, 3]]) > 90).any(axis=1) | (np.abs(rect[:, [0, 2]]) > 180).any(axis=1)
+        ),
+        "coordinates_out_of_range",
+        qw,
+        q_first,
+        qs,
+        "rectangle: lat must lie in [-90, 90] and lon in [-180, 180]",
+    )
+    times: dict[str, np.ndarray] = {}
+    for col in ("insert", "delete"):
+        if col in qs.columns:
+            times[col], typo = optional_times(qs[col])
+            qkeep &= _bad_rows(
+                bad, qkeep & typo, "bad_time", qw, q_first, qs, f"{col} is not a number"
+            )
+    if times and ts is None:
+        raise BadInputError(
+            f"{qw} has {'/'.join(times)} times but {ow} has no ts column: query times are "
+            f"placed among the objects by their ts; add ts to {ow} or drop the time columns "
+            f"of {qw}"
+        )
+    t_ins, t_del = times.get("insert"), times.get("delete")
     dnfs: list[list[list[str]] | None] = []
     for i, text in enumerate(qs["keywords"].astype(str)):
         if not qkeep[i]:
@@ -168,8 +218,6 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
     qkeep &= _bad_rows(
         bad, qkeep & qids.duplicated().to_numpy(), "duplicate_id", qw, q_first, qs, "id seen before"
     )
-    t_ins = _num(qs["insert"]) if "insert" in qs.columns else None
-    t_del = _num(qs["delete"]) if "delete" in qs.columns else None
     if t_ins is not None and t_del is not None:
         qkeep &= _bad_rows(
             bad,
@@ -195,9 +243,11 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
     objects = make_objects(o_num, lon[oi], lat[oi], [words[i] for i in oi], vocab)
     queries = make_queries(q_num, rect[qi], [dnfs[i] for i in qi], vocab)
     # order
-    has_times = ts is not None and t_ins is not None
+    has_times = ts is not None and (t_ins is not None or t_del is not None)
     if has_times:
-        q_ins = np.nan_to_num(t_ins[qi], nan=-np.inf)
+        q_ins = (
+            np.full(len(qi), -np.inf) if t_ins is None else np.nan_to_num(t_ins[qi], nan=-np.inf)
+        )
         q_del = t_del[qi] if t_del is not None else np.full(len(qi), np.nan)
         dels = np.flatnonzero(np.isfinite(q_del))
         times = np.concatenate([q_ins, ts[oi], q_del[dels]])

@@ -8,6 +8,8 @@ experiments, figures and claims.
 ``figures.py``      Figs. 3-4 (kdt-tree map), 6, 7-10 (bars), 11 (workers)
 ``claims.py``       claims C1-C12 with their rules and tolerances; Sect. VI-D listed
 ``cost_clock.py``   Definition 1 against the clock: unit costs fitted per worker, R^2, errors
+``regime.py``       the regime measured (fixed-cost share, busy time, seeds) and the platform's
+                    cost per message: throughput(c), the verdict map, flip points
 ``text_split.py``   what Algorithm 1's threshold sees: the similarity on a kd probe
 ``bench.py``        ``routelab bench spatial``: GI2 and gridt rates vs a shapely STRtree matcher
 ``adjust_experiments.py`` notebook 12: adjusted replays per selector (Figs. 12-16) as tasks

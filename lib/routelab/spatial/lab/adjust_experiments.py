@@ -112,8 +112,10 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         )
     }
     for name in selectors:
+        snapshot = tuple(SELECTORS.names) if name == "GR" else ()  # every selector, GR's cells
         chosen = AdjustParams(period=period, sigma=sigma, selector=name, costs=costs,
-                              selector_params=dp if name == "DP" else {}, measure_fixed=True)  # fmt: skip
+                              selector_params=dp if name == "DP" else {}, measure_fixed=True,
+                              time_selectors=snapshot, time_params={"DP": dp})  # fmt: skip
         runs[name] = replay_adjusted(setup, part, chosen)
     if params.get("global_fraction"):
         gp = GlobalParams(every=max(period, int(float(params["global_fraction"]) * n)))
@@ -150,6 +152,7 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "select_ms_mean": 1e3 * float(m["select_s"].mean()) if len(m) else 0.0,
                 "bytes": float(moved["bytes"].sum()) if len(moved) else 0.0,
                 "migration_s": float(moved["migration_s"].sum()) if len(moved) else 0.0,
+                **phase_two_means(m),
                 "cells_moved": int(moved["cells"].sum()) if len(moved) else 0,
                 "queries_moved": int(moved["queries"].sum()) if len(moved) else 0,
                 "throughput": run_throughput(busy, _cols(run, "msgs_"), n),
@@ -164,9 +167,12 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "phase2_moves": int(((phase == "II") & (m["cells"] > 0)).sum()) if len(m) else 0,
                 "global_switches": int((ev == "switch").sum()), "global_drains": int((ev == "drain").sum()),
                 "global_best_gain": _best_gain(run.global_events),
+                "global_gamma": gp.gamma if name == GLOBAL else np.nan,
                 "cost_model": costs.model,
+                **trigger_counts(run, sigma),
             }
         )  # fmt: skip
+        rows += snapshot_rows(run.selections, name)
         for _, pr in run.periods.iterrows():
             rows.append(
                 {
@@ -179,6 +185,62 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )  # fmt: skip
     return rows
+
+
+def trigger_counts(run: AdjustedRun, sigma: float) -> dict[str, int]:
+    """What the trigger and Phase I did (Sect. V-A), for the checks: Phase I actions and
+    those that lowered the estimated load (``load_after < load_before``), Phase II
+    selections and those made in a period whose max / min load exceeded ``sigma``."""
+    m = run.migrations
+    if not len(m):
+        return {"phase1_actions": 0, "phase1_lowered": 0, "p2_selections": 0, "p2_triggered": 0}
+    one = m[m["phase"].astype(str).str.startswith("I-")]
+    two = m[m["phase"] == "II"]
+    ratio = run.periods.set_index("period")["sigma_obs"]
+    return {
+        "phase1_actions": len(one),
+        "phase1_lowered": int((one["load_after"] < one["load_before"]).sum()) if len(one) else 0,
+        "p2_selections": len(two),
+        "p2_triggered": int((ratio.loc[two["period"]].to_numpy() > sigma).sum()),
+    }
+
+
+def phase_two_means(migrations: pd.DataFrame) -> dict[str, float]:
+    """Per Phase II migration that moved cells (Sect. VI-D reports averages per migration):
+    mean bytes, mean migration seconds, the modelled share of that time (bytes over the
+    link; the rest -- selection, extraction, re-insertion -- is measured) and the count.
+    Phase I's moves (no selection) and selections that moved nothing are left out."""
+    m = migrations
+    if not len(m) or "phase" not in m:
+        return {"p2_migrations": 0, "p2_bytes_mean": np.nan, "p2_migration_ms_mean": np.nan,
+                "p2_modelled_share": np.nan}  # fmt: skip
+    two = m[(m["phase"] == "II") & (m["cells"] > 0)]
+    if not len(two):
+        return {"p2_migrations": 0, "p2_bytes_mean": np.nan, "p2_migration_ms_mean": np.nan,
+                "p2_modelled_share": np.nan}  # fmt: skip
+    modelled = two["migration_s"] - two["select_s"] - two["move_s"]
+    return {
+        "p2_migrations": len(two),
+        "p2_bytes_mean": float(two["bytes"].mean()),
+        "p2_migration_ms_mean": 1e3 * float(two["migration_s"].mean()),
+        "p2_modelled_share": float(modelled.sum() / max(float(two["migration_s"].sum()), 1e-12)),
+    }
+
+
+def snapshot_rows(selections: pd.DataFrame, run: str) -> list[dict[str, Any]]:
+    """``level="selection"`` rows: per selector timed on the run's Phase II snapshots (the
+    same hot worker's cells for all four), its mean selection milliseconds over the
+    snapshots it solved, how many it ran out of memory on and how many there were."""
+    if not len(selections):
+        return []
+    out = []
+    for name, g in selections.groupby("selector", sort=False):
+        ok = g[g["status"] != "oom"]
+        out.append({"level": "selection", "selector": name, "snapshot_of": run,
+                    "snapshots": len(g), "oom": int((g["status"] == "oom").sum()),
+                    "select_ms_mean": 1e3 * float(ok["select_s"].mean()) if len(ok) else np.nan,
+                    "cells_offered_mean": float(g["cells_offered"].mean())})  # fmt: skip
+    return out
 
 
 def _best_gain(events: pd.DataFrame) -> float:

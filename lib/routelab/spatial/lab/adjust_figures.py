@@ -25,77 +25,114 @@ COLOURS = {name: color_for(name) for name in [*ORDER, "none", "GR+global"]}
 BUCKETS = [("lat_fast", "< b1 (unaffected)"), ("lat_mid", "b1 - 10 b1"), ("lat_slow", ">= 10 b1")]
 
 
-def _runs(frame: pd.DataFrame, mu: int | None = None) -> pd.DataFrame:
-    runs = frame[frame["level"] == "run"]
+BUCKET_COLOURS = {"lat_fast": "#009E73", "lat_mid": "#E69F00", "lat_slow": "#CC79A7"}
+SIZE_COLOUR, TIME_COLOUR = "#0072B2", "#000000"
+
+
+def _runs(frame: pd.DataFrame, mu: int | None = None, level: str = "run") -> pd.DataFrame:
+    runs = frame[frame["level"] == level]
+    if "scenario" in runs.columns:
+        runs = runs[runs["scenario"] == "drift"]
     return runs[runs["mu"] == mu] if mu is not None else runs
 
 
-def _panels(runs: pd.DataFrame, title: str, selectors: list[str]) -> go.Figure:
+def _selection_ms(frame: pd.DataFrame, mu: int | None = None) -> pd.DataFrame:
+    """Median over seeds (per selector, and query count) of the mean selection time on GR's
+    snapshots -- the four selectors on the same cells -- or of each run's own selections
+    where no snapshot was taken."""
+    snaps = _runs(frame, mu, "selection")
+    source = snaps if len(snaps) else _runs(frame, mu)
+    keys = ["selector"] if mu is not None else ["selector", "mu"]
+    return source.groupby(keys)["select_ms_mean"].median()
+
+
+def _panels(frame: pd.DataFrame, mu: int, title: str, selectors: list[str]) -> go.Figure:
+    runs = _runs(frame, mu)
     fig = make_subplots(
         rows=1,
         cols=3,
-        subplot_titles=["selection time (ms per migration)", "migrated size and time",
-                        "share of tuples by latency"],
+        subplot_titles=["(a) selection time (ms, same cells for all)",
+                        "(b) per migration: size (bars) and time (dots)",
+                        "(c) share of tuples by latency"],
         specs=[[{}, {"secondary_y": True}, {}]],
     )  # fmt: skip
     med = runs.groupby("selector").median(numeric_only=True).reindex(selectors).dropna(how="all")
     names = list(med.index)
+    sel = _selection_ms(frame, mu).reindex(names)
     fig.add_trace(
-        go.Bar(x=names, y=med["select_ms_mean"], marker_color=[COLOURS[n] for n in names],
-               showlegend=False),
+        go.Bar(x=names, y=sel, marker_color=[COLOURS[n] for n in names], showlegend=False,
+               hovertemplate="%{x}: %{y:.3g} ms<extra></extra>"),
         row=1, col=1,
     )  # fmt: skip
+    size = med["p2_bytes_mean"] if "p2_bytes_mean" in med else med["bytes"]
+    ms = med["p2_migration_ms_mean"] if "p2_migration_ms_mean" in med else 1e3 * med["migration_s"]
     fig.add_trace(
-        go.Bar(x=names, y=med["bytes"] / 2**20, name="migrated MB", marker_color="#56B4E9"),
+        go.Bar(x=names, y=size / 2**20, name="migrated MB per migration", marker_color=SIZE_COLOUR),
         row=1, col=2,
     )  # fmt: skip
     fig.add_trace(
-        go.Scatter(x=names, y=med["migration_s"] * 1e3, name="migration ms", mode="markers",
-                   marker={"size": 12, "color": "#000000"}),
+        go.Scatter(x=names, y=ms, name="ms per migration", mode="markers",
+                   marker={"size": 12, "color": TIME_COLOUR, "symbol": "diamond"}),
         row=1, col=2, secondary_y=True,
     )  # fmt: skip
     for col, label in BUCKETS:
-        fig.add_trace(go.Bar(x=names, y=med[col], name=label), row=1, col=3)
-    fig.update_layout(title=title, barmode="group", height=440)
-    fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_yaxes(title_text="MB", row=1, col=2, secondary_y=False)
-    fig.update_yaxes(title_text="ms", row=1, col=2, secondary_y=True)
-    fig.update_yaxes(range=[0, 1], row=1, col=3)
+        fig.add_trace(go.Bar(x=names, y=med[col], name=label, marker_color=BUCKET_COLOURS[col]),
+                      row=1, col=3)  # fmt: skip
+    fig.update_layout(title=title, barmode="group", height=460,
+                      legend={"orientation": "h", "y": -0.18})  # fmt: skip
+    fig.update_yaxes(type="log", title_text="ms", row=1, col=1)
+    fig.update_yaxes(title_text="MB", rangemode="tozero", row=1, col=2, secondary_y=False)
+    fig.update_yaxes(title_text="ms", rangemode="tozero", nticks=5, tickformat=".3~s", row=1,
+                     col=2, secondary_y=True)  # fmt: skip
+    fig.update_yaxes(range=[0, 1], title_text="share of tuples", row=1, col=3)
     return fig
 
 
 def fig12_selection(frame: pd.DataFrame, mu: int) -> go.Figure:
-    """Fig. 12: DP, GR, SI and RA at one query count: (a) selection time, (b) migrated size
-    and migration time, (c) latency distribution (medians over seeds)."""
-    return _panels(
-        _runs(frame, mu), f"Fig. 12: cell selection and migration, {mu:,} queries", ORDER
-    )
+    """Fig. 12: DP, GR, SI and RA at one query count: (a) selection time, all four timed on
+    the same snapshots of the hot worker's cells, (b) size and time per Phase II
+    migration, (c) latency distribution (medians over seeds)."""
+    return _panels(frame, mu, f"Fig. 12: cell selection and migration, {mu:,} queries", ORDER)
 
 
 def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
-    """Figs. 13-15: GR, SI, RA (and DP where it ran) at each query count: selection time,
-    migrated size, unaffected tuples; DP's out-of-memory runs are marked."""
+    """Figs. 13-15: GR, SI, RA (and DP where it ran) at each query count: selection time
+    (the same snapshots for all), size and time per migration (Fig. 14), unaffected tuples
+    (Fig. 15). DP's points where it ran out of memory are not drawn (it migrated nothing
+    there, which would look cheapest); the panel says where."""
     runs = _runs(frame)
+    sel = _selection_ms(frame)
     fig = make_subplots(
-        rows=1, cols=3,
-        subplot_titles=["selection time (ms per migration)", "migrated MB",
+        rows=1, cols=4,
+        subplot_titles=["selection time (ms)", "MB per migration", "ms per migration",
                         "tuples unaffected (< b1)"],
     )  # fmt: skip
+    oom_at: list[int] = []
     for name in ORDER:
         g = runs[runs["selector"] == name].groupby("mu").median(numeric_only=True)
         if g.empty:
             continue
-        text = ["out of memory" if o > 0 else "" for o in g["oom"]]
-        for col, y in enumerate([g["select_ms_mean"], g["bytes"] / 2**20, g["lat_fast"]], 1):
+        oom = g["oom"] > 0
+        oom_at += [int(m) for m in g.index[oom]] if name == "DP" else []
+        size = g["p2_bytes_mean"] if "p2_bytes_mean" in g else g["bytes"]
+        ms = g["p2_migration_ms_mean"] if "p2_migration_ms_mean" in g else 1e3 * g["migration_s"]
+        has = name in sel.index.get_level_values("selector")
+        s = sel.loc[name].reindex(g.index) if has else pd.Series(np.nan, index=g.index)
+        for col, y in enumerate([s, size / 2**20, ms, g["lat_fast"]], 1):
+            y = pd.Series(np.asarray(y, dtype=float), index=g.index).where(~oom)
             fig.add_trace(
                 go.Scatter(x=g.index, y=y, name=name, legendgroup=name, showlegend=col == 1,
-                           mode="lines+markers+text", text=text if col == 1 else None,
-                           line={"color": COLOURS[name]}),
+                           mode="lines+markers", line={"color": COLOURS[name]}),
                 row=1, col=col,
             )  # fmt: skip
+    if oom_at:
+        fig.add_annotation(text=f"DP: out of memory at {', '.join(f'{m:,}' for m in oom_at)} "
+                           "queries (not drawn)", xref="paper", yref="paper", x=0, y=-0.22,
+                           showarrow=False, xanchor="left")  # fmt: skip
     fig.update_xaxes(type="log", title_text="live queries (mu)")
     fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_layout(title="Figs. 13-15: GR, SI, RA (and DP) as the query count grows", height=440)
+    fig.update_layout(title="Figs. 13-15: the selections as the query count grows", height=460,
+                      margin={"b": 110})  # fmt: skip
     return fig
 
 
