@@ -252,7 +252,7 @@ def test_declared_types_win_over_the_majority(tmp_path):
     assert parse_types("a=int, b=str") == {"a": "int", "b": "str"}
     with pytest.raises(BadInputError, match="attr=int"):
         parse_types("a")
-    with pytest.raises(BadInputError, match="one of int, float, str"):
+    with pytest.raises(BadInputError, match="number or text \\(or int, float, str\\)"):
         read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"code": "bool"})
     with pytest.raises(BadInputError, match="no row uses"):
         read_workload(tmp_path / "subs.csv", tmp_path / "events.csv", {"nope": "int"})

@@ -52,6 +52,7 @@ REASONS: dict[str, str] = {
     "bad_rectangle": "a query bound missing, not a number, or min > max",
     "bad_expression": "keyword expression not parseable (AND/OR, parentheses)",
     "stopword_keyword": "a conjunct of the expression has only stop words",
+    "stop_word": "a subscription word is a stop word: no post holds it",
     "delete_before_insert": "a query's delete time is before its insert time",
     "unknown_operator": "an operator outside < <= = != >= >",
     "non_numeric_value": "a value that does not fit its attribute's kind (or a range on text)",

@@ -41,7 +41,7 @@ TABLE_FORMATS = ("csv", "parquet", "json")
 #: the files every system verb writes besides its tables
 SUMMARY_FILE = "summary.json"
 #: the result tables the verbs write (``<name>.<format>``)
-RESULT_TABLES = ("matches", "workers", "results")
+RESULT_TABLES = ("matches", "workers", "results", "periods", "migrations")
 BAD_RECORDS_FILE = "bad_records.json"
 
 

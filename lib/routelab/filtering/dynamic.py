@@ -122,6 +122,9 @@ class MaintenanceStep:
     dropped: list[Schema] = field(default_factory=list)
     redistributed: int = 0  # clusters redistributed (situation 1)
     moved: int = 0  # subscription moves
+    #: distinct subscriptions among them (Sect. 4.1: "subscriptions cannot be moved more
+    #: than once" in a step, so this equals ``moved``)
+    distinct_moved: int = 0
     seconds: float = 0.0
 
 
@@ -170,6 +173,7 @@ class DynamicMatcher(ClusterMatcher):
         self.sent: dict[int, int] = {}
         self._mask_schema: dict[int, Schema] = {}
         self.moves = 0
+        self._step_ids: list[np.ndarray] | None = None  # ids moved in the running step
         self.log: list[MaintenanceStep] = []
         self._window: list[np.ndarray] = []
         self._seen = 0
@@ -262,6 +266,8 @@ class DynamicMatcher(ClusterMatcher):
     def _move(self, rows: np.ndarray) -> np.ndarray:
         self._unplace(rows)
         self.moves += len(rows)
+        if self._step_ids is not None:  # ids, not rows: a compaction renumbers rows
+            self._step_ids.append(np.asarray(self.registry.ids.data[rows]).copy())
         return self._place(rows)
 
     def _open(self, x: Schema) -> None:
@@ -336,6 +342,7 @@ class DynamicMatcher(ClusterMatcher):
             return step
         t0 = time.perf_counter()
         moves0 = self.moves
+        self._step_ids = []
         th = self.thresholds
         moved: set[int] = set()
         cand: set[int] = set()
@@ -364,6 +371,9 @@ class DynamicMatcher(ClusterMatcher):
                 break
             self._create(best, step)
         step.moved = self.moves - moves0
+        ids = self._step_ids
+        step.distinct_moved = len(np.unique(np.concatenate(ids))) if ids else 0
+        self._step_ids = None
         step.seconds = time.perf_counter() - t0
         if step.created or step.dropped or step.moved:
             self.log.append(step)

@@ -12,9 +12,11 @@ The posts are the folder ``routelab s3tm preprocess`` writes (or any Parquet wit
   (:mod:`routelab.corpus.text`, S3-TM Sect. 6.1: cleaning, stop words, Porter stems, with
   the stemming settings the posts' ``report.json`` records): ``Coffee`` becomes ``coffe``
   and ``vaccines`` ``vaccin``, as in the posts (the folder's words are posts' words, kept). A
-  subscription left with no word (only stop words or punctuation: no post holds those, so
-  it could never match) is a bad record (``no_words``), as are ids that are not integers
-  (``bad_id``) and repeated ids (``duplicate_id``), each with file:line.
+  subscription with a word that cleaning removes is refused, not shortened (a conjunction
+  without one of its words would match more than asked): a stop word (``stop_word``: no post
+  holds one, so it could never match) or a word without a letter or digit (``no_words``);
+  so are ids that are not integers (``bad_id``) and repeated ids (``duplicate_id``), each a
+  bad record with file:line.
 
 :func:`learning_split` divides the posts as the paper's experiments do (Sect. 6.1: the
 mapping is learned on past publications and measured on later ones): in time order when
@@ -172,7 +174,7 @@ def posts_normalisation(posts: str | Path) -> Normalisation:
 class UserSubscriptions:
     """Subscriptions as a :class:`Corpus` (``post_ids`` = subscription ids), the records that
     could not be used, and what normalising their words did (``words``: the settings, words
-    changed by cleaning/stemming and stop words dropped with a few examples, the
+    changed by cleaning/stemming and the stop words that made a subscription refused, the
     subscriptions holding a word no post has)."""
 
     corpus: Corpus
@@ -232,10 +234,11 @@ def read_subscriptions_file(
     """Subscriptions (module docstring) with their words made the posts' words: a word that
     is already one of the posts' words (``vocab``; the folder ``routelab s3tm subscriptions``
     writes holds only those) is kept; any other goes through ``normalisation`` (cleaning,
-    stop words, the posts' stemming), so ``Coffee`` becomes ``coffe``. A record left without
-    a word, with an id that is not an int64 integer, or repeating an id is counted (file:line)
-    and skipped; subscriptions holding a word no post has are kept (they match nothing here)
-    and counted in ``words``."""
+    stop words, the posts' stemming), so ``Coffee`` becomes ``coffe``. A record with a word
+    that cleaning removes (a stop word, ``stop_word``; no letter or digit, ``no_words``), with
+    an id that is not an int64 integer, or repeating an id is counted (file:line) and
+    skipped; subscriptions holding a word no post has are kept (they match nothing here) and
+    counted in ``words``."""
     from routelab.corpus.text import load_stopwords, tokenize
     from routelab.s3tm.matching_load import subscription_corpus
 
@@ -247,7 +250,7 @@ def read_subscriptions_file(
     where = str(path)
     cache: dict[str, list[str]] = {}
     changed: dict[str, str] = {}
-    dropped: set[str] = set()
+    stop_words: set[str] = set()
     ids: list[int] = []
     lists: list[list[str]] = []
     first_line: dict[int, int] = {}
@@ -263,22 +266,27 @@ def read_subscriptions_file(
             continue
         first_line[sub_id] = line
         words: set[str] = set()
+        empty = None  # the first given word that cleaning removes entirely
         for word in given:
             made = cache.get(word)
             if made is None:
                 made = cache[word] = [word] if word in known else norm.words(word)
-                if not made:
-                    dropped.update(t for t in tokenize(word) if t in stops)
-                elif made != [word]:
+                if made and made != [word]:
                     changed[word] = " ".join(made)
+            if not made:
+                empty = word
+                break
             words.update(made)
-        if not words:
-            what = " ".join(given)
-            detail = (
-                f"{what!r} has only stop words or no letters/digits; posts never hold those"
-                if given else "no words"
-            )  # fmt: skip
-            report.add("no_words", where, line, raw, f"{detail}, so it could never match")
+        if empty is not None or not words:
+            tokens = tokenize(empty or "")
+            if tokens and all(t in stops for t in tokens):
+                stop_words.add(empty)
+                report.add("stop_word", where, line, raw,
+                           f"{empty!r} is a stop word: posts never hold it, so the subscription "
+                           "could never match (dropping the word would match more than asked)")  # fmt: skip
+            else:
+                what = f"{empty!r} has no letter or digit" if empty else "no words"
+                report.add("no_words", where, line, raw, f"{what}: it could never match")
             continue
         ids.append(sub_id)
         lists.append(sorted(words))
@@ -295,7 +303,7 @@ def read_subscriptions_file(
         },
         "words_changed": len(changed),
         "changed_examples": [f"{a} -> {b}" for a, b in sorted(changed.items())[:10]],
-        "stop_words_dropped": sorted(dropped)[:20],
+        "stop_words_refused": sorted(stop_words)[:20],
         "subscriptions_with_a_word_no_post_has": len(unseen),
         "unseen_examples": unseen[:10],
     }
@@ -326,10 +334,9 @@ def describe_normalisation(words: dict[str, Any]) -> None:
     )
     if words["changed_examples"]:
         print("  " + ", ".join(words["changed_examples"]))
-    if words["stop_words_dropped"]:
-        print(
-            f"  stop words dropped (no post holds them): {', '.join(words['stop_words_dropped'])}"
-        )
+    if words["stop_words_refused"]:
+        refused = ", ".join(words["stop_words_refused"])
+        print(f"  subscriptions refused for a stop word (no post holds one): {refused}")
     if words["subscriptions_with_a_word_no_post_has"]:
         print(
             f"  note: {words['subscriptions_with_a_word_no_post_has']:,} subscription(s) hold a "

@@ -184,7 +184,7 @@ def saturation_run(params: dict[str, Any]) -> list[dict[str, Any]]:
             m.prepare()
             t_upd = time.perf_counter() - t0
             t0 = time.perf_counter()
-            m.match(events)
+            matched = m.match(events)
             t_ev = time.perf_counter() - t0
         window = (window + [events.values])[-10:]
         oldest += per_tick
@@ -207,6 +207,10 @@ def saturation_run(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "created": sum(len(s.created) for s in steps),
                 "dropped": sum(len(s.dropped) for s in steps),
                 "moved": m.moves - moves0,
+                "distinct_moved": sum(s.distinct_moved for s in steps),
+                "max_step_moved": max((s.moved for s in steps), default=0),
+                "matches_per_event": len(matched[0]) / per_tick_events,
+                "us_per_change": t_upd / (2 * per_tick) * 1e6,
                 "live": n_live,
                 "per_tick": per_tick,
                 "hour_s": hour_s,
@@ -231,7 +235,9 @@ def windows(frame: pd.DataFrame, width_h: float = WINDOW_H) -> pd.DataFrame:
         created=("created", "sum"),
         dropped=("dropped", "sum"),
         tables=("tables", "last"),
-    )
+        **{k: (k, "mean") for k in ("matches_per_event", "event_us", "us_per_change")
+           if k in f.columns},
+    )  # fmt: skip
     return out.assign(throughput=out["events"] / out["seconds"]).drop(columns=["events"])
 
 
