@@ -156,3 +156,29 @@ def test_text_blocks_fit_the_terminal_and_read_each_rule_once(figures, monkeypat
     assert "repeats" not in text.split("[direction only]")[1].split("[")[0]  # single values
     assert compact_rule("a; b; a") == "a (2 parts); b"
     assert max(map(len, format_claims(frame, "text", width=100).splitlines())) <= 100
+
+
+def test_rows_beyond_the_paper_are_shown_apart_and_never_counted(figures):
+    from routelab.dashboard import format_table, paper_table
+
+    root, runs = figures
+    data = json.loads((root / "01_a" / "results.json").read_text())
+    data["claims"] += [_row("on spark", "holds", kind="beyond"), _row("x", "inconclusive")]
+    (root / "01_a" / "results.json").write_text(json.dumps(data))
+    (root / "13_c").mkdir()
+    (root / "13_c" / "results.json").write_text(json.dumps(
+        {"notebook": "13_c", "figures": [], "claims": [_row("routers", "fails", kind="beyond")]}))  # fmt: skip
+    results = load_results(root)
+    table = paper_table(results).set_index("paper")
+    s3 = table.loc["S3-TM"]  # 01 and 02 are S3-TM's notebooks
+    # 01: holds, direction only, inconclusive; 02: one old row read as fails
+    assert (s3.holds, s3["direction only"], s3.inconclusive, s3.fails) == (1, 1, 1, 1)
+    assert s3.claims == 4 and s3.beyond == "1/1 hold" and s3.checks == 1
+    assert table.loc["beyond the papers"].claims == 0
+    assert table.loc["beyond the papers"].beyond == "0/1 hold (1 fails)"
+    line = next(x for x in summary_lines(results, last_runs(runs)) if x.startswith("01_a"))
+    assert "claims 1/3 hold" in line and "beyond the paper 1/1 hold" in line
+    page = render_index(results, last_runs(runs))
+    assert "beyond the paper" in page and "Per paper" in page and "inconclusive" in page
+    md = format_table(paper_table(results), "markdown")
+    assert md.splitlines()[0].startswith("| paper | holds | direction only |")

@@ -79,6 +79,50 @@ def claims_frame(results: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["notebook", *CLAIM_KEYS])
 
 
+#: the paper each notebook reproduces (by its number); notebook 13 is beyond the papers
+PAPERS = {"01": "S3-TM", "02": "S3-TM", "03": "S3-TM", "04": "S3-TM", "05": "S3-TM",
+          "06": "S3-TM", "07": "PKG", "08": "FISH", "09": "Fabret et al.",
+          "10": "Fabret et al.", "11": "PS2Stream", "12": "PS2Stream",
+          "13": "beyond the papers"}  # fmt: skip
+
+
+def paper_of(notebook: str) -> str:
+    """The paper a notebook's claims belong to (its two-digit prefix)."""
+    return PAPERS.get(notebook[:2], "other")
+
+
+def paper_table(results: list[dict[str, Any]]) -> pd.DataFrame:
+    """Per paper: how many of its claims got each verdict (kind "claim" only), then the rows
+    beyond the paper (kind "beyond": our own extensions, never in the paper's tally) and the
+    checks of our configuration, each counted apart."""
+    rows = []
+    for paper in dict.fromkeys(paper_of(r["notebook"]) for r in results):
+        claims = [c for r in results if paper_of(r["notebook"]) == paper for c in r["claims"]]
+        counts = verdict_counts(claims)
+        beyond = verdict_counts(claims, kind="beyond")
+        rows.append({"paper": paper, **{v: counts.get(v, 0) for v in VERDICTS},
+                     "claims": sum(counts.values()),
+                     "beyond": _count_text(beyond) if beyond else "-",
+                     "checks": sum(verdict_counts(claims, kind="check").values())})  # fmt: skip
+    return pd.DataFrame(rows, columns=["paper", *VERDICTS, "claims", "beyond", "checks"])
+
+
+def format_table(frame: pd.DataFrame, fmt: str = "text") -> str:
+    """A small table (e.g. :func:`paper_table`) as text, GitHub markdown or JSON."""
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=2)
+    if fmt == "markdown":
+        cols = [str(c) for c in frame.columns]
+        out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        out += [
+            "| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)
+        ]
+        return "\n".join(out)
+    if fmt == "text":
+        return frame.to_string(index=False)
+    raise ValueError(f"unknown format {fmt!r}; use text, markdown or json")
+
+
 def verdict_counts(claims: list[dict[str, Any]], kind: str = "claim") -> Counter:
     """How many rows of ``kind`` got each verdict."""
     return Counter(c["verdict"] for c in claims if c.get("kind", "claim") == kind)
@@ -102,6 +146,8 @@ def summary_lines(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]]
         seconds = f"{run['seconds']:7.1f} s" if "seconds" in run else "      - s"
         result = by_name.get(name)
         claims = _count_text(verdict_counts(result["claims"])) if result else "no results"
+        beyond = verdict_counts(result["claims"], kind="beyond") if result else Counter()
+        claims += f"; beyond the paper {_count_text(beyond)}" if beyond else ""
         profile = (result or {}).get("profile") or run.get("profile") or "-"
         lines.append(f"{name:<{width}}  {status:<7} {seconds}  {profile:<8} claims {claims}")
     return lines
@@ -247,6 +293,7 @@ def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]])
         run = runs.get(r["notebook"], {})
         counts = verdict_counts(r["claims"])
         checks = verdict_counts(r["claims"], kind="check")
+        beyond = verdict_counts(r["claims"], kind="beyond")
         cells = [
             f"<a href='#{html.escape(r['notebook'])}'>{html.escape(r['notebook'])}</a>",
             html.escape(run.get("status", "-")),
@@ -254,6 +301,7 @@ def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]])
             html.escape(str(r.get("profile", "-"))),
             html.escape(data_kinds(r)),
             html.escape(_count_text(counts)),
+            html.escape(_count_text(beyond)) if beyond else "-",
             html.escape(_count_text(checks)) if checks else "-",
             html.escape(str(r.get("git_commit", "-"))),
             html.escape(str(r.get("generated_at", "-"))),
@@ -266,6 +314,7 @@ def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]])
         "profile",
         "data",
         "paper claims",
+        "beyond the paper",
         "checks",
         "commit",
         "generated",
@@ -276,13 +325,18 @@ def render_index(results: list[dict[str, Any]], runs: dict[str, dict[str, Any]])
         "<h1>routelab: every notebook's claims and figures</h1>",
         f"<p>Written {datetime.now(UTC).isoformat(timespec='seconds')} from "
         "<code>figures/*/results.json</code>. Verdicts: holds (at the paper's size, within "
-        "the declared tolerance), direction only, partly, fails, not comparable; the rule "
-        "column says how each was computed. Click a figure for its interactive HTML.</p>",
+        "the declared tolerance), direction only, partly, fails, inconclusive (repeated "
+        "measurements cannot decide), not comparable; the rule column says how each was "
+        "computed. A paper's tally counts its claims only: rows about our own extensions "
+        "(kind <i>beyond</i>) and checks of our configuration are counted apart. Click a "
+        "figure for its interactive HTML.</p>",
         "<table><thead><tr>"
         + "".join(f"<th>{h}</th>" for h in head)
         + "</tr></thead><tbody>"
         + "".join(summary_rows)
         + "</tbody></table>",
+        "<h2>Per paper</h2>",
+        paper_table(results).to_html(index=False, border=0),
     ]
     for r in results:
         name = html.escape(r["notebook"])

@@ -29,6 +29,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="only rows with these verdicts (e.g. fails 'direction only')",
     )
     parser.add_argument("--checks", action="store_true", help="include checks, not only claims")
+    parser.add_argument(
+        "--beyond",
+        action="store_true",
+        help="include the rows about our own extensions beyond the papers (kind 'beyond'; "
+        "never counted in a paper's tally)",
+    )
+    parser.add_argument(
+        "--per-paper", action="store_true", help="print the verdict counts per paper instead"
+    )
     parser.set_defaults(func=_run)
 
 
@@ -48,9 +57,16 @@ def _run(args: argparse.Namespace) -> int:
         raise BadInputError(
             f"no results.json under {figures_dir()}: run `routelab figures` (or a notebook) first"
         )
+    if args.per_paper:
+        from routelab.dashboard import format_table, paper_table
+
+        print(format_table(paper_table(results), args.format))
+        return 0
     frame = claims_frame(results)
-    if not args.checks:
-        frame = frame[frame["kind"] == "claim"]
+    kinds = (
+        {"claim"} | ({"check"} if args.checks else set()) | ({"beyond"} if args.beyond else set())
+    )
+    frame = frame[frame["kind"].isin(kinds)]
     if args.verdict:
         frame = frame[frame["verdict"].isin(args.verdict)]
     print(format_claims(frame, args.format))
