@@ -335,3 +335,23 @@ def test_beyond_measured_gives_each_verdict():
     assert verdict(0.6, 0.9).repeats == 3 and "above 0.5" in verdict(0.6, 0.9).rule
     with pytest.raises(ValueError, match="expected"):
         verdict(0.6, 0.9, expected="beside")
+
+
+def test_block_bootstrap_direction_gives_each_verdict() -> None:
+    import numpy as np
+
+    from routelab.claims import block_bootstrap_ratio, direction_block_bootstrap
+
+    base = np.array([2.0, 2.1, 2.2, 2.0, 2.3, 2.1, 2.2, 2.0, 2.1])
+    lower = base * np.array([0.6, 0.62, 0.58, 0.61, 0.6, 0.59, 0.63, 0.6, 0.61])
+    assert direction_block_bootstrap(lower, base, expected="below").verdict == "holds"
+    assert direction_block_bootstrap(base / 0.6, base, expected="below").verdict == "fails"
+    mixed = base * np.array([0.5, 1.6, 0.6, 1.5, 0.5, 1.7, 0.6, 1.4, 0.9])
+    assert direction_block_bootstrap(mixed, base, expected="below").verdict == "inconclusive"
+    assert direction_block_bootstrap(lower[:4], base[:4], expected="below").verdict == (
+        "not comparable"
+    )
+    # the ratio is the geometric mean of the paired ratios; the interval is seeded
+    r, lo, hi = block_bootstrap_ratio(lower, base)
+    assert r == pytest.approx(float(np.exp(np.mean(np.log(lower / base)))))
+    assert lo <= r <= hi and block_bootstrap_ratio(lower, base) == (r, lo, hi)

@@ -146,7 +146,10 @@ def _frame(
 
     def row(system: str, router: str, n: int, imb: np.ndarray, rep: np.ndarray) -> dict:
         return {"system": system, "router": router, "n_workers": n,
-                "window_imbalance": imb.tolist(), "window_replication": rep.tolist()}  # fmt: skip
+                "window_imbalance": imb.tolist(), "window_replication": rep.tolist(),
+                # max - avg messages: 100 per window for key grouping, scaled for PKG
+                "window_excess": (100 * imb / 3).tolist(),
+                "workers_per_key": 2 if router == "pkg_global" else 1}  # fmt: skip
 
     ones = np.ones(8)
     return pd.DataFrame([
@@ -160,12 +163,21 @@ def _frame(
 
 
 def test_claims_give_every_verdict() -> None:
-    drift = pd.DataFrame({"system": ["S3-TM"] * 5, "router": ["SALB"] * 5,
-                          "static": [2.0, 2.1, 2.2, 2.0, 2.3], "adapted": [1.2, 1.3, 1.2, 1.1, 1.3],
-                          "relearn_s": [0.01] * 5})  # fmt: skip
-    good = cc.rows(_frame(2.0, 1.05, 0.5, 1.5), drift, 8, 32, True, "test")
+    drift = pd.DataFrame({"system": ["S3-TM"] * 8, "router": ["SALB"] * 8,
+                          "static": [2.0, 2.1, 2.2, 2.0, 2.3, 2.1, 2.2, 2.0],
+                          "adapted": [1.2, 1.3, 1.2, 1.1, 1.3, 1.2, 1.25, 1.15],
+                          "relearn_s": [0.01] * 8})  # fmt: skip
+    good = cc.rows(_frame(2.0, 1.05, 0.05, 1.5), drift, 8, 32, True, "test")
     verdicts = [r["verdict"].verdict for r in good]
     assert verdicts == ["holds"] * len(good)
+    # every row is about our setting: beyond the papers, or a check
+    assert {r["kind"] for r in good} == {"beyond", "check"}
+    kinds = {r["claim"].split(" ")[0] + r["claim"].split(" ")[1]: r["kind"] for r in good}
+    assert kinds["textpartitioning"] == "check" and kinds["PS2Stream'sdispatcher"] == "check"
+    assert "S3-TM Sect. 6.4" in next(r["paper"] for r in good if "re-learning" in r["claim"])
+    # PKG's max - avg at half of KG's is a cut, not an order of magnitude
+    half = cc.rows(_frame(2.0, 1.05, 0.5, 1.5), drift, 8, 32, True, "test")
+    assert next(r for r in half if "partial key" in r["claim"])["verdict"].verdict == "fails"
     bad = cc.rows(
         _frame(1.0, 3.0, 1.5, 0.5, ps=3.0),
         drift.assign(adapted=drift["static"] * 1.5),
@@ -185,7 +197,14 @@ def test_claims_give_every_verdict() -> None:
         True,
         "t",
     )
-    assert few[0]["verdict"].verdict != "holds"  # two windows decide nothing
+    assert few[0]["verdict"].verdict == "not comparable"  # two windows decide nothing
+    # a drift that flips sign across the windows: the bootstrap cannot decide
+    mixed = drift.assign(
+        adapted=drift["static"] * np.array([0.5, 1.6, 0.6, 1.5, 0.5, 1.7, 0.6, 1.4])
+    )
+    row = next(r for r in cc.rows(_frame(2.0, 1.05, 0.05, 1.5), mixed, 8, 32, True, "t")
+               if "re-learning" in r["claim"])  # fmt: skip
+    assert row["verdict"].verdict == "inconclusive" and "block-bootstrap" in row["verdict"].rule
 
 
 def test_bad_arguments() -> None:

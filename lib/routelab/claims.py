@@ -362,6 +362,79 @@ def ratio_interval(
     return math.exp(mean), math.exp(low), math.exp(high)
 
 
+def block_bootstrap_ratio(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    *,
+    block: int = 3,
+    n_boot: int = 4000,
+    confidence: float = CONFIDENCE,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """(ratio, low, high) of a paired series whose terms are **not** independent (the
+    consecutive windows of one stream): the geometric mean of the per-term ratios and its
+    moving-block bootstrap percentile interval (blocks of ``block`` consecutive terms drawn
+    with replacement, so the dependence within a block is kept; seeded)."""
+    import numpy as np
+
+    a = np.asarray(numerator, dtype=np.float64)
+    b = np.asarray(denominator, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired measurements differ in number: {a.shape} vs {b.shape}")
+    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
+    x = np.log(a[ok] / b[ok])
+    n = len(x)
+    if n < 2:
+        return (math.exp(float(x.mean())) if n else float("nan"),) + (float("nan"),) * 2
+    k = max(1, min(int(block), n))
+    starts = np.arange(n - k + 1)
+    rng = np.random.default_rng(seed)
+    n_blocks = -(-n // k)
+    picks = rng.choice(starts, size=(n_boot, n_blocks))
+    idx = (picks[:, :, None] + np.arange(k)[None, None, :]).reshape(n_boot, -1)[:, :n]
+    means = x[idx].mean(axis=1)
+    tail = 100 * (1 - confidence) / 2
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return math.exp(float(x.mean())), math.exp(float(lo)), math.exp(float(hi))
+
+
+def direction_block_bootstrap(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    *,
+    expected: str,
+    margin: float = 0.0,
+    block: int = 3,
+    min_terms: int = 6,
+    seed: int = 0,
+) -> Verdict:
+    """:func:`direction_measured` for one stream's consecutive windows: the interval is a
+    moving-block bootstrap (:func:`block_bootstrap_ratio`), not a t interval that would take
+    the windows as independent repeats. Fewer than ``min_terms`` paired windows cannot
+    decide (not comparable)."""
+    import numpy as np
+
+    if expected not in ("above", "below"):
+        raise ValueError(f"expected must be 'above' or 'below', got {expected!r}")
+    edge = 1 + margin if expected == "above" else 1 / (1 + margin)
+    a, b = np.asarray(numerator, float), np.asarray(denominator, float)
+    n = int(np.sum(np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)))
+    rule = (f"holds if the {CONFIDENCE:.0%} block-bootstrap interval (blocks of {block} "
+            f"windows) of the paired ratio lies {expected} {_fmt(edge)} (>= {min_terms} "
+            "windows)")  # fmt: skip
+    if n < min_terms:
+        return not_comparable(f"{rule}; only {n} paired windows")
+    r, lo, hi = block_bootstrap_ratio(a, b, block=block, seed=seed)
+    rule += f"; ratio {_fmt(r)} [{_fmt(lo)}, {_fmt(hi)}] over {n} windows"
+    right = lo > edge if expected == "above" else hi < edge
+    wrong = hi < edge if expected == "above" else lo > edge
+    if right:
+        return Verdict("holds", rule, n)
+    if wrong:
+        return Verdict("fails", rule, n)
+    return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", n)
+
+
 def direction_measured(
     numerator: Sequence[float] | Any,
     denominator: Sequence[float] | Any,

@@ -83,6 +83,12 @@ class Routing:
         mean = w.mean(axis=1)
         return np.where(mean > 0, w.max(axis=1) / np.where(mean > 0, mean, 1), np.nan)
 
+    def window_excess(self) -> np.ndarray:
+        """max - mean of the messages per worker, window by window (PKG's imbalance I(t),
+        Nasir et al. Sect. II: the busiest worker's load above the average)."""
+        w = self.window_loads.astype(np.float64)
+        return w.max(axis=1) - w.mean(axis=1)
+
     def row(self) -> dict[str, Any]:
         loads = self.loads.astype(np.float64)
         return {
@@ -94,6 +100,7 @@ class Routing:
             "state_max": float(self.state.max(initial=0)), "state_unit": self.state_unit,
             "busiest_s": self.busiest_s, "learn_s": self.learn_s,
             "window_imbalance": self.window_imbalance().tolist(),
+            "window_excess": self.window_excess().tolist(),
             "window_replication": self.window_replication(self.tuple_window).tolist(), **self.extra,
         }  # fmt: skip
 
@@ -203,7 +210,8 @@ def _grouping(
     state = np.bincount(pairs // (int(keys.max()) + 1), minlength=n)
     per_key = np.bincount(pairs % (int(keys.max()) + 1))
     return Routing("key grouping", scheme, n, len(keys), loads, per_key[keys], state,
-                   "keys (distinct per worker)", extra={"route_s": route_s},
+                   "keys (distinct per worker)",
+                   extra={"route_s": route_s, "workers_per_key": int(per_key.max(initial=0))},
                    tuple_window=stream["window"].to_numpy()[row])  # fmt: skip
 
 

@@ -8,6 +8,13 @@ Three CSV files with a header, so any other engine can run on exactly the same w
 - ``matches.csv``: ``event_id,subscription_id``, every match (the two id columns every
   ``routelab`` matcher writes).
 
+For ``routelab filtering churn`` the files may carry times: ``subs.csv`` the columns
+``insert`` and/or ``delete`` after ``value`` (a subscription is alive from its insert time,
+empty: from the start, to its delete time, empty: never deleted; its rows must agree) and
+``events.csv`` the column ``time`` (every event needs one; its rows must agree). A time that
+is not a number or rows that disagree drop the whole subscription or event (``bad_time``),
+as does a delete before the insert (``delete_before_insert``).
+
 Ids (``sub_id``, ``event_id``) are integers that fit in 64 bits; any other id is a bad
 record (``bad_id``). Values may be integers, floats or strings. An attribute's kind is
 declared (``routelab filtering match --types price=number,carrier=text``; ``number`` is
@@ -33,6 +40,9 @@ examples (:class:`routelab.badrecords.BadRecordReport`), and the good rows are k
                          events.csv only that attribute of the event
 ``subscription_dropped`` the other rows of a subscription with a bad row
 ``repeated_attribute``   an event giving one attribute twice (the second row is dropped)
+``bad_time``             a time that is not a number, rows of one subscription or event
+                         giving different times, an event without a time in a timed file
+``delete_before_insert`` a subscription deleted before it is inserted
 ``blank_line``           an empty line
 =======================  ==============================================================
 """
@@ -66,6 +76,13 @@ class FileWorkload:
     report: BadRecordReport
     kinds: dict[str, str] = field(default_factory=dict)
     kind_reasons: dict[str, str] = field(default_factory=dict)
+    #: the time columns the files have (``insert``, ``delete``, ``time``; none: untimed)
+    time_columns: list[str] = field(default_factory=list)
+    #: per subscription (row order): insert and delete time, NaN when none (from the start,
+    #: never deleted); per event: its time (NaN when the files carry no time)
+    insert: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    delete: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    event_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 MATCHES_HEADER = ["event_id", "subscription_id"]
@@ -88,34 +105,67 @@ def float_key(value: float) -> int:
     return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF) - 1
 
 
-def _rows(path: Path, header: list[str], report: BadRecordReport):  # type: ignore[no-untyped-def]
+def _rows(path: Path, header: list[str], report: BadRecordReport, optional: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    """Yield ``(line, values of header, {optional column: value})`` per usable row; the
+    file's header is ``header`` followed by any of ``optional``."""
     if not path.exists():
         raise BadInputError(f"{path}: no such file")
     with path.open(newline="", encoding="utf-8", errors="replace") as fh:
         reader = csv.reader(fh)
         first = next(reader, None)
+        wanted = ",".join(header) + "".join(f"[,{c}]" for c in optional)
         if first is None:
-            raise BadInputError(f"{path}: empty file (expected the header {','.join(header)})")
-        if [c.strip() for c in first] != header:
-            raise BadInputError(
-                f"{path}:1: header {','.join(first)!r}, expected {','.join(header)!r}"
-            )
+            raise BadInputError(f"{path}: empty file (expected the header {wanted})")
+        names = [c.strip() for c in first]
+        extra = names[len(header) :]
+        if (
+            names[: len(header)] != header
+            or len(set(extra)) < len(extra)
+            or set(extra) - set(optional)
+        ):
+            raise BadInputError(f"{path}:1: header {','.join(first)!r}, expected {wanted!r}")
+        width = len(names)
         for row in reader:
             line = reader.line_num
             report.records += 1
             if not row or all(not c.strip() for c in row):
                 report.add("blank_line", str(path), line, "")
                 continue
-            if len(row) != len(header):
+            if len(row) != width:
                 report.add(
                     "malformed_row",
                     str(path),
                     line,
                     ",".join(row),
-                    detail=f"{len(row)} fields, expected {len(header)}",
+                    detail=f"{len(row)} fields, expected {width}",
                 )
                 continue
-            yield line, [c.strip() for c in row]
+            cells = [c.strip() for c in row]
+            yield line, cells[: len(header)], dict(zip(extra, cells[len(header) :], strict=True))
+
+
+#: the optional time columns: a subscription's life, an event's time (``filtering churn``)
+SUB_TIME_COLUMNS = ("insert", "delete")
+EVENT_TIME_COLUMNS = ("time",)
+
+
+def _one_time(
+    rows: list[tuple[int, str]], what: str
+) -> tuple[float, None] | tuple[None, tuple[int, str, str]]:
+    """The time the rows of one subscription or event give for ``what`` (NaN when none):
+    ``(time, None)``, or ``(None, (line, value, detail))`` when a value is not a number or
+    two rows disagree."""
+    found: tuple[int, float] | None = None
+    for line, text in rows:
+        if not text:
+            continue
+        x = _number(text)
+        if x is None:
+            return None, (line, text, f"{what} {text!r} is not a number")
+        if found is not None and float(x) != found[1]:
+            return None, (line, text, f"{what} {text} here, {found[1]:g} at line {found[0]}")
+        found = found or (line, float(x))
+    return (found[1] if found else float("nan")), None
 
 
 #: the attribute kinds ``--types`` may declare: the stored kinds, and ``number`` (``int``
@@ -212,7 +262,11 @@ def read_workload(
     attribute kinds (``int``, ``float``, ``str``) instead of inferring them."""
     report = BadRecordReport()
     sub_rows: dict[int, list[tuple[str, str, str, int]]] = defaultdict(list)
-    for line, (sid, attr, op, value) in _rows(Path(subs_path), SUBS_HEADER, report):
+    sub_times: dict[int, list[tuple[int, dict[str, str]]]] = defaultdict(list)
+    timed = set()
+    rows = _rows(Path(subs_path), SUBS_HEADER, report, SUB_TIME_COLUMNS)
+    for line, (sid, attr, op, value), times in rows:
+        timed.update(times)
         sub_id = _int64_id(sid)
         if sub_id is None:
             report.add("bad_id", str(subs_path), line, f"{sid},{attr},{op},{value}",
@@ -230,8 +284,12 @@ def read_workload(
             )
             continue
         sub_rows[sub_id].append((attr, op, value, line))
+        sub_times[sub_id].append((line, times))
     event_rows: dict[int, dict[str, tuple[str, int]]] = defaultdict(dict)
-    for line, (eid, attr, value) in _rows(Path(events_path), EVENTS_HEADER, report):
+    event_times: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    rows = _rows(Path(events_path), EVENTS_HEADER, report, EVENT_TIME_COLUMNS)
+    for line, (eid, attr, value), times in rows:
+        timed.update(times)
         event_id = _int64_id(eid)
         if event_id is None:
             report.add("bad_id", str(events_path), line, f"{eid},{attr},{value}",
@@ -247,6 +305,8 @@ def read_workload(
             )
             continue
         event_rows[event_id][attr] = (value, line)
+        if times:
+            event_times[event_id].append((line, times["time"]))
     # attribute kinds: declared (``types``) or decided by the majority of their values
     values: dict[str, list[str]] = defaultdict(list)
     for preds in sub_rows.values():
@@ -271,22 +331,36 @@ def read_workload(
 
     kept: list[list[tuple[int, str, int]]] = []
     ids: list[int] = []
+    lives: list[tuple[float, float]] = []
     for sub_id, preds in sub_rows.items():
         encoded, bad = [], None
         for attr, op, value, line in preds:
             code = encode(attr, value)
             if code is None:
-                bad = (line, f"{sub_id},{attr},{op},{value}", _misfit(attr, kinds, why))
+                bad = ("non_numeric_value", line, f"{sub_id},{attr},{op},{value}",
+                       _misfit(attr, kinds, why))  # fmt: skip
                 break
             if op not in ("=", "!=") and kinds[attr] == "str":
                 because = why.get(attr, f"attribute {attr}: every value is text")
-                bad = (line, f"{sub_id},{attr},{op},{value}",
+                bad = ("non_numeric_value", line, f"{sub_id},{attr},{op},{value}",
                        f"{op} needs numbers, and {because}")  # fmt: skip
                 break
             encoded.append((index[attr], op, code))
+        life = []
+        for col in SUB_TIME_COLUMNS:
+            if bad is None:
+                t, problem = _one_time([(ln, ts.get(col, "")) for ln, ts in sub_times[sub_id]], col)
+                if problem is not None:
+                    line, value, detail = problem
+                    bad = ("bad_time", line, f"{sub_id},...,{col}={value}", detail)
+                life.append(t)
+        if bad is None and life[1] < life[0]:
+            line = sub_times[sub_id][0][0]
+            bad = ("delete_before_insert", line, f"{sub_id},insert={life[0]:g},delete={life[1]:g}",
+                   "the subscription would never be alive")  # fmt: skip
         if bad is not None:
-            line, text, detail = bad
-            report.add("non_numeric_value", str(subs_path), line, text, detail=detail)
+            reason, line, text, detail = bad
+            report.add(reason, str(subs_path), line, text, detail=detail)
             others = [p for p in preds if p[3] != line]
             if others:
                 # a conjunction without its bad predicate would match more than asked
@@ -301,8 +375,20 @@ def read_workload(
             continue
         kept.append(encoded)
         ids.append(sub_id)
+        lives.append((life[0], life[1]))
     n_attrs = max(1, len(attributes))
     subs = Subscriptions.from_lists(kept, ids=ids, n_attrs=n_attrs)
+    event_time = {}
+    for eid in sorted(event_rows):
+        t, problem = _one_time(event_times.get(eid, []), "time")
+        if problem is None and "time" in timed and np.isnan(t):
+            problem = (min(ln for _, ln in event_rows[eid].values()), "", "the event has no time")
+        if problem is not None:  # the event cannot be placed in time: all its rows dropped
+            line, value, detail = problem
+            report.add("bad_time", str(events_path), line, f"{eid},...,time={value}",
+                       detail=detail, count=len(event_rows.pop(eid)))  # fmt: skip
+            continue
+        event_time[eid] = t
     event_ids = sorted(event_rows)
     matrix = np.full((len(event_ids), n_attrs), MISSING, dtype=np.int64)
     for e, eid in enumerate(event_ids):
@@ -319,7 +405,11 @@ def read_workload(
                 continue
             matrix[e, index[attr]] = code
     events = Events(matrix, np.asarray(event_ids, dtype=np.int64))
-    return FileWorkload(subs, events, attributes, report, kinds, why)
+    life = np.array(lives, dtype=np.float64).reshape(-1, 2)
+    return FileWorkload(
+        subs, events, attributes, report, kinds, why, sorted(timed), life[:, 0], life[:, 1],
+        np.array([event_time[e] for e in event_ids], dtype=np.float64),
+    )  # fmt: skip
 
 
 def _misfit(attr: str, kinds: dict[str, str], why: dict[str, str]) -> str:
