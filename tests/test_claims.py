@@ -355,3 +355,16 @@ def test_block_bootstrap_direction_gives_each_verdict() -> None:
     r, lo, hi = block_bootstrap_ratio(lower, base)
     assert r == pytest.approx(float(np.exp(np.mean(np.log(lower / base)))))
     assert lo <= r <= hi and block_bootstrap_ratio(lower, base) == (r, lo, hi)
+
+
+def test_an_inconclusive_rule_says_how_many_repeats_would_decide() -> None:
+    import numpy as np
+
+    from routelab.claims import repeats_to_decide
+
+    # log ratios 0, 0.1, 0.2: mean 0.1, sd 0.1; t(n-1) / sqrt(n) < 1 first at n = 7
+    # (n = 6: 2.571 / 2.449 = 1.05; n = 7: 2.447 / 2.646 = 0.92)
+    assert repeats_to_decide(np.array([0.0, 0.1, 0.2]), [0.0]) == 7
+    assert repeats_to_decide(np.array([-0.1, 0.1]), [0.0]) is None  # the mean on the edge
+    v = c.direction_measured([1.0, 1.105, 1.221], [1.0, 1.0, 1.0], expected="above")
+    assert v.verdict == "inconclusive" and "about 7 repeats would decide" in v.rule

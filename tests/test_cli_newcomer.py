@@ -424,3 +424,89 @@ def test_spatial_adjust_migrates_and_delivers_the_oracles_pairs(tmp_path, capsys
     argv[argv.index("--selector") + 1] = "XX"
     assert main([*argv, "--overwrite"]) != 0
     assert "--selector" in capsys.readouterr().err
+
+
+CHURN_SUBS = """sub_id,attr,op,value,insert,delete
+1,carrier,=,UA,,
+2,carrier,=,AA,0,5
+3,price,<,100,3,
+3,carrier,=,AA,3,
+4,price,>,200,,4
+5,carrier,=,DL,2O,
+"""
+CHURN_EVENTS = """event_id,attr,value,time
+1,carrier,AA,1
+1,price,50,1
+2,carrier,UA,3
+2,price,300,3
+3,carrier,AA,5
+3,price,80,5
+4,carrier,AA,6
+4,price,90,6
+5,price,250,4
+"""
+
+
+@pytest.mark.parametrize("algorithm", ["dynamic", "counting", "static"])
+def test_filtering_churn_matches_the_live_set_by_hand(tmp_path, capsys, algorithm):
+    """Alive: 1 always, 2 over [0, 5], 3 from 3, 4 until 4; 5's insert ``2O`` is a bad time.
+    In time order: e1 (t 1: AA, 50) -> 2; e2 (t 3: UA, 300) -> 1, 4; e5 (t 4: 250) -> 4 (a
+    deletion at 4 comes after the events at 4); e3 (t 5: AA, 80) -> 2, 3; e4 (t 6: AA, 90)
+    -> 3 (2 was deleted at 5)."""
+    s, e = _filter_files(tmp_path, CHURN_SUBS, CHURN_EVENTS)
+    out = tmp_path / "out"
+    argv = ["filtering", "churn", "--subs", str(s), "--events", str(e), "--out", str(out)]
+    assert run_command("filtering", [*argv, "--algorithm", algorithm]) == 0
+    pairs = set(map(tuple, pd.read_csv(out / "matches.csv").to_numpy().tolist()))
+    assert pairs == {(1, 2), (2, 1), (2, 4), (5, 4), (3, 2), (3, 3), (4, 3)}
+    bad = json.loads((out / "bad_records.json").read_text())
+    assert bad["counts"] == {"bad_time": 1} and bad["examples"]["bad_time"][0]["line"] == 7
+    steps = pd.read_csv(out / "steps.csv")
+    # batches: t 1 (1, 2, 4 alive), t 3-4 (3 inserted), t 5 (4 deleted), t 6 (2 deleted)
+    assert steps.live.tolist() == [3, 4, 3, 2] and steps.events.tolist() == [1, 2, 1, 1]
+    assert steps.deleted.tolist() == [0, 0, 1, 1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["counts"]["matches"] == 7 and summary["counts"]["max_live"] == 4
+    assert "7 matches" in capsys.readouterr().out
+
+
+def test_filtering_match_refuses_timed_files(tmp_path, capsys):
+    s, e = _filter_files(tmp_path, CHURN_SUBS, CHURN_EVENTS)
+    argv = ["filtering", "match", "--subs", str(s), "--events", str(e)]
+    assert run_command("filtering", [*argv, "--out", str(tmp_path / "out")]) == 2
+    assert "routelab filtering churn" in capsys.readouterr().out
+
+
+def test_churn_equals_the_oracle_over_the_live_set_for_every_algorithm():
+    """A seeded random workload with small domains (many matches) and random lifetimes:
+    every algorithm's replay equals the brute force over each event's live set."""
+    import numpy as np
+
+    from routelab.filtering.churn import alive, replay_churn
+    from routelab.filtering.matchers import ALGORITHMS
+    from routelab.filtering.model import Events, Subscriptions
+    from routelab.filtering.oracle import oracle_match
+
+    rng = np.random.default_rng(35)
+    ops = ["=", "=", "<=", ">=", "!="]
+    lists = [
+        [(int(a), str(rng.choice(ops)), int(rng.integers(0, 5)))
+         for a in rng.choice(4, size=int(rng.integers(1, 3)), replace=False)]
+        for _ in range(300)
+    ]  # fmt: skip
+    subs = Subscriptions.from_lists(lists, ids=(np.arange(300) * 3 + 1).tolist(), n_attrs=4)
+    events = Events(rng.integers(0, 5, size=(200, 4)).astype(np.int64), np.arange(200) + 1000)
+    insert = np.where(rng.random(300) < 0.3, np.nan, rng.integers(0, 100, 300).astype(float))
+    delete = np.where(rng.random(300) < 0.4, np.nan, rng.integers(0, 100, 300).astype(float))
+    delete = np.where(delete < np.nan_to_num(insert, nan=-1), np.nan, delete)
+    times = rng.integers(0, 100, 200).astype(float)
+    truth = set()
+    for k in range(len(events)):
+        live = subs.take(np.flatnonzero(alive(insert, delete, times[k])))
+        ptr, idx = oracle_match(live, Events(events.values[k : k + 1], events.ids[k : k + 1]))
+        truth |= {(int(events.ids[k]), int(i)) for i in live.ids[idx]}
+    assert len(truth) > 500
+    for algorithm in ALGORITHMS:
+        run = replay_churn(subs, events, insert, delete, times, algorithm, seed=0)
+        assert set(map(tuple, run.pairs.to_numpy().tolist())) == truth, algorithm
+        assert run.steps.inserted.sum() >= run.steps.deleted.sum() > 0

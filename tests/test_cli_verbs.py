@@ -63,6 +63,8 @@ def test_every_verb_has_the_shared_options(verb):
 OBJECTS = "id,text,lat,lon,ts\no1,flu vaccine,60.17,24.94,1\no2,cold,60.171,24.941,2\n"
 QUERIES = "id,keywords,min_lat,min_lon,max_lat,max_lon\nq1,flu,60.16,24.93,60.18,24.96\n"
 TWEETS = "id,text\n1,flu vaccine today\n2,ebola outbreak news\n3,flu shots clinic\n4,flu news\n"
+TIMED_SUBS = "sub_id,attr,op,value,insert,delete\n1,a,=,1,,2\n2,a,>,0,1,\n"
+TIMED_EVENTS = "event_id,attr,value,time\n1,a,1,0\n2,a,1,3\n"
 
 
 def _runs(tmp: Path) -> dict[str, list[str]]:
@@ -71,6 +73,8 @@ def _runs(tmp: Path) -> dict[str, list[str]]:
     (tmp / "keys.txt").write_text("1\n2\n1\n3\n1\n")
     (tmp / "objects.csv").write_text(OBJECTS)
     (tmp / "queries.csv").write_text(QUERIES)
+    (tmp / "timed_subs.csv").write_text(TIMED_SUBS)
+    (tmp / "timed_events.csv").write_text(TIMED_EVENTS)
     return {
         "s3tm preprocess": ["--input", str(tmp / "tweets.csv"), "--input-format", "csv",
                             "--no-progress"],
@@ -84,8 +88,13 @@ def _runs(tmp: Path) -> dict[str, list[str]]:
         "filtering export": ["--n", "20", "--events", "5"],
         "filtering match": ["--subs", str(tmp / "out-filtering-export" / "subs.csv"),
                             "--events", str(tmp / "out-filtering-export" / "events.csv")],
+        "filtering churn": ["--subs", str(tmp / "timed_subs.csv"), "--events",
+                            str(tmp / "timed_events.csv")],
         "spatial match": ["--objects", str(tmp / "objects.csv"), "--queries",
                           str(tmp / "queries.csv"), "--workers", "2", "--grid", "8"],
+        "spatial adjust": ["--objects", str(tmp / "objects.csv"), "--queries",
+                           str(tmp / "queries.csv"), "--workers", "2", "--grid", "8",
+                           "--period", "2"],
     }  # fmt: skip
 
 

@@ -342,6 +342,44 @@ def t_interval(
     return mean, mean - half, mean + half
 
 
+def repeats_to_decide(
+    log_ratios: Sequence[float] | Any,
+    edges: Sequence[float],
+    *,
+    confidence: float = CONFIDENCE,
+    limit: int = 1000,
+) -> int | None:
+    """How many paired repeats an inconclusive interval would need to decide, at the spread
+    it measured: the smallest ``n`` whose t interval around the measured mean log ratio (the
+    measured standard deviation, ``n - 1`` degrees of freedom) clears every edge of
+    ``edges`` (log scale) the mean is not on. ``None`` where the mean sits on an edge or
+    more than ``limit`` repeats would be needed."""
+    import numpy as np
+    from scipy import stats
+
+    x = np.asarray(log_ratios, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if len(x) < 2:
+        return None
+    mean, sd = float(x.mean()), float(x.std(ddof=1))
+    gap = min(abs(mean - e) for e in edges)
+    if gap <= 0:
+        return None
+    if sd == 0:
+        return len(x)
+    for n in range(max(2, len(x)), limit + 1):
+        if float(stats.t.ppf(0.5 + confidence / 2, df=n - 1)) * sd / math.sqrt(n) < gap:
+            return n
+    return None
+
+
+def _more_repeats(log_ratios: Any, edges: Sequence[float]) -> str:
+    """The note an inconclusive rule adds: the repeats that would decide it."""
+    n = repeats_to_decide(log_ratios, edges)
+    return (f"; about {n} repeats would decide at this spread" if n
+            else "; no number of repeats within 1,000 would decide at this spread")  # fmt: skip
+
+
 def ratio_interval(
     numerator: Sequence[float] | Any,
     denominator: Sequence[float] | Any,
@@ -474,7 +512,21 @@ def direction_measured(
         return Verdict("holds", rule, n)
     if wrong:
         return Verdict("fails", rule, n)
-    return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", n)
+    return Verdict(
+        "inconclusive",
+        rule
+        + f"; the interval includes {_fmt(edge)}"
+        + _more_repeats(_log_ratios(numerator, denominator), [math.log(edge)]),
+        n,
+    )
+
+
+def _log_ratios(numerator: Any, denominator: Any) -> Any:
+    import numpy as np
+
+    a, b = np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
+    ok = np.isfinite(a) & np.isfinite(b) & (a > 0) & (b > 0)
+    return np.log(a[ok] / b[ok])
 
 
 def within_factor_measured(
@@ -518,7 +570,13 @@ def within_factor_measured(
     wrong_side = (high < 1) if paper > 1 else (low > 1)
     if wrong_side or outside:
         return Verdict("fails", rule, n)
-    return Verdict("inconclusive", rule + "; the interval straddles an edge of the band", n)
+    return Verdict(
+        "inconclusive",
+        rule + "; the interval straddles an edge of the band"
+        + _more_repeats(_log_ratios(numerator, denominator),
+                        [math.log(lo_band), math.log(hi_band), 0.0]),
+        n,
+    )  # fmt: skip
 
 
 def within_tolerance_interval(

@@ -4,7 +4,7 @@ Systems (one module each, each with ``register(subparsers)``): ``s3tm.py`` (S3-T
 ``preprocess``, ``stats``, ``subscriptions``, ``route``, ``match``; the verbs live in
 ``preprocess.py``, ``stats.py``, ``subscriptions.py``, ``s3tm_route.py``, ``s3tm_match.py``),
 ``grouping.py`` (PKG and FISH: ``run``), ``filtering.py`` (Fabret et al.: ``export``,
-``match``), ``spatial.py`` (PS2Stream: ``match``). Workbench commands: ``datasets.py``
+``match``, ``churn``), ``spatial.py`` (PS2Stream: ``match``, ``adjust``). Workbench commands: ``datasets.py``
 (pinned real data), ``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the
 notebooks), ``claims.py`` (every notebook's claims table), ``bench.py`` (benchmarks).
 :mod:`routelab.cli` lists the modules it loads.
@@ -16,7 +16,8 @@ The shared options and files live here, so every verb reads and writes alike:
 - ``--workers N[,N...]`` (:func:`add_workers_option`);
 - ``--out DIR`` + ``--overwrite`` + ``--format csv|parquet|json`` (:func:`add_output_options`),
   written through :class:`Outputs`: the verb's tables (``matches``, ``workers``,
-  ``results``), ``summary.json`` (parameters, counts, timings, routelab version and commit)
+  ``results``; ``periods`` and ``migrations`` of ``spatial adjust``, ``steps`` of
+  ``filtering churn``), ``summary.json`` (parameters, counts, timings, routelab version and commit)
   and ``bad_records.json`` (reason, file:line, excerpt);
 - ``--master`` (:func:`add_master_option`).
 
@@ -41,7 +42,7 @@ TABLE_FORMATS = ("csv", "parquet", "json")
 #: the files every system verb writes besides its tables
 SUMMARY_FILE = "summary.json"
 #: the result tables the verbs write (``<name>.<format>``)
-RESULT_TABLES = ("matches", "workers", "results", "periods", "migrations")
+RESULT_TABLES = ("matches", "workers", "results", "periods", "migrations", "steps")
 BAD_RECORDS_FILE = "bad_records.json"
 
 

@@ -82,6 +82,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_output_options(mat)
     add_master_option(mat)
     mat.set_defaults(func=_match)
+    churn = verbs.add_parser(
+        "churn",
+        help="replay timed events against subscriptions that come and go (Sect. 4)",
+        description=CHURN_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_workload_files(churn, timed=True)
+    add_algorithm_option(churn, MATCHERS, "dynamic", many=False)
+    churn.add_argument(
+        "--seed", type=int, default=0, help="seed of static's greedy sample (default: 0)"
+    )
+    add_output_options(churn)
+    churn.set_defaults(func=_churn)
 
 
 MATCH_DESCRIPTION = """\
@@ -116,22 +129,56 @@ A bad value costs differently on the two sides:
 """
 
 
-def add_workload_files(parser: argparse.ArgumentParser) -> None:
-    """``--subs``, ``--events`` and ``--types``: the neutral CSV files (``match``,
-    ``churn``)."""
+CHURN_DESCRIPTION = """\
+Replay your events in time order against subscriptions that are inserted and deleted as
+time goes by, through one matcher (--algorithm; dynamic is Fabret et al.'s dynamic
+clustering, Sect. 4, which maintains its hash tables as subscriptions come and go). Runs in
+this process. Input: the files of `routelab filtering match` with time columns:
+
+  subs.csv    sub_id,attr,op,value[,insert][,delete]: a subscription is alive for an
+              event at time t when insert <= t <= delete (empty insert: from the start,
+              empty delete: never deleted; at equal times inserts, then events, then
+              deletes); the rows of one subscription must agree on its times
+  events.csv  event_id,attr,value,time: every event needs a time (numbers on one scale
+              with insert and delete)
+
+A time that is not a number, rows that disagree on a time or a delete before the insert
+drop the whole subscription or event (bad_time, delete_before_insert). Writes to --out:
+
+  matches.<format>    event_id, subscription_id: every match with a live subscription
+  steps.<format>      per batch of events with no change between them: first_time,
+                      events, inserted, deleted, live, matches, update_s, match_s, tables
+                      (the multi-attribute hash tables in use)
+  summary.json        counts (subscriptions, events, inserts, deletes, batches, the most
+                      live at once, matches), timings, attribute kinds
+  bad_records.json    every unusable row by reason, with file:line and an excerpt
+"""
+
+
+def add_workload_files(parser: argparse.ArgumentParser, *, timed: bool = False) -> None:
+    """``--subs``, ``--events`` and ``--types``: the neutral CSV files (``match``; ``churn``,
+    ``timed``, reads their time columns too)."""
     parser.add_argument(
         "--subs",
         required=True,
         metavar="CSV",
-        help="sub_id,attr,op,value rows (sub_id an integer); op one of < <= = != >= > (a "
-        "subscription is the conjunction of its rows; one bad row drops it)",
+        help=(
+            "sub_id,attr,op,value[,insert][,delete] rows" if timed else "sub_id,attr,op,value rows"
+        )
+        + " (sub_id an integer); op one of < <= = != >= > (a subscription is the conjunction "
+        "of its rows; one bad row drops it)"
+        + (
+            "; insert/delete: when it lives (empty: from the start / never deleted)"
+            if timed
+            else ""
+        ),
     )
     parser.add_argument(
         "--events",
         required=True,
         metavar="CSV",
-        help="event_id,attr,value rows (event_id an integer; a bad value drops that "
-        "attribute of the event only)",
+        help=("event_id,attr,value,time rows" if timed else "event_id,attr,value rows")
+        + " (event_id an integer; a bad value drops that attribute of the event only)",
     )
     parser.add_argument(
         "--types",
@@ -227,6 +274,12 @@ def _match(args: argparse.Namespace) -> int:
     workload = read_files(args)
     read_s = time.perf_counter() - t0
     report = workload.report
+    if workload.time_columns:
+        raise BadInputError(
+            f"the files have time columns ({', '.join(workload.time_columns)}): `routelab "
+            "filtering match` matches every event against every subscription; replay them in "
+            "time with `routelab filtering churn`"
+        )
     if len(workload.subs) == 0 or len(workload.events) == 0:
         raise BadInputError(
             f"nothing to match: {len(workload.subs)} usable subscriptions, "
@@ -283,5 +336,63 @@ def _match(args: argparse.Namespace) -> int:
         f"{len(workload.subs):,} subscriptions ({algorithm}, {n} instances, {args.routing} "
         f"routing: {run['messages_per_event']:.2f} messages per event, broadcast sends {n}; "
         f"slowest instance matched in {slowest * 1e3:.1f} ms) -> {out.dir}"
+    )
+    return 0
+
+
+def _churn(args: argparse.Namespace) -> int:
+    """``filtering churn``: :func:`routelab.filtering.churn.replay_churn` on the user's timed
+    files."""
+    import pandas as pd
+
+    from routelab.errors import BadInputError
+    from routelab.filtering.churn import replay_churn
+    from routelab.filtering.io import MATCHES_HEADER
+
+    (algorithm,) = algorithms(args)
+    out = Outputs(args, "filtering churn")
+    workload = read_files(args)
+    if "time" not in workload.time_columns:
+        raise BadInputError(
+            f"{args.events}: no time column; `filtering churn` places events in time "
+            "(header event_id,attr,value,time)"
+        )
+    if len(workload.subs) == 0 or len(workload.events) == 0:
+        raise BadInputError(
+            f"nothing to replay: {len(workload.subs)} usable subscriptions, "
+            f"{len(workload.events)} usable events (see the bad-record report above)"
+        )
+    run = replay_churn(
+        workload.subs, workload.events, workload.insert, workload.delete, workload.event_time,
+        algorithm, seed=args.seed,
+    )  # fmt: skip
+    matches = pd.DataFrame(
+        {MATCHES_HEADER[0]: run.pairs["event_id"], MATCHES_HEADER[1]: run.pairs["sub_id"]}
+    )
+    out.table("matches", matches)
+    out.table("steps", run.steps)
+    out.bad_records(workload.report)
+    steps = run.steps
+    out.summary(
+        {
+            "subscriptions": len(workload.subs),
+            "events": len(workload.events),
+            "inserted": int(steps["inserted"].sum()),
+            "deleted": int(steps["deleted"].sum()),
+            "batches": len(steps),
+            "max_live": int(steps["live"].max()),
+            "matches": len(matches),
+            "tables_at_end": int(steps["tables"].iloc[-1]),
+        },
+        {"update_s": float(steps["update_s"].sum()), "match_s": float(steps["match_s"].sum())},
+        algorithm=algorithm,
+        attribute_kinds=workload.kinds,
+        attribute_kind_reasons=workload.kind_reasons,
+    )
+    print(
+        f"{len(matches):,} matches of {len(workload.events):,} events against "
+        f"{len(workload.subs):,} subscriptions coming and going ({algorithm}: "
+        f"{int(steps['inserted'].sum()):,} inserts, {int(steps['deleted'].sum()):,} deletes "
+        f"over {len(steps):,} batches, at most {int(steps['live'].max()):,} live) -> {out.dir}"
     )
     return 0

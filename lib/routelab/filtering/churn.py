@@ -53,11 +53,13 @@ def replay_churn(
     algorithm: str = "dynamic",
     *,
     stats: EventStats | None = None,
+    seed: int = 0,
 ) -> ChurnRun:
     """Replay ``events`` (at ``event_time``) against ``subs`` alive between ``insert`` and
     ``delete`` (per subscription row; module docstring) through one ``algorithm`` matcher.
-    ``stats`` (default: measured on ``events``) cost static's and dynamic's tables. The
-    matcher is built over the live set of the first batch that has one."""
+    ``stats`` (default: measured on ``events``) cost static's and dynamic's tables; ``seed``
+    is static's greedy sample. The matcher is built over the live set of the first batch
+    that has one."""
     insert = np.asarray(insert, dtype=np.float64)
     delete = np.asarray(delete, dtype=np.float64)
     event_time = np.asarray(event_time, dtype=np.float64)
@@ -86,7 +88,7 @@ def replay_churn(
         gone, added = np.flatnonzero(live & ~target), np.flatnonzero(target & ~live)
         t0 = time.perf_counter()
         if matcher is None and target.any():
-            matcher = build_matcher(algorithm, subs.take(added), stats=stats)
+            matcher = build_matcher(algorithm, subs.take(added), stats=stats, seed=seed)
             built_at = b
         elif matcher is not None:
             _update(matcher, subs, lists, gone, added)
