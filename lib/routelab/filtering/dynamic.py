@@ -122,8 +122,10 @@ class MaintenanceStep:
     dropped: list[Schema] = field(default_factory=list)
     redistributed: int = 0  # clusters redistributed (situation 1)
     moved: int = 0  # subscription moves
-    #: distinct subscriptions among them (Sect. 4.1: "subscriptions cannot be moved more
-    #: than once" in a step, so this equals ``moved``)
+    #: moves in the first phase (dropped tables and redistribution) and the distinct
+    #: subscriptions among them (Sect. 4.1: "since a subscription is moved at first try
+    #: toward its best table, subscriptions cannot be moved more than once", so equal)
+    phase1_moved: int = 0
     distinct_moved: int = 0
     seconds: float = 0.0
 
@@ -363,6 +365,10 @@ class DynamicMatcher(ClusterMatcher):
                 cand |= self._redistribute(c, moved, step)
         for c in [c for c in self.contrib if self.index.c_count.data[c] == 0]:
             self._withdraw(c)  # deleted clusters (Phase 2's first loop)
+        ids = self._step_ids
+        step.phase1_moved = self.moves - moves0
+        step.distinct_moved = len(np.unique(np.concatenate(ids))) if ids else 0
+        self._step_ids = None  # phase 2's moves (new tables) are not part of the rule
         for c in cand:
             self._contribute(c)
         while True:
@@ -371,9 +377,6 @@ class DynamicMatcher(ClusterMatcher):
                 break
             self._create(best, step)
         step.moved = self.moves - moves0
-        ids = self._step_ids
-        step.distinct_moved = len(np.unique(np.concatenate(ids))) if ids else 0
-        self._step_ids = None
         step.seconds = time.perf_counter() - t0
         if step.created or step.dropped or step.moved:
             self.log.append(step)

@@ -87,9 +87,9 @@ SUBSCRIPTIONS_HELP = (
     "the folder `routelab s3tm subscriptions` writes, or your own subscriptions: a CSV with "
     "the header sub_id,words (sub_id an integer, words separated by spaces, e.g. "
     "`3,vaccine coffee`) or a Parquet with sub_id and words (a list of strings or one "
-    "string). Your words are cleaned, stop-word filtered and stemmed like the posts "
-    "(`Coffee` matches the posts' `coffe`); a subscription of stop words only is reported "
-    "in bad_records.json"
+    "string). Your words are cleaned and stemmed like the posts (`Coffee` matches the "
+    "posts' `coffe`); a subscription with a stop word such as `the` (no post holds one, so "
+    "it could never match) is refused and listed in bad_records.json"
 )
 
 

@@ -207,6 +207,7 @@ def saturation_run(params: dict[str, Any]) -> list[dict[str, Any]]:
                 "created": sum(len(s.created) for s in steps),
                 "dropped": sum(len(s.dropped) for s in steps),
                 "moved": m.moves - moves0,
+                "phase1_moved": sum(s.phase1_moved for s in steps),
                 "distinct_moved": sum(s.distinct_moved for s in steps),
                 "max_step_moved": max((s.moved for s in steps), default=0),
                 "matches_per_event": len(matched[0]) / per_tick_events,

@@ -307,14 +307,18 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
     d = ticks[ticks["strategy"] == "dynamic"]
     out = []
     if "distinct_moved" in d:
-        moved, distinct = int(d["moved"].sum()), int(d["distinct_moved"].sum())
+        moved, distinct = int(d["phase1_moved"].sum()), int(d["distinct_moved"].sum())
+        again = int(d["moved"].sum()) - moved
         out.append({
-            "claim": "a subscription moves at most once per maintenance step",
-            "paper": "Sect. 4.1", "paper_value": "moved at most once",
-            "measured": f"{moved:,} moves, {distinct:,} distinct subscriptions per step (summed)",
+            "claim": "a subscription moves at most once per redistribution",
+            "paper": "Sect. 4.1", "paper_value": "cannot be moved more than once",
+            "measured": f"{moved:,} moves in the steps' first phase (dropped tables, "
+            f"redistribution), {distinct:,} distinct subscriptions (summed over steps); "
+            f"{again:,} more moves into tables phase 2 created",
             "verdict": Verdict("holds" if moved == distinct else "fails",
-                               "holds if every step's moves are distinct subscriptions"),
-            "kind": "check", "note": "an invariant of our implementation",
+                               "holds if every step's first-phase moves are distinct subscriptions"),
+            "kind": "check", "note": "an invariant of our implementation (the paper's sentence is "
+            "about redistribution; phase 2 may move a subscription again into a new table)",
         })  # fmt: skip
     busy = d[d["moved"] > 0]
     rs = [float(np.corrcoef(g["moved"], g["update_s"])[0, 1]) for _, g in busy.groupby("seed")
