@@ -55,3 +55,13 @@ def test_fig13_15_leave_out_dp_where_it_ran_out_of_memory() -> None:
     assert note == "DP: out of memory at 5,000 queries (not drawn)"
     gr = next(t for t in fig.data if t.name == "GR")
     assert list(gr.y) == [0.2, 0.2]  # selection time from the snapshots
+
+
+def test_fig13_15_selection_time_at_every_count_from_the_snapshots() -> None:
+    f = _frame()
+    # at the larger count only GR ran in full; its snapshots timed all four
+    f = f[~((f.level == "run") & (f.mu == 5_000) & (f.selector != "GR"))]
+    fig = jf.fig13_15_query_counts(f)
+    si = [t for t in fig.data if t.name == "SI"]
+    assert list(si[0].x) == [1_000, 5_000] and list(si[0].y) == [0.1, 0.1]
+    assert list(si[1].x) == [1_000]  # its migration size: where it ran in full

@@ -97,8 +97,9 @@ def fig12_selection(frame: pd.DataFrame, mu: int) -> go.Figure:
 
 def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
     """Figs. 13-15: GR, SI, RA (and DP where it ran) at each query count: selection time
-    (the same snapshots for all), size and time per migration (Fig. 14), unaffected tuples
-    (Fig. 15). DP's points where it ran out of memory are not drawn (it migrated nothing
+    (the same snapshots for all, at every count), size and time per migration (Fig. 14) and
+    unaffected tuples (Fig. 15) for the selectors run in full at that count (GR alone at
+    the larger counts). DP's points where it ran out of memory are not drawn (it migrated nothing
     there, which would look cheapest); the panel says where."""
     runs = _runs(frame)
     sel = _selection_ms(frame)
@@ -107,21 +108,24 @@ def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
         subplot_titles=["selection time (ms)", "MB per migration", "ms per migration",
                         "tuples unaffected (< b1)"],
     )  # fmt: skip
-    oom_at: list[int] = []
+    snaps = _runs(frame, None, "selection")
+    dp = pd.concat([runs[runs["selector"] == "DP"], snaps[snaps["selector"] == "DP"]])
+    oom_at = sorted({int(m) for m, o in zip(dp["mu"], dp["oom"], strict=True) if o > 0})
     for name in ORDER:
         g = runs[runs["selector"] == name].groupby("mu").median(numeric_only=True)
         if g.empty:
             continue
-        oom = g["oom"] > 0
-        oom_at += [int(m) for m in g.index[oom]] if name == "DP" else []
+        oom = pd.Series([int(m) in oom_at and name == "DP" for m in g.index], index=g.index)
         size = g["p2_bytes_mean"] if "p2_bytes_mean" in g else g["bytes"]
         ms = g["p2_migration_ms_mean"] if "p2_migration_ms_mean" in g else 1e3 * g["migration_s"]
         has = name in sel.index.get_level_values("selector")
-        s = sel.loc[name].reindex(g.index) if has else pd.Series(np.nan, index=g.index)
+        s = sel.loc[name] if has else pd.Series(np.nan, index=g.index)  # every count snapped
+        s = s.where([not (int(m) in oom_at and name == "DP") for m in s.index])
         for col, y in enumerate([s, size / 2**20, ms, g["lat_fast"]], 1):
-            y = pd.Series(np.asarray(y, dtype=float), index=g.index).where(~oom)
+            if col > 1:
+                y = pd.Series(np.asarray(y, dtype=float), index=g.index).where(~oom)
             fig.add_trace(
-                go.Scatter(x=g.index, y=y, name=name, legendgroup=name, showlegend=col == 1,
+                go.Scatter(x=y.index, y=y, name=name, legendgroup=name, showlegend=col == 1,
                            mode="lines+markers", line={"color": COLOURS[name]}),
                 row=1, col=col,
             )  # fmt: skip
