@@ -46,6 +46,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "workers": 4,
             "period": 3_000,
             "flip_every": 1_000,
+            "seeds": [0, 1, 2],
         },
         "10_fabret_adaptivity": {
             "n_live": 6_000,
@@ -59,6 +60,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "routing_n": 5_000,
             "routing_events": 300,
             "routing_partitions": [2, 4],
+            "seeds": [0, 1, 2],
         },
         "09_fabret_matching": {
             "sizes": [2_000, 5_000, 10_000],
