@@ -308,3 +308,20 @@ def test_regime_map_figure_draws_every_claim_and_cost() -> None:
     assert len(heat.y) == 1 and not np.isnan(np.asarray(heat.z, dtype=float)).any()
     legend = {t.name for t in fig.data[1:]}
     assert legend == {"holds", "fails"}  # the verdicts present, no others
+
+
+def test_a_row_names_the_reading_that_decides_it() -> None:
+    from routelab.spatial.lab.regime import reading_note
+
+    # the verdict flips between 29.9 and 50 µs: the note names the reading and the other verdict
+    vmap = rg.verdict_map(_grade, [_two(5000)])
+    note = reading_note(vmap, "A beats B", "holds")
+    assert "the reading 'the platform's cost per message' decides this row" in note
+    assert note.endswith("it reads fails")
+    assert reading_note(rg.verdict_map(_grade, [_two()]), "A beats B", "holds") == ""
+    # notebook 12's gated rows name it too: GR 1.5x on the clock loses 1/50 per µs
+    from routelab.claims import direction_measured
+
+    row = jc.gated_row("x", "w", "p", "t", _adjust_runs(1.1, 1.0), "throughput_grid", "GR",
+                       "none", 10, lambda a, b: direction_measured(a, b, expected="above"), "n")  # fmt: skip
+    assert "decides this row" not in row["note"]  # fails at 29.9 and at 50 alike

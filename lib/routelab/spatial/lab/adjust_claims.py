@@ -26,6 +26,7 @@ from routelab.spatial.lab.regime import (
     check_cost,
     flip_points,
     paired_map,
+    reading_note,
     runs_reason,
 )
 from routelab.spatial.migration import select_brute_force, select_dp
@@ -116,8 +117,9 @@ def gated_row(
         f"{fl.verdict_engine}, {_fmt(ga[:, i0], gb[:, i0])}",
         v,
         note + f"; verdict at c = {c_paper:g} µs per message (READINGS.md); on this engine: "
-        f"{fl.verdict_engine}; flip point c*: {fl.flip}; fixed-cost share at most "
-        f"{used.fixed_share.max():.1%}, busiest worker busy at least {used.busy_min_s.min():.2f} s",
+        f"{fl.verdict_engine}; flip point c*: {fl.flip}" + reading_note(vmap, claim, v.verdict)
+        + f"; fixed-cost share at most {used.fixed_share.max():.1%}, busiest worker busy at "
+        f"least {used.busy_min_s.min():.2f} s",
         timing=True,
     )  # fmt: skip
 

@@ -39,6 +39,7 @@ from routelab.spatial.lab.regime import (
     check_cost,
     flip_points,
     in_regime,
+    reading_note,
     regime_reason,
     regime_table,
     verdict_map,
@@ -783,7 +784,8 @@ def all_rows(
 
     engine = grade(*kept)
     paper = grade(*(at_cost(k, c_paper) for k in kept))
-    flips = flip_points(verdict_map(grade, kept), c_paper).set_index("claim")
+    vmap = verdict_map(grade, kept)
+    flips = flip_points(vmap, c_paper).set_index("claim")
     left = f"; left out (not work-dominated): {reason}" if reason else ""
     rows = []
     for f, e, p in zip(full, engine, paper, strict=True):
@@ -801,7 +803,9 @@ def all_rows(
         note = p.get("note", "")
         p["note"] = (note + "; " if note else "") + (
             f"verdict at c = {c_paper:g} µs per message (the paper's platform cost, "
-            f"READINGS.md); on this engine: {e['verdict'].verdict}; flip point c*: {flip}" + left
+            f"READINGS.md); on this engine: {e['verdict'].verdict}; flip point c*: {flip}"
+            + reading_note(vmap, p["claim"], p["verdict"].verdict)
+            + left
         )
         rows.append(p)
     return rows

@@ -268,3 +268,20 @@ def paired_map(
         rows.append({"claim": claim, "c_us": float(c), "verdict": v.verdict, "rule": v.rule,
                      "measured": ""})  # fmt: skip
     return pd.DataFrame(rows, columns=["claim", "c_us", "verdict", "rule", "measured"])
+
+
+#: the alternative reading of the platform's cost per message (READINGS.md: 8 / 160,659 s,
+#: STS-US-Q1 grid) and the measured cost of the map that stands for it
+C_ALTERNATIVE_US, C_ALTERNATIVE_GRID = 49.8, 50.0
+
+
+def reading_note(vmap: pd.DataFrame, claim: str, verdict: str) -> str:
+    """Names the reading "the platform's cost per message" where it changes a row's verdict:
+    the verdict under the alternative (about 50 µs per message), read from the verdict
+    map's 50 µs column; "" where both readings agree."""
+    alt = vmap[(vmap["claim"] == claim) & np.isclose(vmap["c_us"], C_ALTERNATIVE_GRID)]
+    if not len(alt) or alt.verdict.iloc[0] == verdict:
+        return ""
+    return (f"; the reading 'the platform's cost per message' decides this row: under the "
+            f"alternative ({C_ALTERNATIVE_US:g} µs, the map's {C_ALTERNATIVE_GRID:g} µs column) "
+            f"it reads {alt.verdict.iloc[0]}")  # fmt: skip
