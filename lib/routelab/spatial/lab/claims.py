@@ -772,16 +772,10 @@ def all_rows(
     check_cost(c_paper)
     frames = (fig6, fig7, fig11)
     full = _rows(*frames, model_fit, kind_errors)
-    table = regime_table(*frames)
-    kept = tuple(in_regime(f, table) for f in frames)
+    kept, grade = _work_dominated(frames, model_fit, kind_errors)
     reason = regime_reason(*frames)
     if not any(len(k) for k in kept):
         return outside_regime(full, reason or "no runs")
-    fit_k, err_k = (_keep_sets(x, table) for x in (model_fit, kind_errors))
-
-    def grade(*fs: pd.DataFrame) -> list[dict]:
-        return _rows(*fs, fit_k, err_k)
-
     engine = grade(*kept)
     paper = grade(*(at_cost(k, c_paper) for k in kept))
     vmap = verdict_map(grade, kept)
@@ -821,12 +815,23 @@ def engine_and_paper_table(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The regime map of every timing row on the work-dominated sets: the verdict map along
     ``c`` (:func:`routelab.spatial.lab.regime.verdict_map`) and its flip points."""
-    frames = (fig6, fig7, fig11)
+    kept, grade = _work_dominated((fig6, fig7, fig11), model_fit, kind_errors)
+    vmap = verdict_map(grade, kept)
+    return vmap, flip_points(vmap, c_paper)
+
+
+def _work_dominated(frames: tuple[pd.DataFrame, ...], model_fit: pd.DataFrame | None,
+                    kind_errors: pd.DataFrame | None):  # fmt: skip  # noqa: ANN202
+    """The frames cut to their work-dominated sets and the grading of every row on such
+    frames (the cost-model fit cut alike)."""
     table = regime_table(*frames)
     kept = tuple(in_regime(f, table) for f in frames)
     fit_k, err_k = (_keep_sets(x, table) for x in (model_fit, kind_errors))
-    vmap = verdict_map(lambda *fs: _rows(*fs, fit_k, err_k), kept)
-    return vmap, flip_points(vmap, c_paper)
+
+    def grade(*fs: pd.DataFrame) -> list[dict]:
+        return _rows(*fs, fit_k, err_k)
+
+    return kept, grade
 
 
 def _keep_sets(frame: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:

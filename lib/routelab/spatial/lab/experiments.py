@@ -143,33 +143,35 @@ WORKER_COLUMNS = (
 )  # fmt: skip
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident memory (MB) since the last :func:`reset_peak_rss` (on
-    Linux, ``VmHWM``), else since it started: a Spark task's worker process."""
+def _status_mb(key: str) -> float | None:
+    """A memory line of ``/proc/self/status`` (``VmHWM``, ``VmRSS``) in MB; None off Linux."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) / 2**10
     except OSError:
         pass
+    return None
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (MB) since the last :func:`reset_peak_rss` (on
+    Linux, ``VmHWM``), else since it started: a Spark task's worker process."""
+    peak = _status_mb("VmHWM")
+    if peak is not None:
+        return peak
     import resource
     import sys
 
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (2**20 if sys.platform == "darwin" else 2**10)
+    ru = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ru / (2**20 if sys.platform == "darwin" else 2**10)
 
 
 def rss_mb() -> float:
     """This process's resident memory now (MB; Linux ``VmRSS``, NaN elsewhere)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 2**10
-    except OSError:
-        pass
-    return float("nan")
+    now = _status_mb("VmRSS")
+    return float("nan") if now is None else now
 
 
 #: the machine a notebook run must fit (GB) and the share of it one task may take
