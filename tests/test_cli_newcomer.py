@@ -1,4 +1,4 @@
-"""Issue 35 ("A newcomer's third hour"): the CLI on hand-made files with deliberate mistakes.
+"""A newcomer's third hour: the CLI on hand-made files with deliberate mistakes.
 
 Each test's expected answer is computed by hand in its docstring or comments:
 

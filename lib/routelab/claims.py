@@ -103,7 +103,12 @@ def claim_row(
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.3g}"
+    """A number in a rule: three significant digits, from 1,000 up in full with thousands
+    separators (1,000; 112,000) rather than in scientific form (1e+03; 1.12e+05)."""
+    v = float(x)
+    if math.isfinite(v) and 1_000 <= abs(v) < 1e15:
+        return f"{float(f'{v:.3g}'):,.0f}"
+    return f"{v:.3g}"
 
 
 def _nan(*values: float | None) -> bool:
@@ -283,6 +288,43 @@ def equivalent(
     return Verdict("inconclusive", rule + "; the interval crosses the margin", repeats)
 
 
+def state_once(rules: Sequence[str]) -> str:
+    """Several parts' rules as one text, each rule stated once: parts whose rules open with
+    the same clauses (clauses are separated by "; ") share them, stated once with the
+    number of parts, then what differs per part ("..., for each of 4 parts: part 1: ratio
+    0.8 [0.6, 1.1] over 3 repeats | part 2: ..."); identical rules read "... (4 parts)"."""
+    groups: dict[str, list[tuple[int, list[str]]]] = {}
+    for number, rule in enumerate(rules, start=1):
+        clauses = [c.strip() for c in str(rule).split("; ")]
+        groups.setdefault(clauses[0], []).append((number, clauses))
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append("; ".join(members[0][1]))
+            continue
+        common = members[0][1]
+        for _, clauses in members[1:]:
+            k = 0
+            while k < min(len(common), len(clauses)) and common[k] == clauses[k]:
+                k += 1
+            common = common[:k]
+        head = "; ".join(common)
+        rests = [clauses[len(common) :] for _, clauses in members]
+        if not any(rests):
+            out.append(f"{head} ({len(members)} parts)")
+            continue
+        end = 0  # clauses every part ends with, stated once after the parts
+        while all(len(r) > end for r in rests) and len({r[-1 - end] for r in rests}) == 1:
+            end += 1
+        tails = ["; ".join(r[: len(r) - end]) or "as stated" for r in rests]
+        each = " | ".join(f"part {n}: {t}" for (n, _), t in zip(members, tails, strict=True))
+        text = f"{head}, for each of {len(members)} parts: {each}"
+        if end:
+            text += f"; in every part: {'; '.join(rests[0][len(rests[0]) - end :])}"
+        out.append(text)
+    return "; ".join(out)
+
+
 def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
     """One verdict from several parts of one claim (e.g. "A saves memory and so does B").
 
@@ -300,8 +342,8 @@ def combine(verdicts: Sequence[Verdict], *, how: str = "all") -> Verdict:
     if not verdicts:
         raise ValueError("nothing to combine")
     judged_parts = [v for v in verdicts if v.verdict != "not comparable"]
-    rule = "; ".join(
-        v.rule if v.verdict != "not comparable" else f"not comparable: {v.rule}" for v in verdicts
+    rule = state_once(
+        [v.rule if v.verdict != "not comparable" else f"not comparable: {v.rule}" for v in verdicts]
     )
     judged = [v.verdict for v in judged_parts]
     if not judged:
@@ -464,13 +506,20 @@ def direction_block_bootstrap(
         return not_comparable(f"{rule}; only {n} paired windows")
     r, lo, hi = block_bootstrap_ratio(a, b, block=block, seed=seed)
     rule += f"; ratio {_fmt(r)} [{_fmt(lo)}, {_fmt(hi)}] over {n} windows"
-    right = lo > edge if expected == "above" else hi < edge
-    wrong = hi < edge if expected == "above" else lo > edge
-    if right:
-        return Verdict("holds", rule, n)
-    if wrong:
-        return Verdict("fails", rule, n)
+    side = _side(lo, hi, edge, expected)
+    if side:
+        return Verdict(side, rule, n)
     return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", n)
+
+
+def _side(low: float, high: float, edge: float, expected: str) -> str | None:
+    """ "holds" if the interval lies wholly on the ``expected`` side of ``edge``, "fails" if
+    wholly on the other, None if it includes the edge."""
+    if low > edge if expected == "above" else high < edge:
+        return "holds"
+    if high < edge if expected == "above" else low > edge:
+        return "fails"
+    return None
 
 
 def direction_measured(
@@ -506,12 +555,9 @@ def direction_measured(
         return not_comparable(f"{rule}; only {n} paired repeats")
     ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
     rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
-    right = low > edge if expected == "above" else high < edge
-    wrong = high < edge if expected == "above" else low > edge
-    if right:
-        return Verdict("holds", rule, n)
-    if wrong:
-        return Verdict("fails", rule, n)
+    side = _side(low, high, edge, expected)
+    if side:
+        return Verdict(side, rule, n)
     return Verdict(
         "inconclusive",
         rule

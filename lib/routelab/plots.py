@@ -1,4 +1,4 @@
-"""Figure style and saving: every figure as self-contained HTML, PNG and SVG.
+"""Figure style and saving: every figure as HTML (loading one shared plotly.js), PNG and SVG.
 
 Static export goes through kaleido, which drives the Chromium that ``make setup``
 installs. The kaleido server is started once per process (one per notebook kernel in a
@@ -61,6 +61,66 @@ def log_axis(fig: go.Figure, axis: str = "y", **kwargs: Any) -> go.Figure:
         raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
     update = fig.update_xaxes if axis == "x" else fig.update_yaxes
     update(type="log", dtick=1, exponentformat="power", minor={"showgrid": True}, **kwargs)
+    return fig
+
+
+def _axis_key(ref: str) -> str:
+    """Layout key of an axis reference: "x" -> "xaxis", "y2" -> "yaxis2" ("" if ``ref`` is
+    "paper" or a domain reference)."""
+    if not ref or ref == "paper" or ref.endswith("domain"):
+        return ""
+    return f"{ref[0]}axis{ref[1:]}"
+
+
+def reference_line(
+    fig: go.Figure, value: float, axis: str = "x", text: str = "", **line: Any
+) -> go.Figure:
+    """A dotted reference line at data value ``value`` across the plot (``axis`` "x": a
+    vertical line; "y": horizontal), labelled ``text``, placed right on a log axis too.
+
+    Plotly reads a shape's position on a log axis as a data value but an annotation's as
+    its log10: ``add_vline(x=100, annotation_text=...)`` on a log x axis draws the line at
+    100 and its label at 10^100, stretching the axis to a hundred decades. Set the axis
+    type before calling this."""
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    style = {"dash": "dot", "color": "grey", **line}
+    log = fig.layout[f"{axis}axis"].type == "log"
+    at = math.log10(value) if log else value
+    if axis == "x":
+        fig.add_shape(type="line", xref="x", yref="y domain", x0=value, x1=value, y0=0, y1=1,
+                      line=style)  # fmt: skip
+        if text:
+            fig.add_annotation(x=at, xref="x", y=1, yref="y domain", text=text,
+                               showarrow=False, xanchor="left", yanchor="top")  # fmt: skip
+    else:
+        fig.add_shape(type="line", yref="y", xref="x domain", y0=value, y1=value, x0=0, x1=1,
+                      line=style)  # fmt: skip
+        if text:
+            fig.add_annotation(y=at, yref="y", x=1, xref="x domain", text=text,
+                               showarrow=False, xanchor="right", yanchor="bottom")  # fmt: skip
+    return fig
+
+
+def place_line_labels(fig: go.Figure) -> go.Figure:
+    """Move each label that ``add_vline`` / ``add_hline`` put at its line's data value on a
+    log axis to that value's log10 (where plotly reads an annotation there), so it sits on
+    its line instead of decades beyond the data (see :func:`reference_line`)."""
+    for note in fig.layout.annotations:
+        for letter in ("x", "y"):
+            ref = note[f"{letter}ref"] or letter
+            key = _axis_key(ref)
+            if not key or fig.layout[key].type != "log" or note[letter] is None:
+                continue
+            value = note[letter]
+            on_line = any(
+                shape.type == "line"
+                and (shape[f"{letter}ref"] or letter) == ref
+                and shape[f"{letter}0"] == value == shape[f"{letter}1"]
+                for shape in fig.layout.shapes
+            )
+            if on_line and isinstance(value, int | float) and value > 0:
+                note[letter] = math.log10(value)
     return fig
 
 
@@ -132,7 +192,23 @@ def _axis_values(fig: go.Figure, key: str) -> list[float]:
     return found
 
 
+def _annotation_values(fig: go.Figure, key: str) -> list[float]:
+    """Where the annotations placed on log axis ``key`` sit, as data values (plotly reads
+    an annotation's position there as log10, and autoranges the axis over it)."""
+    letter, ref = key[0], key[0] + key[5:]
+    found = []
+    for note in fig.layout.annotations:
+        value = note[letter]
+        # beyond 10^±300 no float can hold the position
+        ours = (note[f"{letter}ref"] or letter) == ref
+        if ours and isinstance(value, int | float) and abs(value) < 300:
+            found.append(10.0 ** float(value))
+    return found
+
+
 def _log_extent(fig: go.Figure, key: str) -> tuple[float, float] | None:
+    """The range log axis ``key`` draws: its set range, else what plotly autoranges over
+    (the data and the annotations placed on it)."""
     axis = fig.layout[key]
     if axis.range is not None and None not in tuple(axis.range):
         lo, hi = sorted(10.0 ** float(r) for r in axis.range)
@@ -140,6 +216,7 @@ def _log_extent(fig: go.Figure, key: str) -> tuple[float, float] | None:
     values = _axis_values(fig, key)
     if not values:
         return None
+    values += _annotation_values(fig, key)
     lo, hi = min(values), max(values)
     if hi <= lo * 1.0001:  # one value: plotly pads the axis around it
         lo, hi = lo / 1.5, hi * 1.5
@@ -164,7 +241,9 @@ def _labelled(fig: go.Figure, key: str) -> list[float] | None:
     if axis.tickvals is not None:
         ticks = [float(t) for t in axis.tickvals]
     else:
-        ticks = [10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)]
+        first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        every = int(axis.dtick) if isinstance(axis.dtick, int | float) and axis.dtick > 1 else 1
+        ticks = [10.0**k for k in range(first, last + 1) if k % every == 0]
     # a tick within the drawn range: plotly pads the data range by a few percent
     return [t for t in ticks if lo / 1.3 <= t <= hi * 1.3]
 
@@ -188,14 +267,55 @@ def _ticks_between(lo: float, hi: float) -> list[float]:
     return sorted({float(f"{10 ** (a + (b - a) * i / 3):.2g}") for i in range(4)})
 
 
+LABEL_PX = {"x": 60, "y": 24}  # room one tick label needs along an x / a y axis
+
+
+def max_labels(fig: go.Figure, key: str) -> int:
+    """How many tick labels axis ``key`` holds without overlapping: its length in pixels
+    (the figure's size less the margins, times the axis' domain) over :data:`LABEL_PX`."""
+    axis = fig.layout[key]
+    margin = fig.layout.margin
+    if key[0] == "x":
+        size = (fig.layout.width or 900) - (margin.l or 80) - (margin.r or 80)
+    else:
+        size = (fig.layout.height or 450) - (margin.t or 100) - (margin.b or 80)
+    lo, hi = tuple(axis.domain or (0, 1))
+    return max(2, int(size * (hi - lo) / LABEL_PX[key[0]]))
+
+
+def _decades_readable(fig: go.Figure, key: str) -> None:
+    """An axis labelled by plotly's own log ticks (no ``tickvals``) is labelled at decades
+    only, never by plotly's bare in-between digits ("2", "5", which do not say their
+    decade), and at every k-th decade when there are more decades than labels fit."""
+    axis = fig.layout[key]
+    if axis.tickvals is not None or axis.tickmode == "array":
+        return
+    if axis.dtick is None or (isinstance(axis.dtick, str) and axis.dtick.startswith("D")):
+        axis.update(dtick=1, exponentformat=axis.exponentformat or "power")
+    ticks = _labelled(fig, key) or []
+    step = math.ceil(len(ticks) / max_labels(fig, key))
+    if isinstance(axis.dtick, int | float) and step > axis.dtick:
+        axis.update(dtick=step)
+
+
 def label_log_axes(fig: go.Figure) -> go.Figure:
-    """Give every log axis at least three labelled ticks within its data: an axis whose
-    decades label fewer (data spanning a decade or less) gets 1-2-5 ticks, or finer ones,
-    labelled in full (50k, 200k). An axis with explicit ``tickvals`` keeps them (and their
-    labels) and gets the readable ticks around them added when too few fall in its data."""
+    """Make every log axis readable: at least three labelled ticks within its data, each
+    naming its decade, never more than fit (:func:`max_labels`).
+
+    An axis whose decades label fewer than three (data spanning a decade or less) gets
+    1-2-5 ticks, or finer ones, labelled in full (50k, 200k). An axis with explicit
+    ``tickvals`` keeps them (and their labels) and gets the readable ticks around them
+    added when too few fall in its data. Any other axis is labelled at its decades
+    (every k-th when they are too many), never by plotly's minor digits ("2", "5"). Labels
+    ``add_vline`` put on a log axis are moved onto their lines first
+    (:func:`place_line_labels`)."""
+    place_line_labels(fig)
     for key in _log_axis_keys(fig):
         ticks_now = _labelled(fig, key)
-        if ticks_now is None or len(ticks_now) >= 3:
+        if ticks_now is None:
+            continue
+        if len(ticks_now) >= 3:
+            _decades_readable(fig, key)
             continue
         axis = fig.layout[key]
         labels = {float(t): si_label(t) for t in _ticks_between(*_log_extent(fig, key))}
@@ -223,14 +343,34 @@ FOOTER_CHAR_PX = 6.0  # width of one 10-px footer character (DejaVu Sans, a litt
 FOOTER_LINE_PX = 13
 
 
+def x_title_depth(fig: go.Figure) -> float:
+    """About how far (pixels) below the plot area the bottom x axis' title ends: tick
+    length, tick labels (taller with 10^k exponents, a word's length when plotly turns
+    labels that do not fit on their side), the title's standoff and its lines."""
+    axis = fig.layout.xaxis
+    font = float(fig.layout.font.size or 13)
+    labels = font * 1.3
+    if axis.type == "log":
+        ticks = labelled_ticks(fig).get("xaxis") or []
+        if axis.exponentformat == "power":
+            labels = font * 1.7
+        if len(ticks) > max_labels(fig, "xaxis"):  # plotly turns crowded labels on their side
+            labels = font * 0.6 * max(len(si_label(t)) for t in ticks) + font
+    title = axis.title.text or ""
+    lines = title.count("<br>") + 1 if title else 0
+    return 5 + labels + float(axis.title.standoff or 15) + lines * font * 1.25
+
+
 def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
     """Add the provenance footer: data kind and source, profile, code version.
 
     The footer sits a fixed number of pixels below the plot area (not a fraction of the
-    figure's height), so it never overlaps the x-axis title, whatever size the figure is
-    shown at (notebook, HTML, PNG).
+    figure's height), and further when the x axis' labels and title reach deeper
+    (:func:`x_title_depth`), so it never overlaps the x-axis title, whatever size the figure
+    is shown at (notebook, HTML, PNG).
     """
     label_log_axes(fig)
+    shift = min(FOOTER_SHIFT_PX, -round(x_title_depth(fig) + 12))
     parts = [f"data: {data}"]
     if profile:
         parts.append(f"profile: {profile}")
@@ -245,14 +385,14 @@ def stamp(fig: go.Figure, data: str, profile: str | None = None) -> go.Figure:
         yref="paper",
         x=0,
         y=0,
-        yshift=FOOTER_SHIFT_PX,
+        yshift=shift,
         xanchor="left",
         yanchor="top",
         align="left",  # a wrapped footer's lines start under each other
         showarrow=False,
         font={"size": 10, "color": "#666"},
     )
-    bottom = max(fig.layout.margin.b or 0, 100) + FOOTER_LINE_PX * (len(lines) - 1)
+    bottom = max(fig.layout.margin.b or 0, 100, 28 - shift) + FOOTER_LINE_PX * (len(lines) - 1)
     fig.update_layout(margin={"b": bottom})
     return fig
 

@@ -1,8 +1,10 @@
 """Run profiles: the parameters each notebook gets under ``smoke``, ``default``, ``paper``.
 
-- ``smoke``: seconds per notebook, small samples; used by the test suite.
-- ``default``: the bundled real data; all figures in about 30 minutes on 2 cores. The
-  default profile *is* each notebook's ``parameters`` cell.
+- ``smoke``: a minute or two per notebook, small samples; used by the test suite.
+- ``default``: the bundled real data; all figures took 89 minutes on one 2-core machine and
+  about 39 on another (times differ between machines; ``routelab figures`` estimates the
+  time left from the last runs recorded here). The default profile *is* each notebook's
+  ``parameters`` cell.
 - ``paper``: paper scale (1M+ posts, 256 nodes, 10M subscriptions); hours, for a cluster.
 
 A profile means the same thing however a notebook is run (JupyterLab, ``papermill -p profile

@@ -90,9 +90,28 @@ class Claim:
         return self.verdict == "holds"
 
 
+RULE_CHARS = 200  # a longer rule is cut in the table, in full on hover
+
+
+def _rule_cell(rule: str) -> str:
+    """A rule for an HTML table: in full up to :data:`RULE_CHARS`, else cut at a word with
+    "…" and the full text on hover (a ``title``), so a long rule does not fill the row."""
+    import html
+
+    if len(rule) <= RULE_CHARS:
+        return html.escape(rule)
+    cut = rule[:RULE_CHARS].rsplit(" ", 1)[0]
+    return (
+        f"<span title='{html.escape(rule, quote=True)}' style='cursor:help'>"
+        f"{html.escape(cut)} <b>…</b></span>"
+    )
+
+
 def claims_html(table: pd.DataFrame) -> str:
-    """The claims table as full-width HTML: no truncation, verdicts coloured, the paper's
-    value beside ours. Used by the notebooks and by ``figures/index.html``."""
+    """The claims table as full-width HTML: verdicts coloured, the paper's value beside
+    ours, every cell wrapping inside its column (long words too); a rule longer than
+    :data:`RULE_CHARS` is cut, in full on hover. Used by the notebooks and by
+    ``figures/index.html``."""
     import html
 
     cols = [c for c in CLAIM_KEYS if c in table.columns and c != "timing"]
@@ -102,14 +121,18 @@ def claims_html(table: pd.DataFrame) -> str:
         colour = VERDICT_COLOURS.get(str(r.get("verdict")), "#ffffff")
         cells = []
         for c in cols:
-            text = html.escape("" if r[c] is None else str(r[c]))
-            style = "text-align:left;vertical-align:top;white-space:normal"
+            value = "" if r[c] is None else str(r[c])
+            text = _rule_cell(value) if c == "rule" else html.escape(value)
+            style = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere"
+            if c == "rule":
+                style += ";max-width:28em"
             if c == "verdict":
                 style += f";background:{colour};font-weight:bold;white-space:nowrap"
             cells.append(f"<td style='{style}'>{text}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        "<table class='routelab-claims' style='width:100%;border-collapse:collapse'>"
+        "<table class='routelab-claims' style='width:100%;border-collapse:collapse;"
+        "table-layout:auto'>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
@@ -132,9 +155,18 @@ class ClaimsTable:
         return len(self.frame)
 
 
+def json_key(key: Any) -> str:
+    """A results.json key: a tuple key (a ``groupby([...]).to_dict()`` of several columns)
+    as its parts joined by spaces ("50000 DP", not "(50000, 'DP')"), anything else as
+    ``str``."""
+    if isinstance(key, tuple):
+        return " ".join(json_key(k) for k in key)
+    return str(key.item() if isinstance(key, np.generic) else key)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {json_key(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, np.integer):

@@ -198,6 +198,58 @@ def _batch_environment() -> Iterator[None]:
             os.environ[BATCH_ENV] = old
 
 
+def last_seconds(profile: str, history: Path | None = None) -> dict[str, float]:
+    """Per notebook, the seconds of its latest successful run under ``profile`` recorded in
+    ``history`` (default: ``papermill_runs/history.jsonl``, one line per ``routelab
+    figures`` call, on this machine); unreadable lines are skipped."""
+    path = history if history is not None else runs_dir() / "history.jsonl"
+    found: dict[str, float] = {}
+    if not path.exists():
+        return found
+    for line in path.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(entry, dict) or entry.get("profile") != profile:
+            continue
+        for run in entry.get("runs", []):
+            if run.get("status") == "ok" and isinstance(run.get("seconds"), int | float):
+                found[str(run["notebook"])] = float(run["seconds"])
+    return found
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 60:
+        return f"about {minutes} min"
+    return f"about {minutes // 60} h {minutes % 60:02d} min"
+
+
+def remaining_estimate(
+    notebooks: Sequence[str], profile: str, history: Path | None = None
+) -> str | None:
+    """What is left, from the last recorded run times of these notebooks on this machine
+    (:func:`last_seconds`): "about 23 min left for 4 notebooks (by their last runs here)",
+    naming the notebooks never run here; ``None`` when none has a recorded time (then
+    nothing is known: times differ a lot between machines)."""
+    known = last_seconds(profile, history)
+    timed = [n for n in notebooks if n in known]
+    if not timed:
+        return None
+    total = sum(known[n] for n in timed)
+    text = (
+        f"{_duration(total)} left for {len(timed)} notebook{'s' if len(timed) != 1 else ''} "
+        f"(by their last {profile} runs on this machine)"
+    )
+    unknown = [n for n in notebooks if n not in known]
+    if unknown:
+        text += f", plus {', '.join(unknown)} (never run here)"
+    return text
+
+
 def run_notebooks(
     profile: str = "default",
     only: Sequence[str] | None = None,
@@ -230,8 +282,11 @@ def run_notebooks(
     )
     start = time.perf_counter()
     bar = tqdm(books, desc=f"notebooks ({profile})", unit="nb", disable=not progress)
-    for path in bar:
+    for k, path in enumerate(bar):
         bar.set_postfix_str(path.stem)
+        estimate = remaining_estimate([p.stem for p in books[k:]], profile)
+        if progress and estimate:
+            bar.write(f"{path.stem}: starting; {estimate}")
         run = run_notebook(
             path, profile, out_dir, extra_parameters=extra_parameters, timeout=timeout
         )

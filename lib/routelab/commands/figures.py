@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=PROFILE_NAMES,
         default="default",
         help="smoke: seconds per notebook (tests); default: bundled real "
-        "data, ~30 min on 2 cores; paper: paper scale, hours (default: "
+        "data, 39-89 min on 2 cores depending on the machine (an estimate is printed from earlier "
+        "runs); paper: paper scale, hours (default: "
         "%(default)s)",
     )
     parser.add_argument(

@@ -41,12 +41,13 @@ rate, up to the rate where it halves (Sect. 7: "high rates of subscription chang
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from routelab.claims import t_interval
 from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.dynamic import DynamicMatcher
 from routelab.filtering.model import Events, Subscriptions
@@ -313,6 +314,46 @@ def halving_rate(frame: pd.DataFrame) -> float:
     r0, r1 = np.log(g.index[i - 1]), np.log(g.index[i])
     t0, t1 = g.iloc[i - 1], g.iloc[i]
     return float(np.exp(r0 + (t0 - half) / (t0 - t1) * (r1 - r0)))
+
+
+@dataclass(frozen=True)
+class Halving:
+    """The change rate at which a strategy's throughput halves, over its seeds: the
+    geometric mean (``rate``) with its 95 % t interval (``low``, ``high``; on the logs), a
+    seed that never halved counting at the sweep's top rate (so ``rate`` is then a lower
+    bound); ``never`` of ``seeds`` seeds never halved."""
+
+    rate: float
+    low: float
+    high: float
+    never: int
+    seeds: int
+
+    def text(self, max_rate: float) -> str:
+        """A legend's words: "halves at 112,455/s", "never halves up to 200,000/s"."""
+        if self.seeds == 0:
+            return "halving rate not measured"
+        if self.never == self.seeds:
+            return f"never halves up to {max_rate:,.0f}/s"
+        text = f"halves at {self.rate:,.0f}/s"
+        if self.never:
+            text += f", {self.never} of {self.seeds} seeds never"
+        return text
+
+
+def typical_halving(per_seed: pd.Series | Any, max_rate: float) -> Halving:
+    """One strategy's halving rate over its seeds (:func:`halving_rates`' values for it):
+    what the churn figure's legend and the churn claim both state, computed once here."""
+    values = np.asarray(per_seed, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        nan = float("nan")
+        return Halving(nan, nan, nan, 0, 0)
+    rates = np.minimum(values, max_rate)
+    never = int(np.sum(~np.isfinite(values)))
+    logs = np.log(rates)
+    mean, lo, hi = t_interval(logs) if np.ptp(rates) else (float(logs[0]),) * 3
+    return Halving(float(np.exp(mean)), float(np.exp(lo)), float(np.exp(hi)), never, len(values))
 
 
 def saturation_points(

@@ -27,6 +27,7 @@ from routelab.claims import (
     t_interval,
     within_factor_measured,
 )
+from routelab.filtering.lab.adaptivity import typical_halving
 
 SWITCH_H = 2.0  # W2 begins (Sect. 6.2.3)
 #: C14: "At the end the event throughput is divided by two" (No Change): last / first
@@ -386,8 +387,9 @@ def churn_row(halving: pd.Series, max_rate: float) -> dict:
     per-seed change rate at which dynamic's throughput halves (a seed whose throughput never
     halved counts with the sweep's highest rate, a lower bound), against 10x the paper's
     100 changes per second."""
-    rates = np.minimum(halving.to_numpy(float), max_rate)
-    never = int(np.sum(~np.isfinite(halving.to_numpy(float))))
+    typical = typical_halving(halving, max_rate)  # the figure's legend states the same
+    never, n = typical.never, typical.seeds
+    g, glo, ghi = typical.rate, typical.low, typical.high
     base = {
         "claim": "churn sweep: dynamic's throughput stays above half at 10x the paper's rate",
         "paper": "Sect. 7 (6); Sect. 6.2.3 runs 100 changes/s",
@@ -397,28 +399,24 @@ def churn_row(halving: pd.Series, max_rate: float) -> dict:
         "note": "a check of our configuration: a change costs microseconds here, so this "
         "cannot fail at these rates; the paper's statement is graded by the insertion-cost row",
     }
-    if len(rates) < 3:
+    if n < 3:
         return base | {"measured": "not measured", "verdict": not_comparable("fewer than 3 seeds")}
-    mean, lo, hi = t_interval(np.log(rates)) if np.ptp(rates) else (np.log(rates[0]),) * 3
-    g, glo, ghi = math.exp(mean), math.exp(lo), math.exp(hi)
     what = (
         f"the halving rate (geometric, over seeds; a seed that never halved counts at the "
         f"sweep's top, {max_rate:,.0f}/s)"
     )
-    if never == len(rates) and max_rate < HIGH_RATE:
+    if never == n and max_rate < HIGH_RATE:
         verdict = not_comparable(
             f"{what} never halved and the sweep stops below {HIGH_RATE:,.0f}/s"
         )
-    elif never == len(rates):
+    elif never == n:
         verdict = Verdict("holds", f"{what} never halved up to {max_rate:,.0f}/s, above "
-                          f"{HIGH_RATE:,.0f}/s", len(rates))  # fmt: skip
+                          f"{HIGH_RATE:,.0f}/s", n)  # fmt: skip
     else:
-        verdict = beyond_measured(
-            g, glo, ghi, HIGH_RATE, expected="above", repeats=len(rates), what=what
-        )
+        verdict = beyond_measured(g, glo, ghi, HIGH_RATE, expected="above", repeats=n, what=what)
     measured = f"throughput halves at {g:,.0f} changes/s [{glo:,.0f}, {ghi:,.0f}]"
     if never:
-        measured += f" ({never} of {len(rates)} seeds never halved up to {max_rate:,.0f}/s)"
+        measured += f" ({never} of {n} seeds never halved up to {max_rate:,.0f}/s)"
     return base | {"measured": measured, "verdict": verdict}
 
 

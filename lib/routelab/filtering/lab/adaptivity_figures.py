@@ -15,11 +15,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.claims import t_interval
+from routelab.filtering.lab.adaptivity import typical_halving
 from routelab.palette import color_for, dash_for
-from routelab.plots import figure_html, log_axis, widget_view
+from routelab.plots import figure_html, log_axis, reference_line, widget_view
 
 NAMES = {"dynamic": "dynamic", "no_change": "No Change"}
 ROUTINGS = ("broadcast", "access")
+PAPER_CHURN_RATE = 100  # changes per second in Sect. 6.2.3
 
 
 def _scaled_note(frame: pd.DataFrame) -> str:
@@ -81,32 +83,109 @@ def fig4b_value_skew(windows: pd.DataFrame, ticks: pd.DataFrame) -> go.Figure:
     )
 
 
-def extra_churn_rate(frame: pd.DataFrame, halving: dict[str, float]) -> go.Figure:
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+LEVEL = 0.01  # two window means this close (relative) are level, neither above
+
+
+def saturation_note(windows: pd.DataFrame, scenario: str) -> str:
+    """What a Fig. 4 panel of this run shows, in one markdown sentence: in how many 2-hour
+    windows dynamic's throughput (mean over seeds, as drawn) was above No Change's, and
+    where each strategy ended against its first window (did dynamic recover?)."""
+    sub = windows[windows["scenario"] == scenario]
+    mean = sub.groupby(["window", "strategy"])["throughput"].mean().unstack("strategy")
+    if not {"dynamic", "no_change"} <= set(mean.columns):
+        return f"**In this run:** no {scenario} windows of both strategies to compare."
+    mean = mean[["dynamic", "no_change"]].dropna().sort_index()
+    n = len(mean)
+    if n == 0:
+        return f"**In this run:** no {scenario} windows of both strategies to compare."
+    above = mean.index[mean["dynamic"] > mean["no_change"] * (1 + LEVEL)]
+    below = mean.index[mean["dynamic"] < mean["no_change"] * (1 - LEVEL)]
+    level = n - len(above) - len(below)
+    if len(above) == n:
+        where = f"dynamic was above No Change in every window ({n} of {n})"
+    elif len(below) == n:
+        where = f"dynamic was below No Change in every window ({n} of {n})"
+    else:
+        hours = ", ".join(f"{w:g}" for w in above)
+        where = f"dynamic was above No Change in {len(above)} of {n} windows" + (
+            f" (the windows ending at hours {hours})" if len(above) else ""
+        )
+        where += f", below it in {len(below)}"
+        if level:
+            where += f" and level with it (within {LEVEL:.0%}) in {level}"
+    first, last = mean.iloc[0], mean.iloc[-1]
+    dyn, nc = last["dynamic"] / first["dynamic"], last["no_change"] / first["no_change"]
+    recovered = (
+        "near its first window's throughput"
+        if dyn >= 0.9
+        else "below its first window's throughput, so this run shows no recovery"
+    )
+    return (
+        f"**In this run** {where}. In the last window dynamic was at {dyn:.0%} of its first "
+        f"window ({recovered}), No Change at {nc:.0%} of its own."
+    )
+
+
+def note_fig4a(windows: pd.DataFrame) -> str:
+    """:func:`saturation_note` of Fig. 4(a) (schema change)."""
+    return saturation_note(windows, "schema")
+
+
+def note_fig4b(windows: pd.DataFrame) -> str:
+    """:func:`saturation_note` of Fig. 4(b) (subscription and event skew)."""
+    return saturation_note(windows, "skew")
+
+
+def extra_churn_rate(
+    frame: pd.DataFrame, halving: pd.Series, max_rate: float | None = None
+) -> go.Figure:
     """Not a paper figure: throughput against changes per second (log axes), per strategy,
-    with the rate where it halves."""
+    the legend giving the rate where it halves.
+
+    ``halving`` is :func:`~routelab.filtering.lab.adaptivity.halving_rates` (per strategy
+    and seed); the legend states :func:`~routelab.filtering.lab.adaptivity.typical_halving`
+    of each strategy's seeds, the number the churn claim grades. ``max_rate`` (default: the
+    sweep's top rate) is where a seed that never halved counts."""
+    top = float(frame["rate"].max()) if max_rate is None else float(max_rate)
     fig = go.Figure()
     for strategy, g in frame.groupby("strategy", sort=False):
         pts = g.groupby("rate")["throughput"].median()
+        per_seed = halving.xs(strategy, level="strategy") if strategy in halving.index else []
+        summary = typical_halving(per_seed, top)
         fig.add_trace(
             go.Scatter(
                 x=pts.index,
                 y=pts.to_numpy(),
-                name=f"{NAMES.get(strategy, strategy)} (halves at "
-                f"{halving.get(strategy, float('nan')):,.0f}/s)",
+                name=f"{NAMES.get(strategy, strategy)} ({summary.text(top)})",
                 mode="lines+markers",
                 line={"color": color_for(strategy), "dash": dash_for(strategy)},
             )
         )
-    fig.add_vline(x=100, line_dash="dot", annotation_text="the paper's 100/s", line_color="grey")
-    fig.update_layout(title="Churn rate: throughput vs subscription changes per second", height=440)
+    fig.update_layout(
+        title="Churn rate: throughput vs subscription changes per second<br><sub>median over "
+        "seeds; the halving rate is the geometric mean over seeds, as the claims table grades "
+        "it</sub>",
+        height=440,
+        legend={"title_text": "strategy"},
+    )
     log_axis(fig, "x", title_text="subscription changes per second (half inserts)")
     log_axis(fig, "y", title_text="events per second (after updates)")
+    reference_line(fig, PAPER_CHURN_RATE, "x", "the paper's 100/s")
     return fig
+
+
+LOG_METRICS = ("ms_per_100", "checks_per_event")  # span decades between the algorithms
 
 
 def extra_real_data(frame: pd.DataFrame) -> go.Figure:
     """Not a paper figure: the five algorithms on real flight events (and W0 beside):
-    ms per 100 events, subscriptions checked and matches per event."""
+    ms per 100 events, subscriptions checked (log axes: they span decades) and matches per
+    event (a linear axis: W0's events can match nothing, which a log axis would not draw,
+    and a ratio of 6 must not look like 20)."""
     metrics = [
         ("ms_per_100", "ms per 100 events"),
         ("checks_per_event", "checks per event"),
@@ -128,7 +207,10 @@ def extra_real_data(frame: pd.DataFrame) -> go.Figure:
                 row=1,
                 col=col,
             )
-        fig.update_yaxes(type="log", row=1, col=col)
+        if metric in LOG_METRICS:
+            fig.update_yaxes(type="log", row=1, col=col)
+        else:  # a count a workload can have none of: 0 stays visible, ratios read as drawn
+            fig.update_yaxes(rangemode="tozero", row=1, col=col)
     fig.update_layout(title="Real events: the five algorithms", barmode="group", height=440)
     return fig
 
@@ -164,13 +246,24 @@ def extra_routing(frame: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def replay_hour(hour: Any) -> Any:
+    """An hour as the replay offers it: to two decimals (10.2, not the 10.200000000000001
+    that 51 ticks of 0.2 h add up to); a number or a Series."""
+    return hour.round(2) if isinstance(hour, pd.Series) else round(float(hour), 2)
+
+
+def replay_hours(ticks: pd.DataFrame) -> list[float]:
+    """The distinct hours of a saturation run's ticks, rounded (:func:`replay_hour`)."""
+    return sorted({replay_hour(h) for h in ticks["hour"].unique()})
+
+
 def timeline_table(ticks: pd.DataFrame, scenario: str, hour: float) -> str:
     """The state of each strategy at ``hour`` of a scenario (first seed): tables,
     subscriptions moved so far, checks per event, events per second."""
     sub = ticks[(ticks["scenario"] == scenario) & (ticks["seed"] == ticks["seed"].min())]
     out = []
     for strategy, g in sub.groupby("strategy", sort=False):
-        upto = g[g["hour"] <= hour + 1e-9]
+        upto = g[replay_hour(g["hour"]) <= hour + 1e-9]
         if upto.empty:
             continue
         last = upto.iloc[-1]
@@ -194,7 +287,7 @@ def extra_timeline_replay(ticks: pd.DataFrame) -> Any:
     import ipywidgets as widgets
 
     scenarios = sorted(ticks["scenario"].unique())
-    hours = sorted(float(h) for h in ticks["hour"].unique())
+    hours = replay_hours(ticks)
 
     def render(scenario: str, hour: float) -> str:
         fig = go.Figure()
