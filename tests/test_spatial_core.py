@@ -401,3 +401,23 @@ def test_queries_take_keeps_dnf_and_keys() -> None:
         assert sub.ids[j] == st.queries.ids[i] and np.array_equal(sub.rect[j], st.queries.rect[i])
         assert [c.tolist() for c in sub.dnf(j)] == [c.tolist() for c in st.queries.dnf(i)]
         assert np.array_equal(sub.keys_of(j), st.queries.keys_of(i))
+
+
+def test_term_sets_equal_each_lists_vocabulary_ids() -> None:
+    """make_objects / make_queries build every term set in one sort: the same CSR and the
+    same vocabulary order as one Vocabulary.ids per list (the readable reference)."""
+    import random
+
+    from routelab.spatial.model import Vocabulary, term_sets
+
+    rng = random.Random(3)
+    lists = [[f"w{rng.randint(0, 40)}" for _ in range(rng.randint(0, 7))] for _ in range(3000)]
+    fast, ref = Vocabulary(), Vocabulary()
+    ptr, terms = term_sets(lists, fast)
+    want_ptr, want = [0], []
+    for ws in lists:
+        want += ref.ids(ws).tolist()
+        want_ptr.append(len(want))
+    assert fast.terms == ref.terms
+    assert ptr.tolist() == want_ptr and terms.tolist() == want
+    assert term_sets([], Vocabulary())[0].tolist() == [0]

@@ -305,7 +305,7 @@ def replay_worker(
         len(head),
         int(body.post_ptr[-1]) if len(body.post_ptr) else 0,
         decodes[best],
-        fixed_cost(setup, body, rows, routed, impl) if fixed else float("nan"),
+        fixed_cost(setup, body, rows, routed, impl, repeats=1) if fixed else float("nan"),
     )
 
 

@@ -247,6 +247,30 @@ class Queries:
         return out
 
 
+def term_sets(
+    word_lists: Iterable[Iterable[str]], vocab: Vocabulary
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each list's sorted unique term ids (terms added to ``vocab`` in the order met), as a
+    CSR ``(ptr, terms)``: :meth:`Vocabulary.ids` for every list at once (one sort instead
+    of one small ``np.unique`` per list)."""
+    add = vocab.add
+    flat: list[int] = []
+    lens: list[int] = []
+    for ws in word_lists:
+        n0 = len(flat)
+        flat.extend(add(w) for w in ws)
+        lens.append(len(flat) - n0)
+    terms = np.asarray(flat, dtype=np.int64)
+    owner = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+    order = np.lexsort((terms, owner))
+    terms, owner = terms[order], owner[order]
+    keep = np.ones(len(terms), dtype=bool)
+    keep[1:] = (owner[1:] != owner[:-1]) | (terms[1:] != terms[:-1])
+    ptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[keep], minlength=len(lens)), out=ptr[1:])
+    return ptr, terms[keep].astype(np.int32)
+
+
 def make_objects(
     ids: Sequence[int] | np.ndarray,
     lon: Sequence[float] | np.ndarray,
@@ -255,19 +279,13 @@ def make_objects(
     vocab: Vocabulary,
 ) -> Objects:
     """Objects from word lists (terms are added to ``vocab``)."""
-    ptr = [0]
-    chunks = []
-    for ws in words:
-        t = vocab.ids(ws)
-        chunks.append(t)
-        ptr.append(ptr[-1] + len(t))
-    terms = np.concatenate(chunks) if chunks else np.zeros(0, np.int32)
+    ptr, terms = term_sets(words, vocab)
     return Objects(
         np.asarray(ids, dtype=np.int64),
         np.asarray(lon, dtype=np.float64),
         np.asarray(lat, dtype=np.float64),
-        np.asarray(ptr, dtype=np.int64),
-        terms.astype(np.int32),
+        ptr,
+        terms,
     )
 
 
@@ -279,25 +297,13 @@ def make_queries(
 ) -> Queries:
     """Queries from DNF keyword lists (see :func:`parse_expression`) and rectangles
     ``(min_lon, min_lat, max_lon, max_lat)``."""
-    conj_ptr = [0]
-    cterm_ptr = [0]
-    terms: list[int] = []
-    for dnf in dnfs:
-        for conj in dnf:
-            t = vocab.ids(conj)
-            terms.extend(int(x) for x in t)
-            cterm_ptr.append(len(terms))
-        conj_ptr.append(len(cterm_ptr) - 1)
+    conj_ptr = np.zeros(len(dnfs) + 1, dtype=np.int64)
+    np.cumsum([len(dnf) for dnf in dnfs], out=conj_ptr[1:])
+    cterm_ptr, terms = term_sets((conj for dnf in dnfs for conj in dnf), vocab)
     rect = np.asarray(rects, dtype=np.float64).reshape(-1, 4)
     if np.any(rect[:, 0] > rect[:, 2]) or np.any(rect[:, 1] > rect[:, 3]):
         raise BadInputError("a query rectangle has min > max")
-    return Queries(
-        np.asarray(ids, dtype=np.int64),
-        rect,
-        np.asarray(conj_ptr, dtype=np.int64),
-        np.asarray(cterm_ptr, dtype=np.int64),
-        np.asarray(terms, dtype=np.int32),
-    )
+    return Queries(np.asarray(ids, dtype=np.int64), rect, conj_ptr, cterm_ptr, terms)
 
 
 def term_frequencies(objects: Objects, n_terms: int) -> np.ndarray:

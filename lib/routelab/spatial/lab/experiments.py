@@ -179,15 +179,17 @@ MACHINE_GB = 24.0
 
 
 def memory_capacity(frame: pd.DataFrame, machine_gb: float = MACHINE_GB) -> pd.DataFrame:
-    """Per (country, query set): the task's resident memory when it started (before the
-    stream), its peak over every partitioner, the memory one live query costs at most
-    (``(peak - start) / mu``: everything the task added, objects' share included, charged to
-    the queries, so an upper bound) and the largest live-query count one ``machine_gb``
-    machine replays at that rate with the same number of objects (a linear extrapolation
-    from one query count: a lower bound)."""
+    """Per (country, query set): the resident memory of a fresh task process (the smallest
+    start over every task of ``frame``: a Spark worker reused by a later task starts with
+    the earlier task's caches), the set's peak over every partitioner, the memory one live
+    query costs at most (``(peak - fresh start) / mu``: everything a task adds, the objects'
+    share and leftovers included, charged to the queries, so an upper bound) and the
+    largest live-query count one ``machine_gb`` machine replays at that rate with the same
+    number of objects (a linear extrapolation from one query count: a lower bound)."""
     rows = []
+    fresh = float(frame["rss_start_mb"].min()) if "rss_start_mb" in frame else float("nan")
     for (c, q), g in frame.groupby(["country", "query_set"]):
-        start = float(g["rss_start_mb"].min()) if "rss_start_mb" in g else float("nan")
+        start = fresh
         peak, mu = float(g["peak_rss_mb"].max()), float(g["mu"].max())
         per_q = (peak - start) / max(mu, 1.0)
         rows.append({"country": c, "query_set": q, "mu": int(mu), "rss_start_mb": start,
