@@ -510,3 +510,16 @@ def test_churn_equals_the_oracle_over_the_live_set_for_every_algorithm():
         run = replay_churn(subs, events, insert, delete, times, algorithm, seed=0)
         assert set(map(tuple, run.pairs.to_numpy().tolist())) == truth, algorithm
         assert run.steps.inserted.sum() >= run.steps.deleted.sum() > 0
+
+
+def test_workers_are_numbers_in_summary_and_errors() -> None:
+    """``summary.json`` records --workers as numbers; an error names the count, not a list."""
+    import argparse
+
+    from routelab.commands import _typed, workers
+    from routelab.errors import BadInputError
+
+    assert _typed("workers", "2") == 2 and _typed("workers", "2,4") == [2, 4]
+    assert _typed("workers", "x") == "x" and _typed("out", "2") == "2"
+    with pytest.raises(BadInputError, match=r"--workers 100: each count must be 1\.\.64"):
+        workers(argparse.Namespace(workers="100"), high=64)

@@ -125,8 +125,20 @@ def workers(args: argparse.Namespace, *, low: int = 1, high: int | None = None) 
     bad = [c for c in counts if c < low or (high is not None and c > high)]
     if bad:
         span = f"{low}..{high}" if high is not None else f">= {low}"
-        raise BadInputError(f"--workers {bad}: each count must be {span}")
+        raise BadInputError(f"--workers {','.join(map(str, bad))}: each count must be {span}")
     return counts
+
+
+def _typed(name: str, value: Any) -> Any:
+    """A parameter as ``summary.json`` records it: ``--workers`` as numbers (one int, or a
+    list for several counts), not the text typed."""
+    if name == "workers" and isinstance(value, str):
+        try:
+            counts = [int(p) for p in value.replace(" ", ",").split(",") if p.strip()]
+        except ValueError:
+            return value
+        return counts[0] if len(counts) == 1 else counts
+    return value
 
 
 def add_output_options(
@@ -188,7 +200,7 @@ class Outputs:
         self.command = command
         self.started = time.perf_counter()
         self.params = {
-            k: v
+            k: _typed(k, v)
             for k, v in vars(args).items()
             if not k.startswith("_") and k not in ("func", "command", "verb", "action")
         }
