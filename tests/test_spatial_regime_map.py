@@ -325,3 +325,38 @@ def test_a_row_names_the_reading_that_decides_it() -> None:
     row = jc.gated_row("x", "w", "p", "t", _adjust_runs(1.1, 1.0), "throughput_grid", "GR",
                        "none", 10, lambda a, b: direction_measured(a, b, expected="above"), "n")  # fmt: skip
     assert "decides this row" not in row["note"]  # fails at 29.9 and at 50 alike
+
+
+def test_fixed_cost_charges_the_call_once_not_per_update() -> None:
+    """A section of one object and many insertions (a period of registrations) must not be
+    charged the call's overhead once per insertion: its fixed cost stays far below its
+    busy time."""
+    from routelab.spatial.engine import (
+        build_partition,
+        fixed_cost,
+        prepare,
+        run_pipeline,
+        worker_tuples,
+    )
+    from routelab.spatial.grid import BaseGrid
+    from routelab.spatial.model import INS, OBJ
+    from routelab.spatial.workload import random_workload
+
+    st = random_workload(5, n_objects=400, n_queries=3000, mu=2500)
+    setup = prepare(st, BaseGrid(-0.5, -0.5, 10.5, 10.5, 32), np.arange(200), np.arange(2000))
+    part, _ = build_partition(setup, "kd-tree", 2)
+    res = run_pipeline(setup, part)
+    wt = worker_tuples(st, res.routed, 0)
+    ins = np.flatnonzero(wt.kind == INS)
+    first_obj = int(np.flatnonzero(wt.kind == OBJ)[0])
+    head, _ = wt.split(first_obj + 1)  # the registrations and one object
+    assert (head.kind == INS).sum() > 1000 and (head.kind == OBJ).sum() == 1 and len(ins)
+    import time
+
+    from routelab.spatial.gi2 import make_index
+
+    index = make_index("kernel", st.objects, st.queries, setup.obj_cell, len(st.vocab))
+    t0 = time.perf_counter()
+    index.replay(head)
+    busy = time.perf_counter() - t0
+    assert fixed_cost(setup, head, repeats=3) < busy
