@@ -348,9 +348,13 @@ class DynamicMatcher(ClusterMatcher):
         th = self.thresholds
         moved: set[int] = set()
         cand: set[int] = set()
-        for x in [x for x in self.schemas if self.table_size[x] < th.b_min]:
-            rows = self._members_of_schema(x)
+        # situation 2: every table below Bmin leaves first, so its subscriptions move once,
+        # to their best remaining table (not into another table about to be dropped)
+        drops = [(x, self._members_of_schema(x)) for x in self.schemas
+                 if self.table_size[x] < th.b_min]  # fmt: skip
+        for x, _ in drops:
             self.schemas.remove(x)
+        for x, rows in drops:
             received = self._move(rows)
             del self.table_size[x]
             self.index.drop_schema(x)
