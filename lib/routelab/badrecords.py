@@ -54,6 +54,8 @@ REASONS: dict[str, str] = {
     "stopword_keyword": "a conjunct of the expression has only stop words",
     "stop_word": "a subscription word is a stop word: no post holds it",
     "delete_before_insert": "a query's delete time is before its insert time",
+    "or_keywords": "an interest's keywords hold OR (compare run reads one AND of words)",
+    "bad_hours": "hour_lo / hour_hi not whole hours with 0 <= hour_lo <= hour_hi <= 23",
     "unknown_operator": "an operator outside < <= = != >= >",
     "non_numeric_value": "a value that does not fit its attribute's kind (or a range on text)",
     "subscription_dropped": "another row of the same subscription is bad",

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "routelab.commands.filtering",
     "routelab.commands.grouping",
     "routelab.commands.spatial",
+    "routelab.commands.compare",
     "routelab.commands.bench",
 )
 

@@ -4,7 +4,8 @@ Systems (one module each, each with ``register(subparsers)``): ``s3tm.py`` (S3-T
 ``preprocess``, ``stats``, ``subscriptions``, ``route``, ``match``; the verbs live in
 ``preprocess.py``, ``stats.py``, ``subscriptions.py``, ``s3tm_route.py``, ``s3tm_match.py``),
 ``grouping.py`` (PKG and FISH: ``run``), ``filtering.py`` (Fabret et al.: ``export``,
-``match``, ``churn``), ``spatial.py`` (PS2Stream: ``match``, ``adjust``). Workbench commands: ``datasets.py``
+``match``, ``churn``), ``spatial.py`` (PS2Stream: ``match``, ``adjust``), ``compare.py`` (the five routers side by
+side: ``run``). Workbench commands: ``datasets.py``
 (pinned real data), ``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the
 notebooks), ``claims.py`` (every notebook's claims table), ``bench.py`` (benchmarks).
 :mod:`routelab.cli` lists the modules it loads.

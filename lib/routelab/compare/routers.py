@@ -287,6 +287,7 @@ def _fabret(
     interests: Interests,
     train_windows: int,
     seed: int,
+    collect: set[tuple[int, int]] | None = None,
 ) -> Routing:
     from routelab.filtering.costmodel import EventStats
     from routelab.filtering.dataflow import plan_access_routing
@@ -318,10 +319,55 @@ def _fabret(
         batch = Events(events.values[mine], events.ids[mine])
         m.match(Events(batch.values[:100], batch.ids[:100]))  # warm-up
         t0 = time.perf_counter()
-        ptr, _ = m.match(batch)
+        ptr, hits = m.match(batch)
         busiest = max(busiest, time.perf_counter() - t0)
         matches += int(ptr[-1])
+        if collect is not None:
+            post = np.repeat(batch.ids, np.diff(ptr))
+            collect.update(zip(np.asarray(hits).tolist(), post.tolist(), strict=True))
     return Routing("Fabret", algorithm, n, len(stream), loads, send.sum(axis=1),
                    np.bincount(plan.owner, minlength=n).astype(np.float64), "subscriptions",
                    busiest_s=busiest, learn_s=learn_s, extra={"pairs": matches},
                    tuple_window=stream["window"].to_numpy())  # fmt: skip
+
+
+def fabret_pairs(
+    algorithm: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int = 3,
+    seed: int = 0,
+) -> set[tuple[int, int]]:  # fmt: skip
+    """Fabret's answer through its access routing: each post sent to the partitions
+    :func:`~routelab.filtering.dataflow.plan_access_routing` picks, matched there by
+    ``algorithm`` against the partition's subscriptions; (sub_id, post_id) pairs."""
+    pairs: set[tuple[int, int]] = set()
+    _fabret(algorithm, n, stream, interests, train_windows, seed, collect=pairs)
+    return pairs
+
+
+#: the paper section each system's routers come from (``--help`` of ``compare run``)
+_SOURCES = {"S3-TM": "S3-TM Sect. 4", "key grouping": "PKG Sect. III, FISH Sect. IV",
+            "PS2Stream": "PS2Stream Sect. IV", "Fabret": "Fabret et al. Sect. 5"}  # fmt: skip
+
+
+def _registry():  # type: ignore[no-untyped-def]
+    from functools import partial
+
+    from routelab.methods import Method, MethodRegistry
+
+    # a router has one implementation: kernel and reference are the same call of route()
+    return MethodRegistry(
+        "router",
+        [
+            Method(r, f"{s}: {r}", _SOURCES[s], partial(route, s, r), partial(route, s, r))
+            for s, routers in ROUTERS.items()
+            for r in routers
+        ],
+    )
+
+
+#: every router of :data:`ROUTERS` by its (unique) name; ``system_of`` gives its system
+ROUTER_REGISTRY = _registry()
+
+
+def system_of(router: str) -> str:
+    """The system of ``router`` (a name of :data:`ROUTER_REGISTRY`)."""
+    return next(s for s, routers in ROUTERS.items() if router in routers)

@@ -107,10 +107,10 @@ def _build(
 
 def key_stream(stream: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Key grouping's view: one message per (post, key), keys being the post's author and
-    hashtags, in time order; returns (integer keys, the message's post row, seconds since
-    the first post)."""
+    hashtags, in time order (a post with an empty author sends its hashtags only); returns
+    (integer keys, the message's post row, seconds since the first post)."""
     keys = [
-        [f"@{a}", *(f"#{h}" for h in tags)]
+        [*([f"@{a}"] if a else []), *(f"#{h}" for h in tags)]
         for a, tags in zip(stream["account"], stream["hashtags"], strict=True)
     ]
     row = np.repeat(np.arange(len(stream)), [len(k) for k in keys])

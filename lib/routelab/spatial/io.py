@@ -266,5 +266,7 @@ def read_user_stream(objects_path: Path, queries_path: Path, bad: BadRecordRepor
         "object_ids": ids.to_numpy()[oi],
         "query_ids": qids.to_numpy()[qi],
         "ordered_by_time": has_times,
+        "object_rows": oi,  # the kept rows of each file (0-based, in file order)
+        "query_rows": qi,
     }
     return Stream(objects, queries, kind.astype(np.int8), ref.astype(np.int64), vocab, info)

@@ -194,11 +194,16 @@ def place_accounts(
 
 
 def box_region(
-    lon: np.ndarray, lat: np.ndarray, country: str = "US", regions: int = 10
+    lon: np.ndarray,
+    lat: np.ndarray,
+    country: str | tuple[float, float, float, float] = "US",
+    regions: int = 10,
 ) -> np.ndarray:
     """The region (0 .. regions^2 - 1, row-major from the south-west) of points: the
-    country's box cut ``regions`` x ``regions`` (Q3's regions)."""
-    lo_x, lo_y, hi_x, hi_y = BOXES[country]
+    country's box (or a ``(min_lon, min_lat, max_lon, max_lat)`` box) cut ``regions`` x
+    ``regions`` (Q3's regions)."""
+    lo_x, lo_y, hi_x, hi_y = BOXES[country] if isinstance(country, str) else country
+    hi_x, hi_y = max(hi_x, lo_x + 1e-9), max(hi_y, lo_y + 1e-9)
     rx = np.clip(
         ((np.asarray(lon) - lo_x) / (hi_x - lo_x) * regions).astype(np.int64), 0, regions - 1
     )
