@@ -38,6 +38,7 @@ from routelab.compare.interests import (
     spatial_queries,
 )
 from routelab.compare.stream import key_stream
+from routelab.uniques import unique
 
 #: system -> its routers (registry names of each system's methods)
 ROUTERS: dict[str, tuple[str, ...]] = {
@@ -206,7 +207,7 @@ def _grouping(
     route_s = time.perf_counter() - t0
     windows = int(stream["window"].max()) + 1
     loads = _window_loads(stream["window"].to_numpy()[row], r.assignment, windows, n)
-    pairs = np.unique(r.assignment.astype(np.int64) * (int(keys.max()) + 1) + keys)
+    pairs = unique(r.assignment.astype(np.int64) * (int(keys.max()) + 1) + keys)
     state = np.bincount(pairs // (int(keys.max()) + 1), minlength=n)
     per_key = np.bincount(pairs % (int(keys.max()) + 1))
     return Routing("key grouping", scheme, n, len(keys), loads, per_key[keys], state,

@@ -40,6 +40,7 @@ from routelab.datasets.synthetic import (
     zipf_pmf,
 )
 from routelab.errors import BadInputError
+from routelab.uniques import unique
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -139,7 +140,7 @@ def _check_unique_ids(ids: Any) -> np.ndarray:
     dup = ids[1:][ids[1:] == ids[:-1]]
     if len(dup):
         raise BadInputError(
-            f"posts: post_id must be unique; {len(np.unique(dup))} duplicated id(s), "
+            f"posts: post_id must be unique; {len(unique(dup))} duplicated id(s), "
             f"first {int(dup[0])}"
         )
     return ids

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from routelab.uniques import unique
 import pandas as pd
 
 from routelab.checks import check_float, check_int, check_seed
@@ -232,7 +233,7 @@ class TimeEvolvingZipfSpec:
         ranks = ZipfSpec(self.n_keys, self.z).draw(rng, seq, seed) - 1
         periods = seq // self.shift_every
         keys = np.empty_like(ranks)
-        for period in np.unique(periods):
+        for period in unique(periods):
             a, b = self.period_map(int(period), seed)
             mask = periods == period
             keys[mask] = (ranks[mask] * a + b) % self.n_keys + 1
@@ -612,7 +613,7 @@ class _TweetBlockFrame:
         u_topic = rng.random(size)
         topic = np.empty(size, dtype=np.int64)
         week_cdf = m.week_cdf
-        for w in np.unique(week):
+        for w in unique(week):
             mask = week == w
             topic[mask] = np.searchsorted(week_cdf[w], u_topic[mask] * week_cdf[w, -1], "right")
         topic = np.minimum(topic, p.n_topics - 1)
@@ -634,7 +635,7 @@ class _TweetBlockFrame:
         )
         # distinct words per post in lexicographic order of their strings
         names, lex_rank, lex_to_id = _vocabulary(p.vocab_size)
-        combined = np.unique(owner.astype(np.int64) * p.vocab_size + lex_rank[word])
+        combined = unique(owner.astype(np.int64) * p.vocab_size + lex_rank[word])
         post_of = combined // p.vocab_size
         word_names = names[lex_to_id[combined % p.vocab_size]]
         counts = np.bincount(post_of, minlength=size)

@@ -39,6 +39,7 @@ import numpy as np
 from routelab.filtering.counting import sort_ids_per_event
 from routelab.filtering.model import EQ, GE, GT, LE, LT, MISSING, NE, Events, Subscriptions
 from routelab.filtering.registry import Registry
+from routelab.uniques import unique
 
 LO_INF = np.iinfo(np.int64).min + 1  # no low bound
 HI_INF = np.iinfo(np.int64).max  # no high bound
@@ -153,7 +154,7 @@ class BitsetIndex:
         g_hi = np.minimum.reduceat(hi, first) if len(first) else hi
         g_sub, g_attr = g_key // d, g_key % d
         W = self.words
-        self.never = _bits(np.unique(g_sub[g_lo > g_hi]), W)
+        self.never = _bits(unique(g_sub[g_lo > g_hi]), W)
         self.present = _fill_groups(g_sub, g_attr, d, W)  # subscriptions constraining a
         self.has_attr = np.bincount(g_attr, minlength=d) > 0
         self.edges = np.full((d, self.B - 1), HI_INF, dtype=np.int64)
@@ -162,7 +163,7 @@ class BitsetIndex:
             bounds = np.r_[g_lo[sel][g_lo[sel] > LO_INF], g_hi[sel][g_hi[sel] < HI_INF]]
             if len(bounds):
                 qs = np.quantile(bounds, np.linspace(0, 1, self.B + 1)[1:-1], method="lower")
-                e = np.unique(qs)
+                e = unique(qs)
                 self.edges[att, : len(e)] = e
         A = self.B // self.step + 1
         self.low = self._side(g_sub, g_attr, g_lo, g_lo > LO_INF, W, A, suffix=True)
@@ -175,7 +176,7 @@ class BitsetIndex:
         d, B, step = self.d, self.B, self.step
         s, att, val = g_sub[finite], g_attr[finite], bound[finite]
         bucket = np.empty(len(s), dtype=np.int64)
-        for a in np.unique(att).tolist():
+        for a in unique(att).tolist():
             sel = att == a
             bucket[sel] = np.searchsorted(self.edges[a], val[sel], side="right")
         order = np.lexsort((val, bucket, att))

@@ -23,6 +23,7 @@ from routelab.filtering.model import EQ, Events, Subscriptions
 from routelab.filtering.predicates import PredicateIndex
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, predicate_nu
+from routelab.uniques import unique
 
 #: the fewest catch-all subscriptions for which the bitset stage replaces the scan
 BITSET_MIN = 256
@@ -69,7 +70,7 @@ class ClusterMatcher:
         if none.any():
             access[none] = self.index.access_of(CATCH_ALL)
         single = kind == -1
-        for pid in np.unique(used[single, 0]):
+        for pid in unique(used[single, 0]):
             self.index.access_of((int(pid),))
         access[single] = self.index.pred_access[used[single, 0]]
         values = subs.table.value

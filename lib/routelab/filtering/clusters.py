@@ -43,6 +43,7 @@ from routelab.filtering.predicates import phase1, satisfied_reference
 from routelab.filtering.prefetch import prefetch
 from routelab.filtering.registry import _Growable
 from routelab.hashing import nb_mix64, seed_constant
+from routelab.uniques import unique
 
 CATCH_ALL = ("*",)  # the access key of subscriptions without an equality predicate
 KEY_SEED = 0x5EED  # seed of the multi-attribute key hash (verified against stored values)
@@ -264,7 +265,7 @@ class ClusterIndex:
             self.loc_cluster.data,
             self.loc_pos.data,
         )
-        return np.unique(left)
+        return unique(left)
 
     def compact(self) -> None:
         """Rewrite the arena without garbage and slack: clusters in order of their access

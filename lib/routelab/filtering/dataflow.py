@@ -45,6 +45,7 @@ from routelab.filtering.matchers import ALGORITHMS, build_matcher
 from routelab.filtering.model import MISSING, Events, Subscriptions
 from routelab.filtering.static import assign_access, predicate_nu
 from routelab.hashing import bucket
+from routelab.uniques import unique
 
 #: the ways of sending events to matcher instances (see the module docstring)
 ROUTINGS = ("broadcast", "access")
@@ -192,7 +193,7 @@ def plan_access_routing(
         key_attr=key_attr[by_key],
         key_value=key_value[by_key],
         key_part=part_of[g_single][by_key],
-        catch_all_parts=np.unique(owner[catch]),
+        catch_all_parts=unique(owner[catch]),
         load=load,
         group=group,
         tables=tables,

@@ -88,6 +88,7 @@ from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.model import EQ, Events, Subscriptions, ranges
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, equality_matrix, table_nu
+from routelab.uniques import unique
 
 Schema = tuple[int, ...]
 
@@ -371,7 +372,7 @@ class DynamicMatcher(ClusterMatcher):
             self._withdraw(c)  # deleted clusters (Phase 2's first loop)
         ids = self._step_ids
         step.phase1_moved = self.moves - moves0
-        step.distinct_moved = len(np.unique(np.concatenate(ids))) if ids else 0
+        step.distinct_moved = len(unique(np.concatenate(ids))) if ids else 0
         self._step_ids = None  # phase 2's moves (new tables) are not part of the rule
         for c in cand:
             self._contribute(c)

@@ -58,6 +58,7 @@ from routelab.filtering.model import (
     compare_arrays,
     op_code,
 )
+from routelab.uniques import unique
 
 #: Code of a categorical value that the schema's dictionary does not know (events encoded
 #: with the schema of another frame). It never equals a dictionary code, and subscriptions
@@ -255,7 +256,7 @@ def _dictionary(spec: _Spec, raw: pd.Series) -> tuple[tuple[object, ...], tuple[
         return _FIXED_DOMAINS[spec.name]
     present = raw[raw.notna()]
     if spec.name == "dest_tz":
-        values = tuple(int(v) for v in np.unique(_numbers(present)))
+        values = tuple(int(v) for v in unique(_numbers(present)))
         return values, tuple(f"UTC{v:+d}" for v in values)
     values = tuple(sorted({str(v) for v in present}))
     return values, values

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from routelab.uniques import unique
+
 OPS = ("<", "<=", "=", "!=", ">=", ">")
 OP_CODE = {op: i for i, op in enumerate(OPS)}
 LT, LE, EQ, NE, GE, GT = range(6)
@@ -182,7 +184,7 @@ class Subscriptions:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) != n:
             raise ValueError(f"{len(ids)} ids for {n} subscriptions")
-        if len(np.unique(ids)) != n:
+        if len(unique(ids)) != n:
             raise ValueError("subscription ids must be unique")
         if len(attrs) and (attrs.min() < 0 or ops.min() < 0 or ops.max() >= len(OPS)):
             raise ValueError("attributes must be >= 0 and operators valid codes")

@@ -19,6 +19,7 @@ import numpy as np
 
 from routelab.filtering.model import PredicateTable, Subscriptions, op_code
 from routelab.filtering.predicates import PredicateIndex
+from routelab.uniques import unique
 
 
 class _Growable:
@@ -172,7 +173,7 @@ class Registry:
         sub_of = np.repeat(np.arange(n), subs.sizes())
         order = np.lexsort((pids, sub_of))
         pids = pids[order].astype(np.int32)
-        if np.any(self.refcount.data[np.unique(pids)] == 0):
+        if np.any(self.refcount.data[unique(pids)] == 0):
             self._index = None
         np.add.at(self.refcount.data, pids, 1)
         first = self.ids.n
@@ -205,7 +206,7 @@ class Registry:
     def remove_many(self, sub_ids: np.ndarray) -> np.ndarray:
         """:meth:`remove` for many ids; returns their internal indexes."""
         idx = self.indexes_of(sub_ids)
-        if len(np.unique(idx)) != len(idx):
+        if len(unique(idx)) != len(idx):
             raise KeyError("a subscription id is given twice")
         self.alive.data[idx] = False
         parts = [self.preds_of(int(i)) for i in idx]

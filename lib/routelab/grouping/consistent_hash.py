@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from routelab.hashing import mix64, nb_mix64, py_mix64, seed_constant
+from routelab.uniques import unique
 
 VNODE_SEED_OFFSET = 0x5F3759DF
 
@@ -76,7 +77,7 @@ def vnode_positions(workers: Sequence[int] | np.ndarray, vnodes: int, seed: int)
 
 def build_ring(workers: Sequence[int] | np.ndarray, vnodes: int, seed: int = 0) -> HashRing:
     """The ring of the given live workers with ``vnodes`` virtual nodes each."""
-    w = np.unique(np.asarray(workers, dtype=np.int64))
+    w = unique(np.asarray(workers, dtype=np.int64))
     if w.size == 0:
         raise ValueError("a hash ring needs at least one worker")
     if vnodes < 1 or vnodes >= 2**32:

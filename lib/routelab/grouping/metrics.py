@@ -23,6 +23,7 @@ import pandas as pd
 
 from routelab.grouping.events import WorkerEvent, active_workers_at, worker_universe
 from routelab.hashing import bucket, choice_seed
+from routelab.uniques import unique
 
 
 def checkpoint_counts(n_messages: int, n_checkpoints: int) -> np.ndarray:
@@ -32,7 +33,7 @@ def checkpoint_counts(n_messages: int, n_checkpoints: int) -> np.ndarray:
     if n_messages <= 0:
         return np.zeros(0, dtype=np.int64)
     points = np.linspace(n_messages / n_checkpoints, n_messages, n_checkpoints)
-    return np.unique(np.clip(np.round(points), 1, n_messages).astype(np.int64))
+    return unique(np.clip(np.round(points), 1, n_messages).astype(np.int64))
 
 
 def cumulative_loads(

@@ -54,6 +54,7 @@ import numpy as np
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.skew import hot_placement
 from routelab.s3tm.wordsets import Corpus
+from routelab.uniques import unique
 
 __all__ = [
     "IMBALANCES",
@@ -143,7 +144,7 @@ def fit_cost_function(
         raise ValueError(f"{len(x)} x values but {len(y)} y values")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("the cost fit needs finite values")
-    if len(np.unique(x)) < 2:
+    if len(unique(x)) < 2:
         raise ValueError("the cost fit needs at least two distinct trie sizes")
     slope, intercept = np.polyfit(x, y, 1)
     return float(slope), float(intercept)

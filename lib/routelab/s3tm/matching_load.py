@@ -32,6 +32,7 @@ from routelab.s3tm.placement import Placement
 from routelab.s3tm.routing import Mapping, Targets
 from routelab.s3tm.trie_kernel import TrieForest, queries_from_targets
 from routelab.s3tm.wordsets import Corpus
+from routelab.uniques import unique
 
 __all__ = [
     "DEFAULT_CAPACITY",
@@ -65,7 +66,7 @@ def subscription_corpus(
     if missing:
         raise ValueError(f"subscriptions lack column(s) {missing}; they have {list(subs.columns)}")
     ids = subs[id_col].to_numpy(dtype=np.int64)
-    if len(np.unique(ids)) != len(ids):
+    if len(unique(ids)) != len(ids):
         raise ValueError(f"duplicate {id_col} values among {len(ids)} subscriptions")
     keys = ["\x1f".join(sorted(set(ws))) if ws is not None else None for ws in subs["words"]]
     codes, uniques = pd.factorize(pd.Series(keys, dtype=object), use_na_sentinel=False)

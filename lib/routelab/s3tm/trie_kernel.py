@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from routelab.s3tm.wordsets import Corpus
+from routelab.uniques import unique
 
 __all__ = [
     "MatchResult",
@@ -405,7 +406,7 @@ def build_forest(
     repeated = np.flatnonzero(counts[rows] > 1)  # only multicast rows can repeat
     if len(repeated):
         pair = rows[repeated] * n_tries + tries[repeated]
-        if len(np.unique(pair)) != len(pair):
+        if len(unique(pair)) != len(pair):
             raise ValueError("a subscription appears twice on the same trie")
     # ranks of the words used by the entries, in lexicographic order
     used = np.flatnonzero(_used_words(subs.indptr, subs.indices, rows, subs.n_vocab))

@@ -24,6 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from routelab.errors import BadInputError
+from routelab.uniques import unique
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -192,7 +193,7 @@ class Corpus:
         pids = pairs["pid"].to_numpy(dtype=np.int64)
         wids_col = pairs["wid"]
         has_word = wids_col.notna().to_numpy()
-        post_ids = np.unique(pids)
+        post_ids = unique(pids)
         rows = np.searchsorted(post_ids, pids[has_word])
         wids = wids_col[has_word].to_numpy(dtype=np.int64)
         indptr, indices = _csr_from_pairs(rows, wids, len(post_ids), len(base))
@@ -226,7 +227,7 @@ class Corpus:
         if df[id_col].isna().any():
             raise BadInputError(f"{int(df[id_col].isna().sum())} posts have a null {id_col}")
         post_ids = df[id_col].to_numpy(dtype=np.int64)
-        n_dup = len(post_ids) - len(np.unique(post_ids))
+        n_dup = len(post_ids) - len(unique(post_ids))
         if n_dup:
             raise BadInputError(f"{n_dup} duplicate {id_col} values among {len(df)} posts")
         lists = df[words_col].reset_index(drop=True)
@@ -370,7 +371,7 @@ def _csr_from_pairs(
     rows: np.ndarray, wids: np.ndarray, n_rows: int, n_vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """CSR (indptr, indices) from (row, word id) pairs; duplicate pairs are merged."""
-    key = np.unique(rows * np.int64(n_vocab + 1) + wids)
+    key = unique(rows * np.int64(n_vocab + 1) + wids)
     rows, wids = key // (n_vocab + 1), key % (n_vocab + 1)
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])

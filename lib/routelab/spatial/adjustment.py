@@ -72,6 +72,7 @@ from routelab.spatial.kdt import Partition
 from routelab.spatial.migration import SELECTORS, load_to_move, triggered
 from routelab.spatial.model import DEL, INS, OBJ
 from routelab.spatial.phase_one import cells_of
+from routelab.uniques import unique
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,8 @@ class AdjustedRun:
     I-merge or II. ``global_events``: one row per global check (keep / switch) and per
     drain of the old strategy; ``final_gridt`` the dispatchers' ``H_o`` at the end."""
 
-    pairs: set[tuple[int, int]]
+    #: the merged answer as sorted unique keys ``query index * n_objects + object index``
+    pair_keys: np.ndarray
     periods: pd.DataFrame
     migrations: pd.DataFrame
     duplicates: int
@@ -164,6 +166,17 @@ class AdjustedRun:
     final_gridt: Gridt | None = None
     #: the selectors timed on each Phase II snapshot (``AdjustParams.time_selectors``)
     selections: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: the stream's query and object ids (``pairs`` maps the keys through them)
+    query_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    object_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @property
+    def pairs(self) -> set[tuple[int, int]]:
+        """The merged answer as ``(query id, object id)`` pairs (built from
+        :attr:`pair_keys`; compare runs by their keys, which is cheaper)."""
+        n_o = max(len(self.object_ids), 1)
+        q, o = np.divmod(self.pair_keys, n_o)
+        return set(zip(self.query_ids[q].tolist(), self.object_ids[o].tolist(), strict=True))
 
 
 def _loads(
@@ -220,8 +233,8 @@ def replay_adjusted(
     method = SELECTORS.lookup(params.selector)
     sel_params = method.check_params(params.selector_params)
     gp = params.global_params
-    pairs: set[tuple[int, int]] = set()
-    duplicates = 0
+    keys: list[np.ndarray] = []  # per worker and period: query index * n_o + object index
+    n_o = len(st.objects)
     periods, migrations, global_rows = [], [], []
     c_tup, c_w, c_srv = [], [], []
     pause = np.zeros(n_w)  # seconds each worker still owes to a migration
@@ -237,12 +250,7 @@ def replay_adjusted(
         cell_loads = []
         for w, (wt, (res, secs)) in enumerate(zip(wts, ran, strict=True)):
             busy[w] = secs
-            q_ids = st.queries.ids[res.match_query].tolist()
-            o_ids = st.objects.ids[res.match_object].tolist()
-            for q, o in zip(q_ids, o_ids, strict=True):
-                if (q, o) in pairs:
-                    duplicates += 1
-                pairs.add((q, o))
+            keys.append(np.asarray(res.match_query, np.int64) * n_o + res.match_object)
             loads[w], per_cell = _loads(setup, wt, res.checks, n_cells, params.costs)
             cell_loads.append(per_cell)
             rows = np.flatnonzero(routed.worker == w)
@@ -276,7 +284,7 @@ def replay_adjusted(
             objs = st.ref[routed.tup[st.kind[routed.tup] == OBJ]]
             actions, est = (
                 phase_one.plan(setup, strat.gt, workers, hot, cold, loads, cell_loads,
-                               np.unique(objs), params.k_hot, params.costs)
+                               unique(objs), params.k_hot, params.costs)
                 if params.k_hot else ([], loads)
             )  # fmt: skip
             touched = []
@@ -334,17 +342,21 @@ def replay_adjusted(
     if isinstance(workers, SparkWorkers):
         workers.close()
     order = np.argsort(np.concatenate(c_tup), kind="stable") if c_tup else np.zeros(0, int)
+    every = np.concatenate(keys) if keys else np.zeros(0, np.int64)
+    pair_keys = unique(every)
     return AdjustedRun(
-        pairs,
+        pair_keys,
         pd.DataFrame(periods),
         pd.DataFrame(migrations),
-        duplicates,
+        len(every) - len(pair_keys),
         np.concatenate(c_tup)[order] if c_tup else np.zeros(0, np.int64),
         np.concatenate(c_w)[order] if c_w else np.zeros(0, np.int64),
         np.concatenate(c_srv)[order] if c_srv else np.zeros(0),
         pd.DataFrame(global_rows),
         strat.gt,
         pd.DataFrame(selections),
+        st.queries.ids,
+        st.objects.ids,
     )
 
 
@@ -376,7 +388,7 @@ def migrate(
     workers.give(cold, (q, c, k))
     strat.gt = hand_over(strat.gt, cells, hot, cold, terms)
     moved_keys = move_hq(strat.state, cells, strat.gt.n_terms, hot, cold, terms)
-    n_q = len(np.unique(q))
+    n_q = len(unique(q))
     return {
         "queries": n_q, "postings": len(q), "bytes": QUERY_BYTES * n_q + POSTING_BYTES * len(q),
         "hq_keys": moved_keys,

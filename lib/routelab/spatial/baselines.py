@@ -44,6 +44,7 @@ from routelab.spatial.kdt import (
     space_children,
     text_children,
 )
+from routelab.uniques import unique
 
 SPACE_BASELINES = ("grid", "kd-tree", "r-tree")
 TEXT_BASELINES = ("frequency", "hypergraph", "metric")
@@ -322,7 +323,7 @@ def metric_partition(
 
     objs = stats.objects
     posts = [[vocab_terms[t] for t in objs.terms_of(i).tolist()] for i in range(len(objs))]
-    subscribed = {vocab_terms[t] for t in np.unique(stats.q_terms_t).tolist()}
+    subscribed = {vocab_terms[t] for t in unique(stats.q_terms_t).tolist()}
     mapping = learn_mapping(posts, n_workers, "SALB", subscriptions=subscribed, seed=seed)
     groups = np.array([mapping.matcher_of(t) for t in vocab_terms], dtype=np.int64)
     return text_root(

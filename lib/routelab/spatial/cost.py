@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.model import Objects, Queries
+from routelab.uniques import unique
 
 COST_MODELS = ("gi2_checks", "pairs_unit", "pairs_literal")
 UPDATE_UNITS = ("query", "posting")
@@ -141,7 +142,7 @@ class SampleStats:
         self.n_o.sum_duplicates()
         self.k_q, self.k_t = k_q, k_t
         # an entry is live if a query is registered under its term in its cell
-        live_keys = np.unique(qc * self.n_terms + qk)
+        live_keys = unique(qc * self.n_terms + qk)
         self.e_live = np.isin(e_cell * self.n_terms + self.e_term, live_keys, assume_unique=False)
         self.o_matchable = np.zeros(len(objects), dtype=bool)
         self.o_matchable[self.e_obj[self.e_live]] = True
@@ -204,7 +205,7 @@ class SampleStats:
             postings = float((self.n_q[rows] @ tf).sum()) if len(rows) else 0.0
             inrect = self.objects_in(*rect)
             e = self.e_live & tm[self.e_term] & inrect[self.e_obj]
-            objs = np.unique(self.e_obj[e])
+            objs = unique(self.e_obj[e])
             has_key = np.zeros(len(self.queries), dtype=bool)
             has_key[self.k_q[tm[self.k_t]]] = True
             qmask &= has_key
@@ -220,8 +221,8 @@ class SampleStats:
         if len(sets) == 1:
             n_o, n_q = len(sets[0].objects), len(sets[0].queries)
         else:
-            n_o = len(np.unique(np.concatenate([s.objects for s in sets])))
-            n_q = len(np.unique(np.concatenate([s.queries for s in sets])))
+            n_o = len(unique(np.concatenate([s.objects for s in sets])))
+            n_q = len(unique(np.concatenate([s.queries for s in sets])))
         if c.model == "gi2_checks":
             m = sum(s.checks for s in sets)
         elif c.model == "pairs_unit":
@@ -254,7 +255,7 @@ class SampleStats:
             e = self.e_live & terms[self.e_term]
         g = self.grid.g
         o = np.zeros(g * g)
-        objs = np.unique(self.e_obj[e])
+        objs = unique(self.e_obj[e])
         np.add.at(o, self.ocell[objs], 1.0)
         m = chk if c.model == "gi2_checks" else o[rows] * nq
         load = c.c_m * m + c.c_o * o[rows] + c.c_q * nq

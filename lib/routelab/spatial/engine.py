@@ -43,6 +43,7 @@ from routelab.spatial.hybrid import HybridParams, hybrid_partition
 from routelab.spatial.kdt import Partition
 from routelab.spatial.model import INS, OBJ, Stream, assign_keys, term_frequencies
 from routelab.timing import timing_lock
+from routelab.uniques import unique
 
 
 def _grid(setup: Setup, n: int, *, grid_gb: int = 32, **_: object) -> Partition:
@@ -288,7 +289,7 @@ def replay_worker(
             r = index.replay(body)
             runs.append(time.perf_counter() - t0)
             decodes.append(t1 - t0)
-    stored = len(np.unique(tuples.ref[tuples.kind == INS]))
+    stored = len(unique(tuples.ref[tuples.kind == INS]))
     best = int(np.argmin(runs))
     return WorkerRun(
         w,

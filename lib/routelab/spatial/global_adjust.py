@@ -41,6 +41,7 @@ from routelab.spatial.engine import (
 from routelab.spatial.gi2 import make_index
 from routelab.spatial.gridt import DispatcherState, Gridt, Routed, combine_routed, dispatch
 from routelab.spatial.model import DEL, INS, OBJ
+from routelab.uniques import unique
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ class Strategies:
         st = setup.stream
         t0 = time.perf_counter()
         lo = max(0, end - (params.window or params.every))
-        objs = np.unique(st.ref[lo:end][st.kind[lo:end] == OBJ])
+        objs = unique(st.ref[lo:end][st.kind[lo:end] == OBJ])
         live = self.live(setup, end)
         qs = np.flatnonzero(live)
         stats = SampleStats(

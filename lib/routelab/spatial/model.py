@@ -29,6 +29,7 @@ import numpy as np
 
 from routelab.errors import BadInputError
 from routelab.hashing import string_hash
+from routelab.uniques import unique
 
 #: Tuple kinds of the stream (Sect. III-A): an object, a query insertion, a query deletion.
 OBJ, INS, DEL = 0, 1, 2
@@ -60,7 +61,7 @@ class Vocabulary:
 
     def ids(self, words: Iterable[str]) -> np.ndarray:
         """Sorted unique ids of ``words`` (added if new): an object's term set."""
-        return np.unique(np.fromiter((self.add(w) for w in words), dtype=np.int32))
+        return unique(np.fromiter((self.add(w) for w in words), dtype=np.int32))
 
     def hashes(self, seed: int) -> np.ndarray:
         """Seeded stable 64-bit hash of every term string (routing of unseen terms)."""
@@ -224,7 +225,7 @@ class Queries:
         n_conj = np.diff(self.conj_ptr)
         conj_owner = np.repeat(np.arange(len(self), dtype=np.int64), n_conj)
         term_owner = np.repeat(conj_owner, np.diff(self.cterm_ptr))
-        pairs = np.unique(term_owner * np.int64(1 << 31) + self.conj_terms.astype(np.int64))
+        pairs = unique(term_owner * np.int64(1 << 31) + self.conj_terms.astype(np.int64))
         return pairs >> np.int64(31), (pairs & np.int64((1 << 31) - 1)).astype(np.int32)
 
     def key_owner(self) -> np.ndarray:
@@ -328,7 +329,7 @@ def assign_keys(queries: Queries, freq: np.ndarray) -> Queries:
     first[1:] = owner[order][1:] != owner[order][:-1]
     conj_key = t[order][first]  # one per conjunct, conjunct order
     q_of_conj = np.repeat(np.arange(len(queries), dtype=np.int64), np.diff(queries.conj_ptr))
-    pairs = np.unique(q_of_conj * np.int64(1 << 31) + conj_key)
+    pairs = unique(q_of_conj * np.int64(1 << 31) + conj_key)
     q = pairs >> np.int64(31)
     queries.keys = (pairs & np.int64((1 << 31) - 1)).astype(np.int32)
     queries.key_ptr = np.searchsorted(q, np.arange(len(queries) + 1)).astype(np.int64)

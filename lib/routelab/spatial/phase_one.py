@@ -34,6 +34,7 @@ from routelab.spatial.cost import CostParams, SampleStats, Unit
 from routelab.spatial.engine import Setup
 from routelab.spatial.gridt import Gridt
 from routelab.spatial.kdt import Node
+from routelab.uniques import unique
 
 
 @dataclass
@@ -83,7 +84,7 @@ def plan(
         return [], est
     st = setup.stream
     objs = period_objects[np.isin(setup.obj_cell[period_objects], top)]
-    qs = np.unique(np.concatenate([workers.postings(w, top)[0] for w in (hot, cold)]))
+    qs = unique(np.concatenate([workers.postings(w, top)[0] for w in (hot, cold)]))
     stats = SampleStats(
         setup.grid, st.objects.take(objs), st.queries.take(qs), len(st.vocab), costs
     )

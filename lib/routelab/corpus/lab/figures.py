@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from routelab.uniques import unique
+
 
 def fig4_word_frequencies(
     freqs: pd.DataFrame, label: str, fig: go.Figure | None = None
@@ -67,5 +69,5 @@ def _thin_log(x: np.ndarray, y: np.ndarray, points: int = 2000) -> tuple[np.ndar
     """Keep about ``points`` log-spaced points (a 200k-word curve needs no 200k points)."""
     if len(x) <= points:
         return x, y
-    idx = np.unique(np.geomspace(1, len(x), points).astype(np.int64) - 1)
+    idx = unique(np.geomspace(1, len(x), points).astype(np.int64) - 1)
     return x[idx], y[idx]

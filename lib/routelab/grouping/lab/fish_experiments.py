@@ -39,6 +39,7 @@ import pandas as pd
 
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.queueing import DEFAULT_SERVICE_TIME
+from routelab.uniques import unique
 
 LABELS = ("case", "variant")
 """Point keys that only label a point (not passed to the simulator)."""
@@ -150,7 +151,7 @@ def owner_changes(
     from routelab.grouping.consistent_hash import build_ring, ring_lookup
     from routelab.hashing import mix64
 
-    uniq = np.unique(np.asarray(keys, dtype=np.int64))
+    uniq = unique(np.asarray(keys, dtype=np.int64))
     if uniq.size == 0:
         return 0.0
     if placement == "ring":

@@ -35,6 +35,7 @@ from routelab.s3tm.mappings import METHODS, learn_mapping
 from routelab.s3tm.matching_load import matching_load, subscribed_mask
 from routelab.s3tm.placement import PLACERS, place_subscriptions
 from routelab.s3tm.wordsets import Corpus
+from routelab.uniques import unique
 
 if TYPE_CHECKING:
     from routelab.corpus.subscriptions import TopicModel
@@ -76,7 +77,7 @@ def kfold_assignment(
         raise ValueError(f"n_folds must be >= 2, got {n_folds}")
     if n < n_folds:
         raise ValueError(f"{n} posts cannot be split into {n_folds} folds")
-    if len(np.unique(post_ids)) != n:
+    if len(unique(post_ids)) != n:
         raise ValueError("post ids must be unique to assign folds")
     order = seeded_order(post_ids, seed) if shuffle else np.arange(n)
     folds = np.empty(n, dtype=np.int32)
@@ -317,7 +318,7 @@ def _distinct_sets(corpus: Corpus) -> int:
     row = np.repeat(np.arange(corpus.n_posts), corpus.lengths())
     sums = np.zeros(corpus.n_posts, dtype=np.uint64)
     np.add.at(sums, row, word_hash)
-    return int(len(np.unique(sums)))
+    return int(len(unique(sums)))
 
 
 class _OnData:

@@ -128,7 +128,7 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
             measure_fixed=True,
         )
         runs[GLOBAL] = replay_adjusted(setup, part, both)
-    truth = runs[NONE].pairs
+    truth = runs[NONE].pair_keys
     util = float(params.get("utilization", 0.7))
     rate = util * run_throughput(_busy(runs[NONE]), _cols(runs[NONE], "msgs_"), n)
     lat_none = _latency(runs[NONE], n, rate, n_workers)
@@ -136,7 +136,7 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     grid = _cost_grid(runs, n, n_workers, util)
     rows = []
     for name, run in runs.items():
-        if run.pairs != truth:
+        if not np.array_equal(run.pair_keys, truth):
             raise AssertionError(f"{name}: the adjusted run's answer differs from the unadjusted")
         lat = _latency(run, n, rate, n_workers) if name != NONE else lat_none
         m = run.migrations
@@ -355,11 +355,11 @@ def spark_backend_check(
         run = replay_adjusted(setup, part, params, backend=backend, spark=spark)
         m = run.migrations
         rows.append({"backend": backend, "seconds": time.perf_counter() - t0,
-                     "periods": len(run.periods), "pairs": len(run.pairs),
+                     "periods": len(run.periods), "pairs": len(run.pair_keys),
                      "migrations": int((m["cells"] > 0).sum()) if len(m) else 0,
                      "bytes": float(m["bytes"].sum()) if len(m) and "bytes" in m else 0.0})  # fmt: skip
-        answers.append(run.pairs)
-    if answers[0] != answers[1]:
+        answers.append(run.pair_keys)
+    if not np.array_equal(answers[0], answers[1]):
         raise AssertionError("the Spark workers' answer differs from the local workers'")
     return pd.DataFrame(rows)
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from routelab.uniques import unique
+
 WORKER_GOAL = 100_000.0
 DISPATCHER_GOAL = 500_000.0
 RATIO_GOAL = 20.0
@@ -250,7 +252,7 @@ def adjustment_rows(quick: bool = False) -> list[dict[str, Any]]:
     src.drop_cells(cells)
     dst.replay(insertions(q, c, k))
     move_s = time.perf_counter() - t0
-    n_bytes = QUERY_BYTES * len(np.unique(q)) + POSTING_BYTES * len(q)
+    n_bytes = QUERY_BYTES * len(unique(q)) + POSTING_BYTES * len(q)
     rows.append(
         {
             "what": f"migration between GI2 indexes: {len(cells):,} cells, "

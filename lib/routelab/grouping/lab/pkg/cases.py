@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from routelab.uniques import unique
+
 if TYPE_CHECKING:
     from routelab.grouping.lab.streams import KeyStream
 
@@ -128,7 +130,7 @@ def stream_case(name: str, params: Mapping[str, Any]) -> StreamCase:
         name=name,
         params=dict(params),
         n_messages=int(ks.keys.size),
-        n_keys=int(np.unique(ks.keys).size),
+        n_keys=int(unique(ks.keys).size),
         p1=max_key_probability(ks.keys),
         span=float(ks.times[-1] - ks.times[0]) if ks.keys.size else 0.0,
         data=str(ks.meta["data"]),

@@ -11,6 +11,7 @@ import pandas as pd
 
 from routelab.grouping.lab.pkg.cases import StreamCase
 from routelab.grouping.lab.pkg.grids import _point
+from routelab.uniques import unique
 
 if TYPE_CHECKING:
     pass
@@ -122,7 +123,7 @@ def aggregation_tradeoff(
                 {
                     "scheme": scheme,
                     "period": float("nan"),
-                    "memory": float(np.unique(k).size),
+                    "memory": float(unique(k).size),
                     "throughput": k.size / busiest,
                 }
             )
