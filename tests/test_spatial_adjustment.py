@@ -184,3 +184,28 @@ def test_q3_regions_flip_between_q1_and_q2() -> None:
     first = slice(0, 500)
     assert q["set"][first].tolist() == static["set"][first].tolist()  # epoch 0: unflipped
     assert q["set"][500:].tolist() != static["set"][500:].tolist()  # later epochs differ
+
+
+def test_time_selections_repeats_fast_selectors_and_reports_their_choice():
+    """Each selector is timed on the same snapshot: a fast one repeats (up to
+    ``time_repeats`` within ``time_budget_s``), its cells and cost are the kernel's own
+    answer; with no budget every selector runs once."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from routelab.spatial.adjustment import AdjustParams, time_selections
+    from routelab.spatial.migration import SELECTORS
+
+    snap = (np.array([4.0, 3.0, 2.0, 1.0]), np.array([4, 2, 3, 1]), 5.0)
+    names = ("DP", "GR", "SI", "RA")
+    params = AdjustParams(period=10, time_selectors=names, time_repeats=7, time_budget_s=10.0)
+    rows = time_selections(params, snap, period=3, n_cells=4)
+    assert [r["selector"] for r in rows] == list(names)
+    for r in rows:
+        direct = SELECTORS.lookup(r["selector"]).kernel(*snap)
+        assert r["repeats"] == 7 and r["period"] == 3 and r["cells_offered"] == 4
+        assert r["cells"] == len(direct.cells) and r["cost"] == float(direct.cost)
+        assert r["select_s"] > 0
+    once = time_selections(replace(params, time_budget_s=0.0), snap, 0, 4)
+    assert all(r["repeats"] == 1 for r in once)
