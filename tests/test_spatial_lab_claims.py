@@ -328,3 +328,32 @@ def test_cost_model_row_gives_each_verdict() -> None:
     with_postings = fit([0.9, 0.3, 0.95, 0.2]).assign(r2_postings=0.7)
     assert "per posting (fitted): median R^2 0.70" in sc.cost_model_row(with_postings)["measured"]
     assert _v(sc.cost_model_row(pd.DataFrame())) == "not comparable"
+
+
+def test_the_update_unit_reading_is_named_where_it_decides_a_row() -> None:
+    """Reading 'Updates per query or per posting': the Q3 sets rebuilt with posting units
+    replace the paper-unit runs; a row whose verdict changes names the reading and the other
+    verdict, a row that agrees says nothing."""
+    f6, f7 = _fig6(209, 147), _fig7(130, 100, 100)
+    f11 = _fig11({"hybrid": 0.9, "metric": 0.6, "kd-tree": 0.7})
+    q3 = _fig7(60, 100, 100)  # with posting units hybrid loses on the Q3 sets
+    posting = q3[q3.query_set == "Q3"].assign(units="posting")
+    frames = [_work(f).assign(n_workers=8) for f in (f6, f7)]
+    post = _work(posting).assign(n_workers=8)
+    alt = sc.with_posting_units(frames[1], post)
+    assert len(alt) == len(frames[1]) and (alt[alt.query_set == "Q3"].units == "posting").all()
+    assert (alt[alt.query_set != "Q3"].throughput == frames[1][frames[1].query_set != "Q3"]
+            .throughput.to_numpy()).all()  # fmt: skip
+    rows = sc.rows_with_readings(*frames, _work(f11), post)
+    plain = sc.all_rows(*frames, _work(f11))
+    named = [r for r in rows if sc.UPDATE_UNIT_READING in r.get("note", "")]
+    assert named, "some row's verdict depends on the update unit"
+    by_claim = {r["claim"]: r for r in plain}
+    for r in rows:
+        if r in named:
+            assert "updates charged per posting, on GB-Q3, US-Q3" in r["note"]
+            assert _v(r) == _v(by_claim[r["claim"]])  # the default reading's verdict stays
+        else:
+            assert r.get("note", "") == by_claim[r["claim"]].get("note", "")
+    # nothing built with posting units: the rows are all_rows' own
+    assert sc.rows_with_readings(*frames, _work(f11), None) == plain

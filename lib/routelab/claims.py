@@ -152,6 +152,30 @@ def outside_regime(rows: Iterable[dict[str, Any]], reason: str) -> list[dict[str
     return out
 
 
+def name_deciding_reading(
+    rows: Sequence[dict[str, Any]],
+    alternative_rows: Sequence[dict[str, Any]],
+    reading: str,
+    alternative: str,
+) -> list[dict[str, Any]]:
+    """``rows`` with the reading named where it decides a verdict: ``alternative_rows`` are
+    the same claims graded on the run under the reading's alternative (``alternative``
+    says which, e.g. "updates per posting on the Q3 sets"); a row whose verdict differs
+    gets a note naming the reading (as READINGS.md titles it) and the other verdict. Rows
+    agree by their ``claim`` text; a claim missing from the alternative is left as is."""
+    other = {r["claim"]: r["verdict"] for r in alternative_rows}
+    out = []
+    for row in rows:
+        alt = other.get(row["claim"])
+        if alt is not None and alt.verdict != row["verdict"].verdict:
+            note = row.get("note", "")
+            row = {**row, "note": (note + "; " if note else "") + (
+                f"the reading '{reading}' decides this row: under the alternative "
+                f"({alternative}) it reads {alt.verdict}")}  # fmt: skip
+        out.append(row)
+    return out
+
+
 def within_factor(measured: float, paper: float, factor: float, *, neutral: float = 1.0) -> Verdict:
     """A multiplicative effect the paper sizes (e.g. "2.56x", "12.14x faster").
 
