@@ -368,3 +368,36 @@ def test_an_inconclusive_rule_says_how_many_repeats_would_decide() -> None:
     assert repeats_to_decide(np.array([-0.1, 0.1]), [0.0]) is None  # the mean on the edge
     v = c.direction_measured([1.0, 1.105, 1.221], [1.0, 1.0, 1.0], expected="above")
     assert v.verdict == "inconclusive" and "about 7 repeats would decide" in v.rule
+
+
+def test_name_deciding_reading_notes_only_rows_whose_verdict_changes():
+    from routelab.claims import Verdict, name_deciding_reading
+
+    rows = [
+        {"claim": "a", "verdict": Verdict("holds", "r")},
+        {"claim": "b", "verdict": Verdict("fails", "r"), "note": "seeds 0-2"},
+        {"claim": "c", "verdict": Verdict("holds", "r")},
+    ]
+    alt = [{"claim": "a", "verdict": Verdict("holds", "r")},
+           {"claim": "b", "verdict": Verdict("inconclusive", "r")}]  # fmt: skip
+    out = name_deciding_reading(rows, alt, "Dmove strict", "Dmove >= as printed")
+    assert out[0] == rows[0] and out[2] == rows[2]  # agrees; not in the alternative
+    assert out[1]["note"] == (
+        "seeds 0-2; the reading 'Dmove strict' decides this row: under the alternative "
+        "(Dmove >= as printed) it reads inconclusive"
+    )
+    assert out[1]["verdict"] == rows[1]["verdict"] and "note" not in rows[0]
+
+
+def test_direction_measured_without_spread_is_decided_by_the_value():
+    """Identical repeats leave no noise: a ratio of exactly 1 fails (no difference), one
+    exactly on the expected side holds; with spread, 1 inside the interval stays open."""
+    from routelab.claims import direction_measured
+
+    same = direction_measured([3.0] * 6, [3.0] * 6, expected="above")
+    assert same.verdict == "fails" and "no spread" in same.rule
+    double = direction_measured([6.0] * 6, [3.0] * 6, expected="above")
+    assert double.verdict == "holds"
+    assert direction_measured([6.0] * 6, [3.0] * 6, expected="below").verdict == "fails"
+    noisy = direction_measured([3.1, 2.9, 3.0, 3.2, 2.8, 3.0], [3.0] * 6, expected="above")
+    assert noisy.verdict == "inconclusive"

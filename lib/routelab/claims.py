@@ -582,6 +582,11 @@ def direction_measured(
     side = _side(low, high, edge, expected)
     if side:
         return Verdict(side, rule, n)
+    if high - low <= 1e-12 * max(1.0, abs(ratio)):
+        # every repeat gave the same ratio: no noise is left, the value itself decides
+        ok = ratio > edge if expected == "above" else ratio < edge
+        return Verdict("holds" if ok else "fails",
+                       rule + "; every repeat gave this same ratio (no spread)", n)  # fmt: skip
     return Verdict(
         "inconclusive",
         rule
