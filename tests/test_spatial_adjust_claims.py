@@ -178,3 +178,35 @@ def test_trigger_check_gives_each_verdict():
     assert bad[0]["verdict"].verdict == "fails"
     none = jc.check_rows(pd.DataFrame({"p2_selections": [0], "p2_triggered": [0]}))
     assert none[0]["verdict"].verdict == "not comparable"
+
+
+def test_fig16_names_the_throughput_reading_where_it_decides():
+    """Fig. 16 graded under the reading (the periods' busiest workers summed) and under the
+    alternative (the busiest worker's total): the note names the reading only where the
+    two verdicts differ."""
+    claim = "with local adjustment the throughput is higher than without"
+    frame = _frame()
+    alike = frame.assign(throughput_total_grid=frame["throughput_grid"])
+    row = next(r for r in jc.rows(alike, "n") if r["claim"] == claim)
+    assert row["verdict"].verdict == "holds" and jc.THROUGHPUT_READING not in row["note"]
+    # the alternative flatters the run without adjustment: GR no longer ahead
+    thr = {"none": 150.0}
+    flat = frame.assign(throughput_total_grid=[
+        [thr.get(s, 100.0)] * len(C_GRID_US) for s in frame["selector"]])  # fmt: skip
+    row = next(r for r in jc.rows(flat, "n") if r["claim"] == claim)
+    assert row["verdict"].verdict == "holds"  # the row's own reading decides the verdict
+    assert (f"the reading '{jc.THROUGHPUT_READING}' decides this row: under the alternative "
+            "(tuples over the busiest worker's total seconds) it reads fails") in row["note"]  # fmt: skip
+    # frames from before the column: no note, no error
+    row = next(r for r in jc.rows(frame, "n") if r["claim"] == claim)
+    assert jc.THROUGHPUT_READING not in row["note"]
+
+
+def test_total_throughput_lets_a_hot_worker_average_out():
+    from routelab.spatial.lab.adjust_experiments import run_throughput, total_throughput
+
+    busy = np.array([[2.0, 1.0], [1.0, 2.0]])  # each worker hot in one period
+    msgs = np.array([[10, 10], [10, 10]])
+    assert run_throughput(busy, msgs, 12) == 12 / 4.0  # 2 + 2: the periods' busiest
+    assert total_throughput(busy, msgs, 12) == 12 / 3.0  # 3 each: they average out
+    assert total_throughput(busy, msgs, 12, 0.1) == 12 / 5.0  # + 0.1 s x 20 messages

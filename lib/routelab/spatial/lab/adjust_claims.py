@@ -16,6 +16,7 @@ from routelab.claims import (
     combine,
     direction_measured,
     equivalent,
+    name_deciding_reading,
     not_comparable,
     ratio_interval,
     within_factor_measured,
@@ -326,6 +327,10 @@ def check_rows(runs: pd.DataFrame, sigma: float | None = None) -> list[dict]:
                  "a check of our implementation", kind="check")]  # fmt: skip
 
 
+#: the reading of READINGS.md that Fig. 16's row is graded under, and beside it the other
+THROUGHPUT_READING = "Throughput with adjustment"
+
+
 def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> list[dict]:
     """Every row of the table from the experiments' frame (``level == "run"`` rows and the
     selection snapshots); the gated timing rows are graded at ``c_paper`` µs per message
@@ -347,22 +352,29 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
         source, what = flips, "Q3 with 10 % of the regions flipping Q1/Q2"
     else:
         source, what = runs, "time-ordered tweets (not the paper's Q1/Q2 flips)"
-    out.append(
-        gated_row(
+
+    def fig16(column: str, how: str) -> dict:
+        return gated_row(
             "with local adjustment the throughput is higher than without",
             "Sect. VI-D, Fig. 16",
             "higher (the margin was lost)",
             f"throughput ({what})",
             source,
-            "throughput_grid",
+            column,
             "GR",
             "none",
             int(source["mu"].max()),
             lambda a, b: direction_measured(a, b, expected="above"),
-            scale_note + "; throughput = tuples over the sum of every period's busiest worker",
+            scale_note + f"; throughput = tuples over {how}",
             c_paper,
         )
-    )
+
+    row = fig16("throughput_grid", "the sum of every period's busiest worker")
+    if "throughput_total_grid" in source.columns:
+        alt = fig16("throughput_total_grid", "the busiest worker's total")
+        row = name_deciding_reading([row], [alt], THROUGHPUT_READING,
+                                    "tuples over the busiest worker's total seconds")[0]  # fmt: skip
+    out.append(row)
     out.append(_dp_exact_row())
     out += check_rows(all_runs)
     out += _phase_and_global_rows(all_runs, scale_note, c_paper)
