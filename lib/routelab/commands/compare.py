@@ -34,17 +34,18 @@ Input:
 Each system reads an interest in its own form: S3-TM its words; PS2Stream its words in its
 rectangle; Fabret "topic = the interest AND region = its rectangle's centre's region AND
 hour_lo <= hour <= hour_hi" (every interest is its own topic; a post's topic is the
-interest whose words it shares most), so Fabret's answer differs from the word matches by
-design; key grouping routes each post's @author (if given) and #hashtags as keys. Texts and
+interest of which it holds the largest share of words), so Fabret's answer differs from the
+word matches by design; key grouping routes each post's @author (if given) and #hashtags as keys. Texts and
 keywords are cleaned and stemmed alike ("vaccines" matches "vaccine").
 
 Writes to --out:
   results.<format>   per router and worker count: imbalance (max / mean messages per
-                     worker), replication (copies per tuple), throughput_x (tuples /
-                     messages at the busiest worker: N at best, more where
-                     a post is sent nowhere, as Fabret's unmatchable posts), state_max and state_unit,
-                     busiest_s (measured, PS2Stream and Fabret), learn_s, matches (the
-                     system's answer size, S3-TM, PS2Stream and Fabret)
+                     worker), replication (copies per tuple; key grouping: workers per
+                     key), throughput_x (tuples / messages at the busiest worker: N at
+                     best, more where a post is sent nowhere, as Fabret's unmatchable
+                     posts), state_max and state_unit, busiest_s (measured, PS2Stream and
+                     Fabret), learn_s, matches (the system's answer size: S3-TM,
+                     PS2Stream and Fabret)
   matches.<format>   system, post_id, interest_id: each matching system's answer (through
                      its first selected router at the first worker count)
   summary.json       parameters, counts, timings, routelab version and commit
