@@ -95,3 +95,46 @@ def test_trigger_and_load_to_move():
         select_gr(np.ones(3), np.ones(2, dtype=int), 1)
     with pytest.raises(ValueError, match="key"):
         select_si(LOAD, SIZE, 1, key="age")
+
+
+def _gr_by_hand(load, size, need):
+    """GR's pass written plainly (the Python loop numba now compiles)."""
+    useful = np.flatnonzero(load > 0)
+    order = useful[np.lexsort((useful, size[useful] / load[useful]))]
+    gs, l_s, s_s = [], 0.0, 0
+    best_cost, best_k, best_g = np.inf, 0, -1
+    for g in order.tolist():
+        if s_s >= best_cost:
+            break
+        if l_s + load[g] < need:
+            gs.append(g)
+            l_s += load[g]
+            s_s += int(size[g])
+        elif s_s + size[g] < best_cost:
+            best_cost, best_k, best_g = s_s + int(size[g]), len(gs), g
+    return sorted(gs[:best_k] + [best_g])
+
+
+def test_gr_kernel_equals_the_plain_loop_and_ra_is_a_minimal_prefix():
+    from routelab.spatial.migration import _permuted
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        load = rng.uniform(0, 10, n) * (rng.random(n) > 0.2)
+        size = rng.integers(0, 50, n)
+        need = float(rng.uniform(0.1, 1.0) * load.sum()) if load.sum() > 0 else 1.0
+        gr = select_gr(load, size, need)
+        if gr.status == "ok" and need > 0 and load.sum() >= need:
+            assert gr.cells.tolist() == _gr_by_hand(load, size, need)
+            assert load[gr.cells].sum() >= need * (1 - 1e-9)
+        seed = int(rng.integers(100))
+        ra = select_ra(load, size, need, seed=seed)
+        if ra.status == "ok" and len(ra.cells):
+            # the shortest prefix of the seeded order (a permutation of the useful cells)
+            order = _permuted(np.flatnonzero(load > 0), seed)
+            assert sorted(order.tolist()) == np.flatnonzero(load > 0).tolist()
+            k = next(
+                i for i in range(len(order)) if load[order[: i + 1]].sum() >= need * (1 - 1e-9)
+            )
+            assert ra.cells.tolist() == sorted(order[: k + 1].tolist())

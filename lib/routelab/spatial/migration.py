@@ -103,19 +103,33 @@ def select_gr(load: np.ndarray, size: np.ndarray, need: float) -> Selection:
     if done is not None:
         return done
     order = useful[np.lexsort((useful, size[useful] / load[useful]))]
-    gs: list[int] = []
+    return _result(_greedy(order, load, size, float(need)), load, size, t0)
+
+
+@nb.njit(cache=True)
+def _greedy(order, load, size, need):  # type: ignore[no-untyped-def]
+    """GR's pass over the cells in ``order`` (S/L ascending): a cell that keeps the running
+    load below ``need`` joins GS; one that reaches it completes a candidate GS + {g} (GL),
+    kept if cheaper than the best so far; stops once GS alone costs as much as the best.
+    Returns the best candidate's cells."""
+    gs = np.empty(len(order), dtype=np.int64)
+    k = 0
     l_s, s_s = 0.0, 0
     best_cost, best_k, best_g = np.inf, 0, -1
-    for g in order.tolist():
+    for g in order:
         if s_s >= best_cost:
             break
         if l_s + load[g] < need:
-            gs.append(g)  # GS: keeps the running load below L_delta
+            gs[k] = g  # GS: keeps the running load below L_delta
+            k += 1
             l_s += load[g]
-            s_s += int(size[g])
+            s_s += size[g]
         elif s_s + size[g] < best_cost:  # GL: completes a candidate
-            best_cost, best_k, best_g = s_s + int(size[g]), len(gs), g
-    return _result(gs[:best_k] + [best_g], load, size, t0)
+            best_cost, best_k, best_g = float(s_s + size[g]), k, g
+    out = np.empty(best_k + 1, dtype=np.int64)
+    out[:best_k] = gs[:best_k]
+    out[best_k] = best_g
+    return out
 
 
 def select_si(load: np.ndarray, size: np.ndarray, need: float, key: str = "size") -> Selection:
@@ -136,8 +150,15 @@ def select_ra(load: np.ndarray, size: np.ndarray, need: float, seed: int = 0) ->
     t0, load, size, useful, done = _prepare(load, size, need)
     if done is not None:
         return done
-    order = np.random.default_rng(seed).permutation(useful)
-    return _result(_prefix(order, load, need), load, size, t0)
+    return _result(_prefix(_permuted(useful, seed), load, need), load, size, t0)
+
+
+@nb.njit(cache=True)
+def _permuted(cells, seed):  # type: ignore[no-untyped-def]
+    """``cells`` in a random order seeded by ``seed`` (numba's generator: a NumPy
+    ``default_rng`` built per call cost RA tens of microseconds, more than its work)."""
+    np.random.seed(seed)
+    return cells[np.random.permutation(len(cells))]
 
 
 @nb.njit(cache=True)
