@@ -58,6 +58,7 @@ from routelab.spatial.adjust_workers import (
 )
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import (
+    FIXED_REPEATS,
     POSTING_BYTES,
     QUERY_BYTES,
     Setup,
@@ -279,7 +280,8 @@ def replay_adjusted(
         if params.measure_fixed:
             if empty is None:
                 empty = make_index(impl, st.objects, st.queries, setup.obj_cell, gt0.n_terms)
-            row.update({f"fixed_{w}": fixed_cost(setup, wts[w], impl=impl, repeats=1, empty=empty)
+            row.update({f"fixed_{w}": fixed_cost(setup, wts[w], impl=impl, repeats=FIXED_REPEATS,
+                                                    empty=empty)
                         for w in range(n_w)})  # fmt: skip
         row["migrated_cells"] = 0
         row["dual"] = strat.dual
