@@ -34,6 +34,7 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``paths.py``           where routelab reads and writes
   ``hashing.py``         seeded stable hashes (never Python's ``hash()``)
   ``timing.py``          one timed region at a time on a shared machine (a file lock)
+  ``uniques.py``         sorted distinct values of an integer array by one sort
   ``errors.py``          errors reported to users as one clear message
   ``badrecords.py``      bad input records counted by reason, with file:line examples
   ``benchmarks.py``      the registry behind ``make bench`` / ``routelab bench``

@@ -10,5 +10,6 @@ key grouping (PKG, D-C, W-C, FISH), PS2Stream and Fabret side by side (notebook 
 ``experiments.py`` notebook 13's grid as Spark sweep tasks
 ``figures.py``     notebook 13's table and figures
 ``claims.py``      notebook 13's cross-system claims
+``user.py``        a user's posts and interests for ``routelab compare run``
 =================  ======================================================================
 """
