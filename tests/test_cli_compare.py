@@ -234,3 +234,12 @@ def test_random_streams_match_the_brute_force(tmp_path, seed):
     assert answers.get("S3-TM", set()) == s3tm
     assert answers.get("PS2Stream", set()) == spatial
     assert answers.get("Fabret", set()) == fabret
+
+
+def test_json_results_give_counts_as_integers_or_null(files, tmp_path):
+    out = tmp_path / "j"
+    assert _run(*files, out, "--workers", "2", "--algorithm", "hash,kg", "--format", "json") == 0
+    rows = {r["router"]: r for r in json.loads((out / "results.json").read_text())}
+    assert rows["hash"]["matches"] == 11 and isinstance(rows["hash"]["matches"], int)
+    assert rows["kg"]["matches"] is None and rows["kg"]["workers_per_key"] == 1
+    assert rows["hash"]["workers_per_key"] is None

@@ -170,6 +170,8 @@ def _run(args: argparse.Namespace) -> int:
         rows.append({c: row.get(c) for c in RESULT_COLUMNS})
     route_s = time.perf_counter() - t0
     table = pd.DataFrame(rows)
+    for col in ("workers_per_key", "matches"):  # counts, empty where a system has none
+        table[col] = pd.array(table[col].tolist(), dtype="Int64")
     matches = pd.DataFrame(
         [
             (system, data.post_ids[p], data.interest_ids[s])
