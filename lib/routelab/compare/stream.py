@@ -29,7 +29,8 @@ import pandas as pd
 #: attribute ids of the Fabret view (:func:`attribute_matrix`)
 ATTRS = ("topic", "region", "hour", "weekday", "n_words", "source", "has_link", "n_hashtags")
 REGIONS = 10  # the box cut REGIONS x REGIONS
-_HASHTAG = re.compile(r"#(\w+)")
+#: a hashtag in a raw text (key grouping's keys, lower-cased)
+HASHTAG = re.compile(r"#(\w+)")
 
 
 def _fingerprint(**params: Any) -> str:
@@ -89,7 +90,7 @@ def _build(
     if len(df) < windows:
         raise ValueError(f"{len(df)} posts cannot fill {windows} windows")
     text = df["text"].fillna("")
-    df["hashtags"] = [sorted({t.lower() for t in _HASHTAG.findall(s)}) for s in text]
+    df["hashtags"] = hashtags(text)
     rng = np.random.default_rng([seed, 13])
     df["lon"], df["lat"] = place_accounts(df["account"].fillna("").to_numpy(), country, p_home, rng)
     ts = pd.to_datetime(df["ts"], utc=True)
@@ -103,6 +104,11 @@ def _build(
     df["window"] = (np.arange(len(df)) * windows // len(df)).astype(np.int64)
     df["words"] = df["words"].map(list)
     return df.drop(columns=["text"])
+
+
+def hashtags(texts: Any) -> list[list[str]]:
+    """Each raw text's distinct ``#tags``, lower-cased and sorted (key grouping's keys)."""
+    return [sorted({t.lower() for t in HASHTAG.findall(s)}) for s in texts]
 
 
 def key_stream(stream: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -40,7 +40,7 @@ import pandas as pd
 
 from routelab.badrecords import BadRecordReport
 from routelab.compare.interests import Interests
-from routelab.compare.stream import _HASHTAG, REGIONS
+from routelab.compare.stream import REGIONS, hashtags
 from routelab.errors import BadInputError
 
 POST_COLUMNS = ("id", "text", "lat", "lon", "ts")
@@ -169,7 +169,7 @@ def read_user_compare(
         float(max(lon.max(), cx.max())), float(max(lat.max(), cy.max())),
     )  # fmt: skip
     when = pd.to_datetime(ts[order], unit="s", utc=True)
-    hashtags = [sorted({t.lower() for t in _HASHTAG.findall(s)}) for s in text]
+    tags = hashtags(text)
     post_words = [_terms(vocab, o.term_ptr, o.terms, int(i)) for i in order]
     stream = pd.DataFrame(
         {
@@ -177,7 +177,7 @@ def read_user_compare(
             "ts": when,
             "words": post_words,
             "account": account,
-            "hashtags": hashtags,
+            "hashtags": tags,
             "lon": lon,
             "lat": lat,
             "hour": when.hour.to_numpy(np.int64),
@@ -186,7 +186,7 @@ def read_user_compare(
             "source": np.zeros(n, dtype=np.int64),
             "region": box_region(lon, lat, box, REGIONS),
             "has_link": pd.Series(text).str.contains("http", regex=False).to_numpy(np.int64),
-            "n_hashtags": np.array([len(h) for h in hashtags], dtype=np.int64),
+            "n_hashtags": np.array([len(h) for h in tags], dtype=np.int64),
             "window": (np.arange(n) * windows // n).astype(np.int64),
         }
     )
