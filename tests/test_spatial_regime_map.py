@@ -250,7 +250,12 @@ def test_the_timed_section_decodes_the_routed_batch_and_measures_its_fixed_cost(
         assert (w.tup[w.warm :] >= first).all()
     m = sx.measure(setup, res, 2, CostParams())
     top = int(np.argmax(res.worker_busy))
-    assert m["fixed_share"] == pytest.approx(res.workers[top].fixed_s / res.workers[top].busy_s)
+    # the busiest worker's fixed cost, its per-tuple part at the median rate of the workers
+    # (test_the_run_s_fixed_share_uses_the_pooled_rate)
+    w = res.workers[top]
+    rate = float(np.median([x.fixed_per_tuple_s for x in res.workers if x.timed_tuples]))
+    pooled = w.fixed_s + (rate - w.fixed_per_tuple_s) * w.timed_tuples
+    assert m["fixed_share"] == pytest.approx(pooled / w.busy_s)
     assert m["busy_min_s"] == pytest.approx(res.worker_busy_runs.max(axis=0).min())
     assert m["w_msgs"] == [w.timed_tuples for w in res.workers]
     assert np.isnan(run_pipeline(setup, part).workers[0].fixed_s)  # measured only when asked
@@ -387,3 +392,62 @@ def test_the_fixed_cost_is_the_best_of_several_reads(monkeypatch) -> None:
     engine.run_pipeline(setup, part, repeats=1, fixed=True)
     adjustment.replay_adjusted(setup, part, adjustment.AdjustParams(period=200, measure_fixed=True))
     assert seen and set(seen) == {3}
+
+
+def test_the_fixed_cost_pools_its_per_tuple_rate_over_the_run_s_workers() -> None:
+    """Hand example: three workers read 1, 1 and 3 µs per tuple (the third took a
+    transient); each keeps its once-per-section base and is charged the median rate (1 µs)
+    per timed tuple. A worker without timed objects keeps its read and stays out of the
+    median; a run without any rate keeps every read."""
+    from routelab.spatial.engine import FixedCost, pooled_fixed
+
+    reads = [
+        FixedCost(0.002, 1e-6, 1000),
+        FixedCost(0.001, 1e-6, 2000),
+        FixedCost(0.002, 3e-6, 1000),
+    ]
+    totals = [r.total_s for r in reads]
+    assert totals == pytest.approx([0.003, 0.003, 0.005])
+    got = pooled_fixed(totals, [r.per_tuple_s for r in reads], [1000, 2000, 1000], [10, 10, 10])
+    assert got == pytest.approx([0.003, 0.003, 0.003])
+    # an update-only worker (no objects) reads rate 0: it must not pull the median down
+    got = pooled_fixed(
+        totals + [0.001], [1e-6, 1e-6, 3e-6, 0.0], [1000, 2000, 1000, 500], [10, 10, 10, 0]
+    )
+    assert got == pytest.approx([0.003, 0.003, 0.003, 0.001])
+    nan = float("nan")
+    assert pooled_fixed([0.5, 0.7], [nan, nan], [1, 1], [1, 1]) == pytest.approx([0.5, 0.7])
+
+
+def test_the_run_s_fixed_share_uses_the_pooled_rate() -> None:
+    """The row's fixed share is the busiest worker's fixed cost at the median per-tuple
+    rate of the run's workers: inflating the busiest worker's own rate read 3x (a
+    transient) leaves the share where the other workers' rates put it."""
+    from dataclasses import replace
+
+    from routelab.spatial.cost import CostParams
+    from routelab.spatial.engine import build_partition, prepare, run_pipeline
+    from routelab.spatial.grid import BaseGrid
+    from routelab.spatial.lab import experiments as sx
+    from routelab.spatial.workload import random_workload
+
+    st = random_workload(5, n_objects=600, n_queries=90, mu=30)
+    setup = prepare(st, BaseGrid(-0.5, -0.5, 10.5, 10.5, 32), np.arange(200), np.arange(40))
+    part, _ = build_partition(setup, "kd-tree", 4)
+    res = run_pipeline(setup, part, repeats=2, fixed=True)
+    top = int(np.argmax(res.worker_busy))
+    # rates read by hand (this tiny stream's empty loop is below the timer): 1-3 µs per
+    # tuple, and the busiest worker's read inflated to 30 µs (a transient)
+    rates = np.array([1e-6, 2e-6, 3e-6, 2e-6])
+    rates[top] = 30e-6
+    base = [w.fixed_s for w in res.workers]
+    res.workers[:] = [
+        replace(w, fixed_per_tuple_s=r, fixed_s=b + r * w.timed_tuples)
+        for w, r, b in zip(res.workers, rates, base, strict=True)
+    ]
+    w = res.workers[top]
+    median = float(np.median(rates))
+    assert median < 3.1e-6  # set by the other workers
+    m = sx.measure(setup, res, 2, CostParams())
+    assert m["fixed_share"] == pytest.approx((base[top] + median * w.timed_tuples) / w.busy_s)
+    assert m["fixed_share"] < w.fixed_s / w.busy_s  # its own read would be larger

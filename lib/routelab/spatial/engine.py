@@ -12,7 +12,7 @@ tasks.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,6 +240,9 @@ class WorkerRun:
     #: the timed section's fixed cost: the same decode and replay with no index work
     #: (:func:`fixed_cost`); NaN where it was not measured
     fixed_s: float = float("nan")
+    #: the part of ``fixed_s`` charged per timed tuple, per tuple (:class:`FixedCost`): the
+    #: rate a run pools over its workers (:func:`pooled_fixed`); NaN where not measured
+    fixed_per_tuple_s: float = float("nan")
 
     @property
     def timed_tuples(self) -> int:
@@ -291,6 +294,11 @@ def replay_worker(
             decodes.append(t1 - t0)
     stored = len(unique(tuples.ref[tuples.kind == INS]))
     best = int(np.argmin(runs))
+    fc = (
+        measure_fixed_cost(setup, body, rows, routed, impl, repeats=FIXED_REPEATS)
+        if fixed
+        else FixedCost(float("nan"), float("nan"), len(body))
+    )
     return WorkerRun(
         w,
         len(tuples),
@@ -306,9 +314,8 @@ def replay_worker(
         len(head),
         int(body.post_ptr[-1]) if len(body.post_ptr) else 0,
         decodes[best],
-        fixed_cost(setup, body, rows, routed, impl, repeats=FIXED_REPEATS)
-        if fixed
-        else float("nan"),
+        fc.total_s,
+        fc.per_tuple_s,
     )
 
 
@@ -328,7 +335,22 @@ def compact_ids(ids: np.ndarray) -> np.ndarray:
 FIXED_REPEATS = 3
 
 
-def fixed_cost(
+@dataclass(frozen=True)
+class FixedCost:
+    """A timed section's fixed cost, in its two parts: ``base_s`` once per section (the
+    decode of the routed rows and one empty call) and ``per_tuple_s`` for each of its
+    ``tuples`` timed tuples (the loop and hash probes with no list to scan)."""
+
+    base_s: float
+    per_tuple_s: float
+    tuples: int
+
+    @property
+    def total_s(self) -> float:
+        return self.base_s + self.per_tuple_s * self.tuples
+
+
+def measure_fixed_cost(
     setup: Setup,
     body: WorkerTuples,
     rows: np.ndarray | None = None,
@@ -336,7 +358,7 @@ def fixed_cost(
     impl: str = "kernel",
     repeats: int = 3,
     empty: GI2Reference | GI2Kernel | None = None,
-) -> float:
+) -> FixedCost:
     """The fixed cost of a worker's timed section: what it would take with no index work.
 
     Measured as the same section against an **empty** index: the decode of the same routed
@@ -352,7 +374,7 @@ def fixed_cost(
     st = setup.stream
     obj = body.kind == OBJ
     objects = WorkerTuples.unposted(OBJ, body.ref[obj])
-    best = float("inf")
+    best = FixedCost(float("inf"), 0.0, len(body))
     for _ in range(max(1, repeats)):
         index = (
             make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
@@ -372,8 +394,46 @@ def fixed_cost(
             t3 = time.perf_counter()
         call = t2 - t1  # once per section, not per tuple
         per_tuple = max(t3 - t2 - call, 0.0) / max(int(obj.sum()), 1)
-        best = min(best, (t1 - t0) + call + per_tuple * len(body))
+        read = FixedCost((t1 - t0) + call, per_tuple, len(body))
+        if read.total_s < best.total_s:
+            best = read
     return best
+
+
+def fixed_cost(
+    setup: Setup,
+    body: WorkerTuples,
+    rows: np.ndarray | None = None,
+    routed: Routed | None = None,
+    impl: str = "kernel",
+    repeats: int = 3,
+    empty: GI2Reference | GI2Kernel | None = None,
+) -> float:
+    """The total of :func:`measure_fixed_cost` (seconds)."""
+    return measure_fixed_cost(setup, body, rows, routed, impl, repeats, empty).total_s
+
+
+def pooled_fixed(
+    fixed_s: Sequence[float] | np.ndarray,
+    per_tuple_s: Sequence[float] | np.ndarray,
+    tuples: Sequence[int] | np.ndarray,
+    objects: Sequence[int] | np.ndarray,
+) -> np.ndarray:
+    """Every worker's fixed cost with its per-tuple part at the **median rate of the run's
+    workers**: a fit of the fixed cost on batch size over the run, not one worker's reads.
+    The per-tuple work with no index is the same loop on every worker, but one worker's
+    best of three reads can sit 40 % above the others' (a transient on a 2-core machine
+    lasts longer than its three reads), and the gate (:mod:`routelab.spatial.lab.regime`)
+    would then judge that transient. The rate is read on objects: workers without timed
+    objects (or without a measured rate) do not enter the median and keep their reads."""
+    fixed = np.asarray(fixed_s, dtype=np.float64)
+    rate = np.asarray(per_tuple_s, dtype=np.float64)
+    ok = np.isfinite(rate) & (np.asarray(objects) > 0)
+    if not ok.any():
+        return fixed
+    pooled = float(np.median(rate[ok]))
+    n = np.asarray(tuples, dtype=np.float64)
+    return np.where(ok, fixed + (pooled - rate) * n, fixed)
 
 
 def first_object(stream: Stream) -> int:

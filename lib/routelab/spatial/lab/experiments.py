@@ -47,6 +47,7 @@ from routelab.spatial.engine import (
     build_sample,
     first_object,
     grid_for,
+    pooled_fixed,
     prepare,
     run_pipeline,
 )
@@ -125,6 +126,7 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
         out["w_msgs"].append(int(w.timed_tuples))
         out["w_decode"].append(float(w.decode_s))
         out["w_fixed"].append(float(w.fixed_s))
+        out["w_fixed_rate"].append(float(w.fixed_per_tuple_s))
         updates = (
             costs.c_q * out["w_postings"][-1]  # inserted and deleted alike in the steady state
             if costs.per_posting
@@ -139,7 +141,7 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
 #: the per-worker lists :func:`worker_counts` adds to every row
 WORKER_COLUMNS = (
     "w_checks", "w_objects", "w_ins", "w_del", "w_postings", "w_busy", "w_load",
-    "w_busy_runs", "w_msgs", "w_decode", "w_fixed",
+    "w_busy_runs", "w_msgs", "w_decode", "w_fixed", "w_fixed_rate",
 )  # fmt: skip
 
 
@@ -223,7 +225,9 @@ def measure(
     loads = np.array(counts["w_load"])
     runs = res.worker_busy_runs
     top = int(np.argmax(busy))
-    fixed = np.array(counts["w_fixed"], dtype=np.float64)
+    fixed = pooled_fixed(
+        counts["w_fixed"], counts["w_fixed_rate"], counts["w_msgs"], counts["w_objects"]
+    )
     return {
         "fixed_share": float(fixed[top] / max(busy[top], 1e-12)),
         "busy_min_s": float(runs.max(axis=0).min()),
