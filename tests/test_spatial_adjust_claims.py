@@ -210,3 +210,43 @@ def test_total_throughput_lets_a_hot_worker_average_out():
     assert run_throughput(busy, msgs, 12) == 12 / 4.0  # 2 + 2: the periods' busiest
     assert total_throughput(busy, msgs, 12) == 12 / 3.0  # 3 each: they average out
     assert total_throughput(busy, msgs, 12, 0.1) == 12 / 5.0  # + 0.1 s x 20 messages
+
+
+def _middle(dp, gr):
+    rows = [{"mu": 1_000, "seed": s, "selector": sel, "lat_mid": v, "lat_slow": 0.4}
+            for s, (a, b) in enumerate(zip(dp, gr, strict=True))
+            for sel, v in (("DP", a), ("GR", b))]  # fmt: skip
+    return jc._middle_bucket_row(pd.DataFrame(rows), 1_000, "note")
+
+
+def test_the_middle_bucket_row_grades_the_paired_difference_of_shares():
+    """Fig. 12(c)'s "DP delays more into 100 ms - 1 s": by hand, DP 2 %, 0.01 %, 5 %, 1 %,
+    3 % against GR 12 %, 20 %, 11 %, 15 %, 13 %: differences -10, -19.99, -6, -14, -10
+    points, mean -12.0 %, every seed below 0: fails. The ratio of the same shares spans
+    0.0005x-0.45x per seed, an interval of about 0.004x-0.7x that a seed nearer 0 would
+    widen past 1; the difference stays decided."""
+    row = _middle([0.02, 0.0001, 0.05, 0.01, 0.03], [0.12, 0.20, 0.11, 0.15, 0.13])
+    assert row["verdict"].verdict == "fails"
+    assert "-12.0%" in row["measured"] and "past 10 b1 40.0%" in row["measured"]
+    assert _middle([0.12, 0.20, 0.11], [0.02, 0.05, 0.03])["verdict"].verdict == "holds"
+    # differences of both signs: the interval includes 0
+    assert _middle([0.10, 0.02, 0.12], [0.05, 0.08, 0.06])["verdict"].verdict == "inconclusive"
+    assert _middle([0.10, 0.12], [0.05, 0.06])["verdict"].verdict == "not comparable"
+
+
+def test_fig16_and_the_global_adjustment_take_their_own_seeds():
+    """Notebook 12's grid: the drift streams on ``seeds``, Fig. 16's flipping streams on
+    ``flip_seeds`` and the global adjustment on ``global_seeds`` (each defaulting to
+    ``seeds``)."""
+    from routelab.spatial.lab import adjust_experiments as jx
+
+    args = (1_000, [10, 20], 4, 100, 1.2, 1e6, [0, 1, 2], 50)
+    grid = jx.points(*args, flip_seeds=[0, 1, 2, 3, 4], global_seeds=[7])
+    by = {}
+    for p in grid:
+        by.setdefault(p["scenario"], []).append(p["seed"])
+    assert by == {"drift": [0, 1, 2, 0, 1, 2], "flips": [0, 1, 2, 3, 4], "pairs": [0],
+                  "global": [7]}  # fmt: skip
+    same = {p["scenario"]: None for p in jx.points(*args)}
+    assert [p["seed"] for p in jx.points(*args) if p["scenario"] == "flips"] == [0, 1, 2]
+    assert set(same) == {"drift", "flips", "pairs", "global"}

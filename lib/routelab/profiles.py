@@ -49,6 +49,8 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "period": 3_000,
             "flip_every": 1_000,
             "seeds": [0, 1, 2],
+            "fig16_seeds": [0, 1, 2],
+            "global_seeds": [0, 1, 2],
         },
         "10_fabret_adaptivity": {
             "n_live": 6_000,
