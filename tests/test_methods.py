@@ -9,8 +9,15 @@ from routelab.grouping.schemes import SCHEMES
 from routelab.methods import Method, MethodRegistry
 from routelab.s3tm.mappings import MAPPINGS, METHODS
 from routelab.spatial.engine import PARTITIONERS
+from routelab.spatial.migration import SELECTORS
 
-REGISTRIES = {"s3tm": MAPPINGS, "grouping": SCHEMES, "filtering": MATCHERS, "spatial": PARTITIONERS}
+REGISTRIES = {
+    "s3tm": MAPPINGS,
+    "grouping": SCHEMES,
+    "filtering": MATCHERS,
+    "spatial": PARTITIONERS,
+    "migration": SELECTORS,
+}
 
 
 def _toy() -> MethodRegistry:
@@ -31,7 +38,10 @@ def test_every_registry_has_the_one_shape(system):
     assert isinstance(registry, MethodRegistry) and len(registry) >= 4
     for name, m in registry.items():
         assert isinstance(m, Method) and m.name == name
-        assert m.label and m.paper and callable(m.kernel) and callable(m.reference)
+        assert m.label and m.paper and callable(m.kernel)
+        assert m.reference is None or (callable(m.reference) and m.reference is not m.kernel)
+        assert m.oracle is None or callable(m.oracle)
+        assert m.has_reference == (m.reference is not None)
         assert isinstance(m.defaults, dict)
         assert registry.lookup(name) is m
 
@@ -63,30 +73,40 @@ def test_implementation_and_params():
     assert m.check_params({"k": 3}) == {"k": 3}
     with pytest.raises(ValueError, match="its parameters: k"):
         m.check_params({"z": 0})
+    assert m.has_reference and set(m.implementations()) == {"kernel", "reference"}
+    assert m.oracle is None
 
 
-def test_filtering_reference_equals_the_kernel_matcher():
-    """Each matcher's readable reference returns the oracle's matches, as its fast build."""
-    import numpy as np
+def test_a_method_without_reference_says_so_by_name():
+    m = Method("solo", "S", "p", lambda: 1, None, oracle=lambda: 3)
+    assert not m.has_reference and m.implementations() == {"kernel": m.kernel}
+    assert m.implementation()() == 1 and m.oracle() == 3
+    with pytest.raises(ValueError, match="'solo' has no reference implementation"):
+        m.implementation("reference")
 
-    from routelab.filtering.costmodel import EventStats
-    from routelab.filtering.model import Events, Subscriptions
-    from routelab.filtering.oracle import oracle_match
 
-    rng = np.random.default_rng(5)
-    ops = ["=", "=", "<=", ">=", "!="]
-    lists = [
-        [(int(a), ops[int(rng.integers(len(ops)))], int(rng.integers(3))) for a in range(3)]
-        for _ in range(120)
-    ]
-    subs = Subscriptions.from_lists(lists, ids=[3 * i + 1 for i in range(120)], n_attrs=3)
-    events = Events(rng.integers(0, 3, size=(40, 3)).astype(np.int64))
-    ptr, idx = oracle_match(subs, events)
-    truth = [sorted(subs.ids[idx[ptr[e] : ptr[e + 1]]].tolist()) for e in range(len(events))]
-    assert sum(map(len, truth)) > 40  # the comparison is not vacuous
-    stats = EventStats.from_events(events)
-    for name, m in MATCHERS.items():
-        fp, ids = m.kernel(subs, stats=stats).match(events)
-        fast = [sorted(ids[fp[e] : fp[e + 1]].tolist()) for e in range(len(events))]
-        assert fast == truth, name
-        assert m.reference(subs, events, stats=stats) == truth, name
+def test_no_reference_is_the_kernel_and_the_selectors_oracle_is_the_brute_force():
+    """``reference`` means an independent readable version only: the entries that had the
+    kernel as their reference now have none; the selectors' brute force is their oracle."""
+    from routelab.spatial.migration import select_brute_force
+
+    no_reference = {
+        "s3tm": {"hash", "gC", "gFC", "gFCL", "gNFCL"},
+        "spatial": set(PARTITIONERS.names),
+        "migration": set(SELECTORS.names),
+    }
+    for system, registry in REGISTRIES.items():
+        missing = {n for n, m in registry.items() if not m.has_reference}
+        assert missing == no_reference.get(system, set()), system
+    assert all(m.oracle is select_brute_force for m in SELECTORS.values())
+
+
+def test_salb_impl_reference_still_learns_the_methods_without_one():
+    """``learn_mapping(..., salb_impl="reference")`` picks SALB's readable version; the
+    methods with one implementation (hash, METIS) still learn with their kernel."""
+    from routelab.s3tm import learn_mapping
+
+    posts = [["a", "b"], ["b", "c"], ["c", "d", "a"]]
+    for method in ("hash", "gC", "SALB"):
+        ref = learn_mapping(posts, 2, method, salb_impl="reference")
+        assert ref.assignment == learn_mapping(posts, 2, method).assignment

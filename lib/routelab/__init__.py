@@ -26,6 +26,7 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``dashboard.py``       ``figures/index.html`` and ``routelab claims``: every notebook's claims
   ``jupyter_kernel.py``  the ``routelab`` Jupyter kernelspec; IPC kernels for papermill
   ``methods.py``         one registry shape for every system's methods (:class:`MethodRegistry`)
+  ``protocols.py``       what each kind of method's kernels share (``typing.Protocol`` s)
   ``checks.py``          argument checks shared by every module (one ValueError each)
   ``palette.py``         one colour per method across every notebook
   ``progress.py``        progress bars (none inside batch notebook runs)

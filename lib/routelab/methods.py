@@ -1,17 +1,22 @@
 """One registry shape for the methods of every system.
 
 A :class:`Method` names one method a paper compares (an S3-TM mapping, a grouping scheme,
-one of Fabret et al.'s matchers, a PS2Stream partitioner): its ``name`` (what the CLI, the
-notebooks and the benches say), a ``label`` for figures, the ``paper`` section it
-implements, the fast implementation (``kernel``), the readable one that mirrors the paper
-(``reference``; the same callable where the method has no separate fast version, e.g. a
-partitioner that hands its work to METIS) and its ``defaults`` (tunable parameters).
+one of Fabret et al.'s matchers, a PS2Stream partitioner or migration selector): its ``name``
+(what the CLI, the notebooks and the benches say), a ``label`` for figures, the ``paper``
+section it implements, the fast implementation (``kernel``), the readable one that mirrors
+the paper (``reference``: an *independent* version only, ``None`` where the method has no
+separate readable version, e.g. a partitioner that hands its work to METIS), its
+``defaults`` (tunable parameters) and an optional ``oracle``: a brute-force answer to the
+same question, computed without the method's structures, that the tests judge the kernel
+and the reference by (e.g. the migration selectors' exhaustive search).
 
 A :class:`MethodRegistry` is an ordered, read-only mapping ``name -> Method`` with one error for
 an unknown name and :meth:`MethodRegistry.parse` for the CLI's ``--algorithm a,b`` lists, so no
 caller writes an if/elif chain over names. Each system keeps its registry beside its
 algorithms: :data:`routelab.s3tm.mappings.MAPPINGS`, :data:`routelab.grouping.schemes.SCHEMES`,
-:data:`routelab.filtering.matchers.MATCHERS`, :data:`routelab.spatial.engine.PARTITIONERS`.
+:data:`routelab.filtering.matchers.MATCHERS`, :data:`routelab.spatial.engine.PARTITIONERS`,
+:data:`routelab.spatial.migration.SELECTORS`. ``tests/test_conformance.py`` walks every entry
+of the five; :mod:`routelab.protocols` says what each kind's kernels share.
 """
 
 from __future__ import annotations
@@ -23,22 +28,47 @@ from typing import Any, Generic, TypeVar
 
 @dataclass(frozen=True)
 class Method:
-    """One method of one system (see the module docstring for the fields)."""
+    """One method of one system (see the module docstring for the fields).
+
+    ``reference`` is ``None`` when the method has no readable version independent of its
+    kernel (:attr:`has_reference`); ``oracle`` is ``None`` when the registry gives no brute
+    force of its own (the tests then use the system's, e.g. the pipeline's oracle pairs).
+    """
 
     name: str
     label: str
     paper: str
     kernel: Callable[..., Any]
-    reference: Callable[..., Any]
+    reference: Callable[..., Any] | None
     defaults: dict[str, Any] = field(default_factory=dict)
+    oracle: Callable[..., Any] | None = None
+
+    @property
+    def has_reference(self) -> bool:
+        """Whether the method has a readable reference independent of its kernel."""
+        return self.reference is not None
 
     def implementation(self, which: str = "kernel") -> Callable[..., Any]:
-        """The ``"kernel"`` (default) or the ``"reference"`` implementation."""
+        """The ``"kernel"`` (default) or the ``"reference"`` implementation; ``ValueError``
+        naming the method when it has no reference."""
         if which == "kernel":
             return self.kernel
         if which == "reference":
+            if self.reference is None:
+                raise ValueError(
+                    f"{self.name!r} has no reference implementation independent of its "
+                    "kernel; use implementation('kernel')"
+                )
             return self.reference
         raise ValueError(f"implementation must be 'kernel' or 'reference', got {which!r}")
+
+    def implementations(self) -> dict[str, Callable[..., Any]]:
+        """The implementations the method has: ``"kernel"``, and ``"reference"`` where one
+        exists (what a test compares against an oracle)."""
+        out = {"kernel": self.kernel}
+        if self.reference is not None:
+            out["reference"] = self.reference
+        return out
 
     def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
         """Defaults updated with ``params``; unknown names raise ``ValueError`` listing the

@@ -354,11 +354,11 @@ def _registry():  # type: ignore[no-untyped-def]
 
     from routelab.methods import Method, MethodRegistry
 
-    # a router has one implementation: kernel and reference are the same call of route()
+    # a router has one implementation, the call of route(): no separate reference
     return MethodRegistry(
         "router",
         [
-            Method(r, f"{s}: {r}", _SOURCES[s], partial(route, s, r), partial(route, s, r))
+            Method(r, f"{s}: {r}", _SOURCES[s], partial(route, s, r), None)
             for s, routers in ROUTERS.items()
             for r in routers
         ],

@@ -41,8 +41,10 @@ from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.counting import CountingMatcher, counting_reference
 from routelab.filtering.dynamic import DynamicMatcher, Thresholds
 from routelab.filtering.model import Events, Subscriptions
+from routelab.filtering.oracle import oracle_ids
 from routelab.filtering.static import greedy_configuration
 from routelab.methods import Method, MethodRegistry
+from routelab.protocols import Matcher
 
 
 def _build_counting(subs: Subscriptions, **_: object) -> CountingMatcher:
@@ -132,19 +134,28 @@ def _cluster_reference(build: Callable[..., ClusterMatcher]) -> Callable[..., li
     return reference
 
 
-#: the five algorithms of Sect. 6: ``kernel(subs, **params)`` builds a matcher (``match``,
-#: ``insert``, ``delete``); ``reference(subs, events, **params)`` returns each event's
-#: matching subscription ids by the readable version of the same algorithm
+#: the five algorithms of Sect. 6 and ``bitset``: ``kernel(subs, **params)`` builds a
+#: matcher (:class:`routelab.protocols.Matcher`: ``match``, ``insert``, ``delete``);
+#: ``reference(subs, events, **params)`` returns each event's matching subscription ids by
+#: the readable version of the same algorithm; ``oracle`` (same call) the brute force's
 MATCHERS: MethodRegistry[Method] = MethodRegistry(
     "matching algorithm",
     [
-        Method("counting", "counting", "Sect. 5", _build_counting, _counting_reference),
+        Method(
+            "counting",
+            "counting",
+            "Sect. 5",
+            _build_counting,
+            _counting_reference,
+            oracle=oracle_ids,
+        ),
         Method(
             "propagation",
             "propagation",
             "Sects. 2.2, 3.3 (best(S, A0))",
             _build_propagation,
             _cluster_reference(_build_propagation),
+            oracle=oracle_ids,
         ),
         Method(
             "propagation_wp",
@@ -152,6 +163,7 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             "Sect. 2.2.3",
             partial(_build_propagation, prefetch=True),
             _cluster_reference(partial(_build_propagation, prefetch=True)),
+            oracle=oracle_ids,
         ),
         Method(
             "static",
@@ -160,6 +172,7 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             _build_static,
             _cluster_reference(_build_static),
             {"greedy_sample": 200_000, "max_schema_size": 3},
+            oracle=oracle_ids,
         ),
         Method(
             "dynamic",
@@ -168,6 +181,7 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             _build_dynamic,
             _cluster_reference(_build_dynamic),
             {"max_schema_size": 3, "batch": 10_000},
+            oracle=oracle_ids,
         ),
         Method(
             "bitset",
@@ -176,6 +190,7 @@ MATCHERS: MethodRegistry[Method] = MethodRegistry(
             _build_bitset,
             _bitset_reference,
             {"buckets": 512, "step": 8},
+            oracle=oracle_ids,
         ),
     ],
 )
@@ -184,9 +199,7 @@ ALGORITHMS = MATCHERS.names
 PAPER_ALGORITHMS = ("counting", "propagation", "propagation_wp", "static", "dynamic")
 
 
-def build_matcher(
-    algorithm: str, subs: Subscriptions, **params: object
-) -> CountingMatcher | ClusterMatcher:
+def build_matcher(algorithm: str, subs: Subscriptions, **params: object) -> Matcher:
     """Build one of :data:`MATCHERS` over ``subs``. ``params``: ``stats`` (event
     statistics from sample events, needed by ``static`` to cost its tables; ``propagation``
     uses them to pick the access predicate of least nu, else the lowest attribute),

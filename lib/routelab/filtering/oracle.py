@@ -33,3 +33,12 @@ def oracle_match(subs: Subscriptions, events: Events) -> tuple[np.ndarray, np.nd
         out.append(hit)
         ptr[e + 1] = ptr[e] + len(hit)
     return ptr, (np.concatenate(out) if out else np.zeros(0, np.int64)).astype(np.int64)
+
+
+def oracle_ids(subs: Subscriptions, events: Events, **_: object) -> list[list[int]]:
+    """Each event's matching subscription *ids*, sorted: :func:`oracle_match` in the shape
+    of the matchers' references (the ``oracle`` of every entry of
+    :data:`routelab.filtering.matchers.MATCHERS`; build parameters are ignored)."""
+    ptr, idx = oracle_match(subs, events)
+    ids = subs.ids[idx]
+    return [sorted(ids[ptr[e] : ptr[e + 1]].tolist()) for e in range(len(events))]

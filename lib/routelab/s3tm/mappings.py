@@ -90,18 +90,18 @@ _GRAPH_PAPER = {
 
 #: every mapping method: ``kernel(corpus, n_matchers, seed, **params)`` returns the matcher
 #: of each word id (``-1`` for words that do not occur); ``reference`` is the readable
-#: version (the same callable where METIS or a hash does the work)
+#: version (SALB only: ``None`` where a hash or METIS does the work, there is no second one)
 MAPPINGS: MethodRegistry[Method] = MethodRegistry(
     "mapping method",
     [
-        Method("hash", "hash", "Sect. 3.1", _hash_matchers, _hash_matchers),
+        Method("hash", "hash", "Sect. 3.1", _hash_matchers, None),
         *(
             Method(
                 m,
                 m,
                 _GRAPH_PAPER[m],
                 _graph(m),
-                _graph(m),
+                None,
                 {"resolution": 100.0, "ufactor": None},
             )
             for m in GRAPH_METHODS
@@ -214,8 +214,10 @@ def _learn_matchers(
     progress: bool,
     messages: list[str],
 ) -> np.ndarray:
-    """Matcher per word id of ``corpus`` (``-1`` for words that do not occur)."""
-    learn = MAPPINGS[method].implementation(salb_impl)
+    """Matcher per word id of ``corpus`` (``-1`` for words that do not occur);
+    ``salb_impl`` picks SALB's implementation (the other methods have one)."""
+    m = MAPPINGS[method]
+    learn = m.implementation(salb_impl if m.has_reference else "kernel")
     return learn(
         corpus,
         n_matchers,

@@ -81,12 +81,13 @@ def _partitioner(
     build: Callable[..., Partition],
     defaults: dict[str, Any] | None = None,
 ) -> Method:
-    return Method(name, label, paper, build, build, defaults or {})
+    return Method(name, label, paper, build, None, defaults or {})
 
 
 #: every partitioner: ``kernel(setup, n_workers, **params)`` returns a
 #: :class:`~routelab.spatial.kdt.Partition` (the partitioners have one implementation each,
-#: so ``reference`` is the same callable)
+#: so no ``reference``; the tests judge them by the pipeline's pairs against
+#: :func:`routelab.spatial.oracle.oracle_pairs`)
 PARTITIONERS: MethodRegistry[Method] = MethodRegistry(
     "partitioner",
     [

@@ -26,7 +26,7 @@ with L(g) = S(g) = a_g and L_delta = sum a / 2.
 Cells with L(g) = 0 never help and are dropped first; if all the cells together carry less
 than L_delta, every cell is selected (status ``all``). Sizes are integers (bytes, or a
 coarser ``unit``: DP is exact on ``ceil(S / unit)``). :func:`select_brute_force` is the
-tests' reference.
+tests' oracle (each entry's ``oracle`` in :data:`SELECTORS`).
 """
 
 from __future__ import annotations
@@ -227,16 +227,20 @@ def select_brute_force(load: np.ndarray, size: np.ndarray, need: float) -> Selec
     return _result(list(best), load, size, t0)
 
 
-#: the four selections of Sect. VI-D: ``kernel(load, size, need, **params)`` -> Selection
-#: (the reference of each is the brute force, which gives the optimum they are judged by)
+#: the four selections of Sect. VI-D: ``kernel(load, size, need, **params)`` -> Selection;
+#: none has a separate readable version (``reference`` is ``None``); the ``oracle`` of each
+#: is the brute force, which gives the optimum they are judged by
 SELECTORS: MethodRegistry[Method] = MethodRegistry(
     "migration selection",
     [
-        Method("DP", "DP", "Sect. V-A (dynamic programming)", select_dp, select_brute_force,
-               {"unit": 1, "max_table": 5e8}),
-        Method("GR", "GR", "Sect. V-A (greedy, GS/GL)", select_gr, select_brute_force),
-        Method("SI", "SI", "Sect. VI-D (by size)", select_si, select_brute_force, {"key": "size"}),
-        Method("RA", "RA", "Sect. VI-D (random)", select_ra, select_brute_force, {"seed": 0}),
+        Method("DP", "DP", "Sect. V-A (dynamic programming)", select_dp, None,
+               {"unit": 1, "max_table": 5e8}, oracle=select_brute_force),
+        Method("GR", "GR", "Sect. V-A (greedy, GS/GL)", select_gr, None,
+               oracle=select_brute_force),
+        Method("SI", "SI", "Sect. VI-D (by size)", select_si, None, {"key": "size"},
+               oracle=select_brute_force),
+        Method("RA", "RA", "Sect. VI-D (random)", select_ra, None, {"seed": 0},
+               oracle=select_brute_force),
     ],
 )  # fmt: skip
 
