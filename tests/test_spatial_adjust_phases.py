@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from test_spatial_adjustment import GRID, _drifting, _setup
 
-from routelab.spatial.adjust_workers import LocalWorkers, SparkWorkers
+from routelab.spatial.adjust_workers import LocalWorkers
 from routelab.spatial.adjustment import AdjustParams, hand_over, replay_adjusted
 from routelab.spatial.cost import CostParams
+from routelab.spatial.dataflow import SparkWorkers
 from routelab.spatial.engine import build_partition, make_gridt, prepare
 from routelab.spatial.gi2 import GI2Kernel, GI2Reference
 from routelab.spatial.global_adjust import GlobalParams, Strategies, live_after, sample_load

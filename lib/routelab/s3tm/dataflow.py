@@ -18,6 +18,10 @@ and are not exposed to PySpark; the status tracker only has stage-level counts. 
 measure wall time *inside* each matcher task (``time.perf_counter`` around building the
 trie and around matching) and return it with the task's results. This is the Python work of
 the task, without Spark's scheduling and (de)serialization overheads.
+
+**The word network on Spark** (:func:`word_network_spark`, Sect. 3.2): the same
+:class:`~routelab.s3tm.wordnet.WordNetwork` as :func:`routelab.s3tm.wordnet.word_network`
+computes on the driver (tested equal), counted with Spark's array functions.
 """
 
 from __future__ import annotations
@@ -30,9 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
+from routelab.errors import BadInputError
 from routelab.s3tm.placement import Placement
 from routelab.s3tm.routing import Mapping
+from routelab.s3tm.wordnet import WordNetwork
 from routelab.s3tm.wordsets import Corpus
 
 if TYPE_CHECKING:
@@ -44,6 +51,7 @@ __all__ = [
     "matcher_state",
     "posts_frame",
     "run_dataflow",
+    "word_network_spark",
 ]
 
 MATCH_SCHEMA = "sub_id long, post_id long"
@@ -287,3 +295,73 @@ def run_dataflow(
         time.perf_counter() - start,
         int(counter.value),
     )
+
+
+def word_network_spark(
+    df: DataFrame, subscribed_words: Iterable[str] | None = None, *, words_col: str = "words"
+) -> WordNetwork:
+    """Word network of a posts DataFrame computed on Spark.
+
+    Each post's words are cleaned into a sorted distinct set (null/empty words ignored),
+    restricted to W^s when ``subscribed_words`` is given (broadcast join), paired with Spark
+    array functions (no self-join), and counted by ``groupBy``. The counts are collected; the
+    vocabulary is the sorted list of words with a non-zero count.
+
+    Raises:
+        BadInputError: ``words_col`` is missing.
+    """
+    from pyspark.sql import functions as F
+
+    if words_col not in df.columns:
+        raise BadInputError(f"posts DataFrame lacks column {words_col!r}; it has {df.columns}")
+    spark = df.sparkSession
+    n_posts = df.count()
+    words = F.filter(F.col(words_col), lambda w: w.isNotNull() & (w != ""))
+    posts = df.select(F.array_sort(F.array_distinct(words)).alias("ws"))
+    if subscribed_words is not None:
+        words_df = [(w,) for w in sorted(set(subscribed_words))]
+        sub_df = spark.createDataFrame(words_df, "w string")
+        posts = (
+            df.select(F.monotonically_increasing_id().alias("row"), words.alias("ws"))
+            .select("row", F.explode("ws").alias("w"))
+            .join(F.broadcast(sub_df), on="w")
+            .groupBy("row")
+            .agg(F.array_sort(F.collect_set("w")).alias("ws"))
+        )
+    posts = posts.cache()
+    try:
+        freq = posts.select(F.explode("ws").alias("w")).groupBy("w").count().toPandas()
+        n = F.size("ws")
+        pairs_col = F.when(
+            n >= 2,
+            F.flatten(
+                F.transform(
+                    F.sequence(F.lit(1), n - 1),
+                    lambda i: F.transform(
+                        F.slice("ws", i + 1, n - i),
+                        lambda b: F.struct(F.element_at("ws", i).alias("a"), b.alias("b")),
+                    ),
+                )
+            ),
+        )
+        pairs = (
+            posts.select(F.explode(pairs_col).alias("p"))
+            .groupBy(F.col("p.a").alias("a"), F.col("p.b").alias("b"))
+            .count()
+            .toPandas()
+        )
+    finally:
+        posts.unpersist()
+    vocab = sorted(freq["w"].tolist())
+    index = {w: j for j, w in enumerate(vocab)}
+    counts = np.zeros(len(vocab), dtype=np.int64)
+    counts[[index[w] for w in freq["w"]]] = freq["count"].to_numpy(dtype=np.int64)
+    a = np.array([index[w] for w in pairs["a"]], dtype=np.int64)
+    b = np.array([index[w] for w in pairs["b"]], dtype=np.int64)
+    c = pairs["count"].to_numpy(dtype=np.int64)
+    cooc = sp.coo_matrix(
+        (np.concatenate([c, c]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+        shape=(len(vocab), len(vocab)),
+    ).tocsr()
+    cooc.sort_indices()
+    return WordNetwork(vocab, counts, cooc, n_posts)

@@ -10,24 +10,20 @@ Two implementations with one result type, tested equal:
 
 - :func:`word_network` on the driver: ``X^T X`` of the posts x words incidence matrix
   (scipy sparse), whose diagonal is f(w) and whose off-diagonal part is f(w1, w2);
-- :func:`word_network_spark` on Spark: explode the word sets, generate the pairs of each
-  post with array functions, and count.
+- :func:`routelab.s3tm.dataflow.word_network_spark` on Spark (Spark code lives in the
+  dataflow module): explode the word sets, generate the pairs of each post with array
+  functions, and count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from routelab.errors import BadInputError
 from routelab.s3tm.wordsets import Corpus
-
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,73 +92,3 @@ def word_network(corpus: Corpus, subscribed_words: Iterable[str] | None = None) 
     gram.eliminate_zeros()
     gram.sort_indices()
     return WordNetwork(list(corpus.vocab), freq, gram.astype(np.int64), corpus.n_posts)
-
-
-def word_network_spark(
-    df: DataFrame, subscribed_words: Iterable[str] | None = None, *, words_col: str = "words"
-) -> WordNetwork:
-    """Word network of a posts DataFrame computed on Spark.
-
-    Each post's words are cleaned into a sorted distinct set (null/empty words ignored),
-    restricted to W^s when ``subscribed_words`` is given (broadcast join), paired with Spark
-    array functions (no self-join), and counted by ``groupBy``. The counts are collected; the
-    vocabulary is the sorted list of words with a non-zero count.
-
-    Raises:
-        BadInputError: ``words_col`` is missing.
-    """
-    from pyspark.sql import functions as F
-
-    if words_col not in df.columns:
-        raise BadInputError(f"posts DataFrame lacks column {words_col!r}; it has {df.columns}")
-    spark = df.sparkSession
-    n_posts = df.count()
-    words = F.filter(F.col(words_col), lambda w: w.isNotNull() & (w != ""))
-    posts = df.select(F.array_sort(F.array_distinct(words)).alias("ws"))
-    if subscribed_words is not None:
-        words_df = [(w,) for w in sorted(set(subscribed_words))]
-        sub_df = spark.createDataFrame(words_df, "w string")
-        posts = (
-            df.select(F.monotonically_increasing_id().alias("row"), words.alias("ws"))
-            .select("row", F.explode("ws").alias("w"))
-            .join(F.broadcast(sub_df), on="w")
-            .groupBy("row")
-            .agg(F.array_sort(F.collect_set("w")).alias("ws"))
-        )
-    posts = posts.cache()
-    try:
-        freq = posts.select(F.explode("ws").alias("w")).groupBy("w").count().toPandas()
-        n = F.size("ws")
-        pairs_col = F.when(
-            n >= 2,
-            F.flatten(
-                F.transform(
-                    F.sequence(F.lit(1), n - 1),
-                    lambda i: F.transform(
-                        F.slice("ws", i + 1, n - i),
-                        lambda b: F.struct(F.element_at("ws", i).alias("a"), b.alias("b")),
-                    ),
-                )
-            ),
-        )
-        pairs = (
-            posts.select(F.explode(pairs_col).alias("p"))
-            .groupBy(F.col("p.a").alias("a"), F.col("p.b").alias("b"))
-            .count()
-            .toPandas()
-        )
-    finally:
-        posts.unpersist()
-    vocab = sorted(freq["w"].tolist())
-    index = {w: j for j, w in enumerate(vocab)}
-    counts = np.zeros(len(vocab), dtype=np.int64)
-    counts[[index[w] for w in freq["w"]]] = freq["count"].to_numpy(dtype=np.int64)
-    a = np.array([index[w] for w in pairs["a"]], dtype=np.int64)
-    b = np.array([index[w] for w in pairs["b"]], dtype=np.int64)
-    c = pairs["count"].to_numpy(dtype=np.int64)
-    cooc = sp.coo_matrix(
-        (np.concatenate([c, c]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-        shape=(len(vocab), len(vocab)),
-    ).tocsr()
-    cooc.sort_indices()
-    return WordNetwork(vocab, counts, cooc, n_posts)

@@ -25,11 +25,12 @@ Files and the paper's sections:
 ``phase_one.py``   Phase I of the local adjustment: text split or merge of a hot cell
 ``global_adjust.py`` global adjustment: re-partition on a recent sample, two strategies
                    until the old queries drain (Sect. V-B)
-``adjust_workers.py`` the workers of an adjusted replay: in this process or as Spark tasks
-                   with their postings checkpointed between periods
+``adjust_workers.py`` the workers of an adjusted replay: what the adjustment needs of them,
+                   and the workers in this process
 ``engine.py``      the partitioner registry ``PARTITIONERS``; the build sample; partition ->
                    dispatch -> worker replay -> merger on one machine (Fig. 1)
-``dataflow.py``    the same run with dispatchers and workers as Spark tasks
+``dataflow.py``    the same run with dispatchers and workers as Spark tasks; the adjusted
+                   replay's workers as Spark tasks, postings checkpointed between periods
 ``workload.py``    the workload's shape: objects : updates, query lifetimes (Sect. VI-A)
 ``io.py``          a user's objects/queries files -> a stream (``routelab spatial match``)
 =================  ========================================================================

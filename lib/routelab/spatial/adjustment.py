@@ -2,8 +2,9 @@
 that really moves the queries' state.
 
 The stream is routed and replayed in periods of ``period`` tuples (the dispatchers' state
-and the workers' GI2 state kept across periods; the workers run in this process or as
-Spark tasks, :mod:`routelab.spatial.adjust_workers`). After each period every worker's
+and the workers' GI2 state kept across periods; the workers run in this process,
+:mod:`routelab.spatial.adjust_workers`, or as Spark tasks,
+:class:`routelab.spatial.dataflow.SparkWorkers`). After each period every worker's
 load is the cost model's (Definition 1 with the GI2 reading of the match count: ``c_m`` x
 the candidate checks its objects made + ``c_o`` x its objects + ``c_ins`` x its query
 insertions + ``c_del`` x its deletions), and a cell's load on a worker is the same sum
@@ -50,13 +51,9 @@ import numpy as np
 import pandas as pd
 
 from routelab.spatial import phase_one
-from routelab.spatial.adjust_workers import (
-    BACKENDS,
-    LocalWorkers,
-    SparkWorkers,
-    Workers,
-)
+from routelab.spatial.adjust_workers import BACKENDS, LocalWorkers, Workers
 from routelab.spatial.cost import CostParams
+from routelab.spatial.dataflow import SparkWorkers
 from routelab.spatial.engine import (
     FIXED_REPEATS,
     POSTING_BYTES,
@@ -222,7 +219,7 @@ def replay_adjusted(
     with local adjustment after each period (``params.enabled``) and global adjustment
     every ``params.global_params.every`` tuples (module docstring). ``backend``: "local"
     (the workers' indexes in this process) or "spark" (one Spark task per worker and
-    period, :class:`~routelab.spatial.adjust_workers.SparkWorkers`)."""
+    period, :class:`~routelab.spatial.dataflow.SparkWorkers`)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     st = setup.stream
