@@ -11,8 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.compare import claims as cc
-from routelab.compare.drift import drift_rows
 from routelab.compare.interests import (
     Interests,
     make_interests,
@@ -21,9 +19,11 @@ from routelab.compare.interests import (
     predicate_subscriptions,
     spatial_queries,
 )
+from routelab.compare.lab import claims as cc
+from routelab.compare.lab.drift import drift_rows
 from routelab.compare.routers import ROUTERS, route, s3tm_pairs, spatial_pairs
 from routelab.compare.stream import ATTRS, REGIONS, common_stream, key_stream
-from routelab.spatial.lab.workload import BOXES, box_region
+from routelab.spatial.places import BOXES, box_region
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +213,7 @@ def test_bad_arguments() -> None:
         route("S3-TM", "magic", 4, stream, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="windows"):
         common_stream(None, 10, windows=1)
-    from routelab.compare.experiments import data_params
+    from routelab.compare.lab.experiments import data_params
 
     with pytest.raises(ValueError, match="train_windows"):
         data_params(None, 10, 4, 4, 10, 0)
@@ -221,7 +221,7 @@ def test_bad_arguments() -> None:
 
 def test_worked_example_agrees_with_the_systems(small) -> None:  # noqa: ANN001
     """The example's flags, computed by the definitions, are what the systems answer."""
-    from routelab.compare.example import worked_example
+    from routelab.compare.lab.example import worked_example
     from routelab.filtering.matchers import build_matcher
 
     stream, interests = small

@@ -116,7 +116,7 @@ def compare_frame() -> pd.DataFrame:
 
 
 def test_tradeoff_names_routers_in_the_legend_not_in_piled_labels():
-    from routelab.compare import figures as cf
+    from routelab.compare.lab import figures as cf
     from routelab.palette import DESIGN_COLOURS
 
     fig = cf.extra_tradeoff(compare_frame(), (8, 32))
@@ -139,7 +139,7 @@ def test_tradeoff_names_routers_in_the_legend_not_in_piled_labels():
 
 
 def test_perfect_line_is_drawn_on_top_dashed_and_labelled():
-    from routelab.compare import figures as cf
+    from routelab.compare.lab import figures as cf
 
     fig = cf.extra_throughput(compare_frame())
     top = fig.data[-1]  # drawn last: above the routers that lie on it
@@ -153,7 +153,7 @@ def test_perfect_line_is_drawn_on_top_dashed_and_labelled():
 
 
 def test_drift_panels_titles_fit_their_panels():
-    from routelab.compare import figures as cf
+    from routelab.compare.lab import figures as cf
     from routelab.compare.routers import SYSTEMS
 
     drift = pd.DataFrame([{"system": s, "window": w, "static": 1.0 + w / 10, "adapted": 1.1}
@@ -173,7 +173,7 @@ def test_drift_panels_titles_fit_their_panels():
 def test_no_log_axis_keeps_plotlys_bare_minor_digits():
     """An axis over three and a half decades, left to plotly, labels "2" and "5" between
     the decades; once stamped it labels decades only (or 1-2-5 ticks named in full)."""
-    from routelab.compare import figures as cf
+    from routelab.compare.lab import figures as cf
 
     fig = cf.extra_throughput(compare_frame().assign(throughput_x=lambda f: f["n_workers"] * 80))
     fig.update_layout(xaxis={"range": None})

@@ -1,8 +1,12 @@
 """The layout of lib/routelab: algorithms apart from notebook code, no import cycles.
 
-- ``routelab/<paper>/`` holds a paper's algorithms only: it never imports its own ``lab``
-  (notebook code), plotting or the claims machinery;
-- ``routelab/corpus/`` (the corpus side of S3-TM) follows the same rule with its ``lab``;
+- every package ``routelab/<package>/``, with or without a ``lab`` (each paper's,
+  ``corpus`` -- the corpus side of S3-TM --, ``compare``, ``datasets``, ``commands``), is
+  outside its ``lab`` code a user calls on their own data: it never imports a ``lab``
+  (notebook code), plotting or plotly, nor (except the CLI, ``commands``) the report or
+  claims machinery;
+- the direction is one way: a ``lab`` may import algorithm code, no module outside a
+  ``lab`` (a package's algorithm side or a workbench module) imports any ``lab``;
 - under ``s3tm/lab/`` each notebook's package imports only ``s3tm/lab/shared.py``, never
   another notebook's package;
 - every package (and every ``lab``) has an ``__init__`` docstring that maps its files;
@@ -19,9 +23,20 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 ROOT = LIB / "routelab"
-PAPERS = [p.name for p in ROOT.iterdir() if (p / "lab").is_dir()]
+PACKAGES = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").exists())
+"""Every package under routelab, with or without a ``lab``."""
+PAPERS = [p for p in PACKAGES if (ROOT / p / "lab").is_dir()]
+"""The packages with a ``lab`` (notebook code)."""
+CLI = "commands"
+"""The one package that may import the report and claims machinery (``routelab claims``
+reads the verdicts, answers are formatted by :mod:`routelab.report`)."""
 S3TM_LAB = ROOT / "s3tm" / "lab"
 NOTEBOOK_PACKAGES = sorted(p.name for p in S3TM_LAB.iterdir() if (p / "__init__.py").exists())
+
+
+def _is_lab(module: str) -> bool:
+    """``module`` is a ``lab`` package or lives in one (``routelab.<package>.lab...``)."""
+    return "lab" in module.split(".")
 
 
 def _module_name(path: Path) -> str:
@@ -29,13 +44,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, module: str | None = None) -> set[str]:
     """routelab modules ``path`` imports anywhere (module level or inside functions), except
-    under ``if TYPE_CHECKING:``."""
+    under ``if TYPE_CHECKING:``; ``module``: its dotted name (default: from its path)."""
     found: set[str] = set()
-    package = (
-        _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    )
+    module = module or _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     tree = ast.parse(path.read_text())
     typing_only = {
         id(n)
@@ -68,26 +82,66 @@ MODULES = {_module_name(p): p for p in ROOT.rglob("*.py")}
 
 
 def test_there_are_paper_packages_with_a_lab():
-    assert {"s3tm", "grouping", "corpus"} <= set(PAPERS)
+    assert {"s3tm", "grouping", "filtering", "spatial", "corpus", "compare"} <= set(PAPERS)
+    assert {"datasets", CLI} <= set(PACKAGES)
 
 
-@pytest.mark.parametrize("paper", PAPERS)
-def test_algorithms_do_not_import_notebook_code_plots_or_claims(paper):
+@pytest.mark.parametrize("package", PACKAGES)
+def test_algorithms_do_not_import_notebook_code_plots_or_claims(package):
+    """A package's algorithm side (everything outside its ``lab``) imports no ``lab``, no
+    plotting, no plotly or ipywidgets, and (except the CLI) no report or claims."""
+    banned = {"routelab.plots", "routelab.report", "routelab.claims"}
+    if package == CLI:
+        banned = {"routelab.plots"}
     offenders = []
     for name, path in MODULES.items():
-        if not name.startswith(f"routelab.{paper}.") or ".lab" in name:
+        if not name.startswith(f"routelab.{package}.") and name != f"routelab.{package}":
+            continue
+        if _is_lab(name):
             continue
         text = path.read_text()
         for imported in _imports(path):
-            if imported.startswith(f"routelab.{paper}.lab") or imported in (
-                "routelab.plots",
-                "routelab.report",
-                "routelab.claims",
-            ):
+            if _is_lab(imported) or imported in banned:
                 offenders.append(f"{name} imports {imported}")
         if "plotly" in text or "ipywidgets" in text:
             offenders.append(f"{name} uses plotly/ipywidgets")
     assert not offenders, offenders
+
+
+def test_no_module_outside_a_lab_imports_a_lab():
+    """Labs import algorithm code, never the reverse: no module outside a ``lab`` (a
+    package's algorithm side, the CLI or a workbench module at the top) imports from any
+    ``*.lab`` package, its own or another package's, at module level or in a function."""
+    offenders = sorted(
+        f"{name} imports {imported}"
+        for name, path in MODULES.items()
+        if not _is_lab(name)
+        for imported in _imports(path)
+        if _is_lab(imported)
+    )
+    assert not offenders, offenders
+
+
+def test_the_import_direction_check_sees_a_lab_import(tmp_path):
+    """The check above sees a lab imported at module level, inside a function and
+    relatively; imports under ``if TYPE_CHECKING:`` (annotations only) do not count."""
+    algorithm = tmp_path / "algorithm.py"
+    algorithm.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from routelab.spatial.lab import workload\n"
+        "from .lab import figures\n"
+        "if TYPE_CHECKING:\n"
+        "    from routelab.s3tm.lab.shared import SharedData\n"
+        "def f():\n"
+        "    from routelab.compare.lab.drift import drift_rows\n"
+    )
+    found = {m for m in _imports(algorithm, "routelab.compare.algorithm") if _is_lab(m)}
+    assert found == {
+        "routelab.spatial.lab.workload",
+        "routelab.compare.lab.figures",
+        "routelab.compare.lab.drift",
+    }
+    assert _is_lab("routelab.compare.lab") and not _is_lab("routelab.compare.labels")
 
 
 @pytest.mark.parametrize(

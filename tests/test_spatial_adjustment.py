@@ -170,7 +170,8 @@ def test_q3_regions_flip_between_q1_and_q2() -> None:
     between Q1 and Q2 (seeded), so a region's queries change kind between epochs."""
     import pandas as pd
 
-    from routelab.spatial.lab.workload import BOXES, WorkloadParams, make_queries_frame
+    from routelab.spatial.lab.workload import WorkloadParams, make_queries_frame
+    from routelab.spatial.places import BOXES
 
     lo_x, lo_y, hi_x, hi_y = BOXES["US"]
     rng = np.random.default_rng(0)

@@ -11,13 +11,13 @@ from routelab.grouping.queueing import multicopy_latency
 from routelab.spatial.engine import build_partition, prepare, run_pipeline
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.lab.workload import (
-    BOXES,
     WorkloadParams,
     helsinki_stream,
     make_queries_frame,
     place_tweets,
 )
 from routelab.spatial.oracle import oracle_pairs
+from routelab.spatial.places import BOXES
 from routelab.spatial.workload import random_workload
 
 GRID = BaseGrid(-0.5, -0.5, 10.5, 10.5, 32)

@@ -52,10 +52,9 @@ def make_interests(
     """``n`` interests over ``stream`` (module docstring); the topic model is fitted on the
     stream's posts once and cached."""
     from routelab.corpus.preprocess import bundled_words_dir
-    from routelab.corpus.subscriptions import topic_subscriptions
-    from routelab.s3tm.lab.matching.scaling import cached_topic_model
+    from routelab.corpus.subscriptions import cached_topic_model, topic_subscriptions
     from routelab.spatial.grid import square_rect
-    from routelab.spatial.lab.workload import BOXES, box_region, country_places
+    from routelab.spatial.places import BOXES, box_region, country_places
 
     if not 1 <= hour_span <= 24:
         raise ValueError(f"hour_span must lie in 1..24, got {hour_span}")
@@ -117,7 +116,7 @@ def s3tm_subscriptions(interests: Interests) -> pd.DataFrame:
 def spatial_queries(interests: Interests, region: bool = True, country: str = "US") -> pd.DataFrame:
     """PS2Stream's view: ``id``, ``rect`` (the metro's square, or the whole box with
     ``region=False``), ``dnf`` (the words as one AND conjunct)."""
-    from routelab.spatial.lab.workload import BOXES
+    from routelab.spatial.places import BOXES
 
     f = interests.frame
     rects = list(f["rect"]) if region else [tuple(BOXES[country])] * len(f)

@@ -74,9 +74,9 @@ def common_stream(
 def _build(
     spark: Any, max_posts: int | None, seed: int, country: str, p_home: float, windows: int
 ) -> pd.DataFrame:
+    from routelab.corpus.corpora import real_posts_frame
     from routelab.datasets.bundled import read_prepared
-    from routelab.s3tm.lab.routing.workloads import real_posts_frame
-    from routelab.spatial.lab.workload import box_region, place_accounts
+    from routelab.spatial.places import box_region, place_accounts
 
     if spark is None:
         from routelab.spark import get_spark

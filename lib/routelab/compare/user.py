@@ -102,7 +102,7 @@ def read_user_compare(
     """The posts and interests files (module docstring) as the common stream and its
     interests; bad records go to ``bad``."""
     from routelab.spatial.io import read_table, read_user_stream
-    from routelab.spatial.lab.workload import box_region
+    from routelab.spatial.places import box_region
 
     posts_raw, p_first = read_table(posts_path, POST_COLUMNS)
     ints_raw, i_first = read_table(interests_path, ())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
     from routelab.corpus.preprocess import PreprocessReport
@@ -50,6 +51,17 @@ def bundled_posts(
             raise ValueError(f"max_posts must be positive or None, got {max_posts}")
         posts = posts.orderBy("ts", "post_id").limit(int(max_posts))
     return posts, read_report(out)
+
+
+def real_posts_frame(
+    spark: SparkSession, max_posts: int | None = None, *, progress: bool = True
+) -> pd.DataFrame:
+    """The bundled real tweets (:func:`bundled_posts`) as a pandas frame (``post_id``,
+    ``ts``, ``words``, ``source``) in time order (``ts``, ``post_id``); ``max_posts``: the
+    first posts in time order."""
+    posts, _ = bundled_posts(spark, max_posts, progress=progress)
+    frame = posts.select("post_id", "ts", "words", "source").toPandas()
+    return frame.sort_values(["ts", "post_id"], ignore_index=True)
 
 
 def bundled_surface_forms(max_posts: int | None = None) -> dict[str, str]:

@@ -438,6 +438,34 @@ def fit_topics(
 # --------------------------------------------------------------------------- topic-based
 
 
+def cached_topic_model(
+    frame: pd.DataFrame,
+    n_topics: int = 100,
+    *,
+    passes: int = 3,
+    seed: int = 0,
+    key: str = "",
+    progress: bool = False,
+) -> TopicModel:
+    """:func:`routelab.corpus.subscriptions.fit_topics` with a cache in
+    ``prepared_dir()/topic_models`` keyed by the parameters, ``key`` (say, the corpus
+    fingerprint) and the posts' ids."""
+    import hashlib
+
+    from routelab.paths import prepared_dir
+
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(json.dumps([n_topics, passes, seed, key, len(frame)]).encode())
+    digest.update(np.ascontiguousarray(frame["post_id"].to_numpy(dtype=np.int64)).tobytes())
+    path = prepared_dir() / "topic_models" / f"lda-{digest.hexdigest()}.json"
+    if path.exists():
+        return TopicModel.load(path)
+    model = fit_topics(frame, n_topics, passes=passes, seed=seed, progress=progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    return model
+
+
 def length_pmf(zipf_skew: float, max_len: int) -> np.ndarray:
     """P(length = k) for k = 1..max_len, ``∝ k**-zipf_skew`` (S3-TM: skew 0.5, lengths 1..5)."""
     return zipf_pmf(max_len, zipf_skew)

@@ -32,6 +32,8 @@ Files and the paper's sections:
 ``dataflow.py``    the same run with dispatchers and workers as Spark tasks; the adjusted
                    replay's workers as Spark tasks, postings checkpointed between periods
 ``workload.py``    the workload's shape: objects : updates, query lifetimes (Sect. VI-A)
+``places.py``      where the tweets are: a country's gazetteer places, posts placed by
+                   their accounts, the country's box cut into regions (Sect. VI-A)
 ``io.py``          a user's objects/queries files -> a stream (``routelab spatial match``)
 =================  ========================================================================
 

@@ -30,7 +30,6 @@ results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -47,8 +46,6 @@ from routelab.s3tm.wordsets import Corpus
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from routelab.corpus.subscriptions import TopicModel
-
 __all__ = [
     "Deployment",
     "advantage_note",
@@ -58,7 +55,6 @@ __all__ = [
     "placement_gain",
     "throughput_drop",
     "BEYOND_CORPUS",
-    "cached_topic_model",
     "real_scaling_data",
     "scaling_data",
     "synthetic_subscriptions",
@@ -209,35 +205,6 @@ def scaling_data(
     return ScalingData(posts, folds, n_folds, dict(streams), dict(info or {}), ts, origins)
 
 
-def cached_topic_model(
-    frame: pd.DataFrame,
-    n_topics: int = 100,
-    *,
-    passes: int = 3,
-    seed: int = 0,
-    key: str = "",
-    progress: bool = False,
-) -> TopicModel:
-    """:func:`routelab.corpus.subscriptions.fit_topics` with a cache in
-    ``prepared_dir()/topic_models`` keyed by the parameters, ``key`` (say, the corpus
-    fingerprint) and the posts' ids."""
-    import hashlib
-
-    from routelab.corpus.subscriptions import TopicModel, fit_topics
-    from routelab.paths import prepared_dir
-
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(json.dumps([n_topics, passes, seed, key, len(frame)]).encode())
-    digest.update(np.ascontiguousarray(frame["post_id"].to_numpy(dtype=np.int64)).tobytes())
-    path = prepared_dir() / "topic_models" / f"lda-{digest.hexdigest()}.json"
-    if path.exists():
-        return TopicModel.load(path)
-    model = fit_topics(frame, n_topics, passes=passes, seed=seed, progress=progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    return model
-
-
 def real_scaling_data(
     spark: SparkSession,
     max_subs: int,
@@ -257,11 +224,11 @@ def real_scaling_data(
     Tweet-based subscriptions: :func:`tweet_subscription_stream` (real posts, each once,
     then ``tweet_beyond``: synthetic ones with ``generator`` parameters, or repeats).
     Topic-based subscriptions use LDA on the same posts (cached by
-    :func:`cached_topic_model`).
+    :func:`routelab.corpus.subscriptions.cached_topic_model`).
     """
     from routelab.corpus.corpora import bundled_posts
     from routelab.corpus.preprocess import bundled_words_dir
-    from routelab.corpus.subscriptions import topic_subscriptions
+    from routelab.corpus.subscriptions import cached_topic_model, topic_subscriptions
 
     posts_df, _ = bundled_posts(spark, max_posts, progress=progress)
     frame = posts_df.select("post_id", "ts", "words").toPandas()

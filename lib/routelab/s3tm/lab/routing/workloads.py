@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from routelab.corpus.corpora import real_posts_frame
 from routelab.hashing import py_mix64
 from routelab.s3tm.lab.shared import (
     KINDS,
@@ -128,19 +129,6 @@ def cv_data(
         **(info or {}),
     }
     return CVData(name, corpora, folds, n_folds, details)
-
-
-def real_posts_frame(
-    spark: SparkSession, max_posts: int | None = None, *, progress: bool = True
-) -> pd.DataFrame:
-    """The bundled real tweets (:func:`routelab.corpus.corpora.bundled_posts`) as a pandas
-    frame (``post_id``, ``ts``, ``words``, ``source``) in time order (``ts``, ``post_id``);
-    ``max_posts``: the first posts in time order."""
-    from routelab.corpus.corpora import bundled_posts
-
-    posts, _ = bundled_posts(spark, max_posts, progress=progress)
-    frame = posts.select("post_id", "ts", "words", "source").toPandas()
-    return frame.sort_values(["ts", "post_id"], ignore_index=True)
 
 
 def real_cv_from_frame(

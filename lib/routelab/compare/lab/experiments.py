@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.compare.drift import DRIFT_ROUTERS, drift_rows
 from routelab.compare.interests import Interests, make_interests, post_topics
+from routelab.compare.lab.drift import DRIFT_ROUTERS, drift_rows
 from routelab.compare.routers import ROUTERS, route
 from routelab.compare.stream import common_stream
 
