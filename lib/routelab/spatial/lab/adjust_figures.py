@@ -106,7 +106,7 @@ def fig13_15_query_counts(frame: pd.DataFrame) -> go.Figure:
     fig = make_subplots(
         rows=1, cols=4,
         subplot_titles=["selection time (ms)", "MB per migration", "ms per migration",
-                        "tuples unaffected (< b1)"],
+                        "tuples unaffected (latency < b1)"],
     )  # fmt: skip
     snaps = _runs(frame, None, "selection")
     dp = pd.concat([runs[runs["selector"] == "DP"], snaps[snaps["selector"] == "DP"]])
