@@ -11,13 +11,15 @@ PROFILE ?= default
 STAMP := $(VENV)/.routelab-installed
 DATA_STAMP := datasets/prepared/.prepared
 
-.PHONY: setup venv packages chromium datasets test test-fast figures bench lab lint dupes lock clean help
+.PHONY: setup venv packages chromium datasets test test-fast figures bench bench-compare need-ref lab lint dupes lock clean help
 
 help:
 	@echo "make figures   set up (first use) and regenerate every figure (PROFILE=$(PROFILE))"
 	@echo "make test      set up (first use) and run the whole test suite"
 	@echo "make setup     idempotent: .venv, pinned packages, chromium, datasets"
 	@echo "make bench     benchmarks with ratios against baselines measured in the same run"
+	@echo "make bench-compare REF=<commit> [BENCH=name...] [ROUNDS=3] [QUICK=1]"
+	@echo "               the benchmarks on REF and on the work tree, interleaved; history in papermill_runs/bench"
 	@echo "make lab       JupyterLab on http://127.0.0.1:8888"
 	@echo "make lint      ruff check + format check"
 
@@ -74,6 +76,15 @@ figures: setup
 
 bench: setup
 	$(ROUTELAB) bench
+
+# the same benchmarks on an earlier commit (a temporary git worktree) and on the work tree,
+# interleaved: make bench-compare REF=HEAD~1 [BENCH="matching grouping"] [ROUNDS=3] [QUICK=1]
+ROUNDS ?= 3
+need-ref:
+	@if [ -z "$(REF)" ]; then echo "make bench-compare: give REF=<commit>, e.g. make bench-compare REF=HEAD~1" >&2; exit 2; fi
+
+bench-compare: need-ref setup
+	$(ROUTELAB) bench compare --ref "$(REF)" --rounds $(ROUNDS) $(if $(QUICK),--quick) $(BENCH)
 
 lab: setup
 	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser --allow-root --notebook-dir notebooks

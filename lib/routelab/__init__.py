@@ -39,6 +39,8 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``errors.py``          errors reported to users as one clear message
   ``badrecords.py``      bad input records counted by reason, with file:line examples
   ``benchmarks.py``      the registry behind ``make bench`` / ``routelab bench``
+  ``benchcompare.py``    ``routelab bench compare``: the benchmarks on an earlier commit,
+                         interleaved with the work tree's; ``papermill_runs/bench`` history
   ``cli.py``             the ``routelab`` command line (subcommands in ``commands/``)
   ====================== ==================================================================
 """

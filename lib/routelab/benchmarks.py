@@ -3,6 +3,11 @@
 Each benchmark is a function returning a list of row dicts with at least ``bench``,
 ``what``, ``value``, ``unit`` and, where a baseline exists, ``baseline``, ``ratio`` and
 ``goal``. Goals are printed, never asserted: speed lives here, not in the tests.
+
+Every row also says which way is better for its ``value``: ``better`` is ``"higher"``
+(rates: a unit ending ``/s``; speed-ups: ``x``) or ``"lower"`` (times, memory), given by the
+bench itself or else read from its unit (:func:`direction`). ``routelab bench compare``
+(:mod:`routelab.benchcompare`) uses it to tell a slowdown from a speed-up across commits.
 """
 
 from __future__ import annotations
@@ -60,6 +65,21 @@ BENCHMARKS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: units whose smaller values are better (times and memory)
+LOWER_IS_BETTER_UNITS = frozenset({"ns", "us", "ms", "s", "min", "h", "B", "KB", "MB", "GB"})
+
+
+def direction(unit: str | None) -> str | None:
+    """``"higher"`` or ``"lower"``: which way a figure in ``unit`` is better; ``None`` when
+    the unit does not say (such a figure is compared but never flagged)."""
+    unit = (unit or "").strip()
+    if unit.endswith("/s") or unit == "x":
+        return "higher"
+    if unit in LOWER_IS_BETTER_UNITS:
+        return "lower"
+    return None
+
+
 def run_benchmarks(names: list[str] | None = None, quick: bool = False) -> list[dict[str, Any]]:
     """Run the selected benchmarks (all by default) and return their rows."""
     rows: list[dict[str, Any]] = []
@@ -69,7 +89,9 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False) -> list[
         module, func, _ = BENCHMARKS[name]
         bench: Callable[..., list[dict[str, Any]]] = getattr(importlib.import_module(module), func)
         for row in bench(quick=quick):
-            rows.append({"bench": name, **row})
+            row = {"bench": name, **row}
+            row.setdefault("better", direction(row.get("unit")))
+            rows.append(row)
     return rows
 
 
@@ -87,6 +109,7 @@ def format_rows(rows: list[dict[str, Any]]) -> str:
             "what",
             "value",
             "unit",
+            "better",
             "baseline",
             "ratio",
             "goal",

@@ -43,9 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's subcommands by name (none when it has no subparsers)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def with_default_verb(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``argv`` with a command's default verb inserted where none is given: a command
+    whose parser sets ``_default_verb`` (``routelab bench [NAME...]`` is ``routelab bench
+    run [NAME...]``) keeps its short form; ``--help`` still lists the verbs."""
+    argv = list(argv)
+    if not argv:
+        return argv
+    command = _subcommands(parser).get(argv[0])
+    default = command.get_default("_default_verb") if command is not None else None
+    if default is None:
+        return argv
+    rest = argv[1:]
+    if rest and (rest[0] in _subcommands(command) or rest[0] in ("-h", "--help")):
+        return argv
+    return [argv[0], default, *rest]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_default_verb(parser, sys.argv[1:] if argv is None else argv))
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
