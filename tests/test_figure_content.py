@@ -24,10 +24,10 @@ import pytest
 from test_figure_table import builders, figure_numbers, table_rows
 from test_spatial_adjust_figures import _frame as adjust_frame
 
-from routelab.filtering.lab import adaptivity_figures
-from routelab.filtering.lab import figures as fabret_figures
-from routelab.spatial.lab import adjust_figures
-from routelab.spatial.lab import figures as spatial_figures
+from routelab.filtering.lab.adaptivity import figures as adaptivity_figures
+from routelab.filtering.lab.matching import figures as fabret_figures
+from routelab.spatial.lab.adjustment import figures as adjust_figures
+from routelab.spatial.lab.partitioning import figures as spatial_figures
 
 
 def _finite(values: object) -> int:
@@ -152,44 +152,50 @@ def _kdt_map() -> go.Figure:
 
 # builder -> how to draw it from a hand-made frame
 BUILD: dict[str, Callable[[], go.Figure]] = {
-    "spatial.lab.figures.fig3_4_kdt_map": _kdt_map,
-    "spatial.lab.figures.fig6_baselines": lambda: spatial_figures.fig6_baselines(_spatial_runs()),
-    "spatial.lab.figures.fig7_throughput": lambda: spatial_figures.fig7_throughput(_spatial_runs()),
-    "spatial.lab.figures.fig8_latency": lambda: spatial_figures.fig8_latency(_spatial_runs()),
-    "spatial.lab.figures.fig9_dispatcher_memory": (
+    "spatial.lab.partitioning.figures.fig3_4_kdt_map": _kdt_map,
+    "spatial.lab.partitioning.figures.fig6_baselines": (
+        lambda: spatial_figures.fig6_baselines(_spatial_runs())
+    ),
+    "spatial.lab.partitioning.figures.fig7_throughput": (
+        lambda: spatial_figures.fig7_throughput(_spatial_runs())
+    ),
+    "spatial.lab.partitioning.figures.fig8_latency": (
+        lambda: spatial_figures.fig8_latency(_spatial_runs())
+    ),
+    "spatial.lab.partitioning.figures.fig9_dispatcher_memory": (
         lambda: spatial_figures.fig9_dispatcher_memory(_spatial_runs())
     ),
-    "spatial.lab.figures.fig10_worker_memory": (
+    "spatial.lab.partitioning.figures.fig10_worker_memory": (
         lambda: spatial_figures.fig10_worker_memory(_spatial_runs())
     ),
-    "spatial.lab.figures.fig11_scalability": (
+    "spatial.lab.partitioning.figures.fig11_scalability": (
         lambda: spatial_figures.fig11_scalability(_spatial_runs())
     ),
-    "spatial.lab.adjust_figures.fig12_selection": (
+    "spatial.lab.adjustment.figures.fig12_selection": (
         lambda: adjust_figures.fig12_selection(adjust_frame(), 1_000)
     ),
-    "spatial.lab.adjust_figures.fig13_15_query_counts": (
+    "spatial.lab.adjustment.figures.fig13_15_query_counts": (
         lambda: adjust_figures.fig13_15_query_counts(adjust_frame())
     ),
-    "spatial.lab.adjust_figures.fig16_throughput": (
+    "spatial.lab.adjustment.figures.fig16_throughput": (
         lambda: adjust_figures.fig16_throughput(_adjust_with_periods())
     ),
-    "filtering.lab.figures.fig3a_matching_time": (
+    "filtering.lab.matching.figures.fig3a_matching_time": (
         lambda: fabret_figures.fig3a_matching_time(_fabret_sweep().query("workload == 'W0'"))
     ),
-    "filtering.lab.figures.fig3b_operators": (
+    "filtering.lab.matching.figures.fig3b_operators": (
         lambda: fabret_figures.fig3b_operators(_fabret_sweep())
     ),
-    "filtering.lab.figures.fig3c_memory": (
+    "filtering.lab.matching.figures.fig3c_memory": (
         lambda: fabret_figures.fig3c_memory(_fabret_sweep().query("workload == 'W0'"))
     ),
-    "filtering.lab.figures.fig3d_loading_time": (
+    "filtering.lab.matching.figures.fig3d_loading_time": (
         lambda: fabret_figures.fig3d_loading_time(_fabret_sweep().query("workload == 'W0'"))
     ),
-    "filtering.lab.adaptivity_figures.fig4a_schema_change": (
+    "filtering.lab.adaptivity.figures.fig4a_schema_change": (
         lambda: adaptivity_figures.fig4a_schema_change(*_fabret_windows())
     ),
-    "filtering.lab.adaptivity_figures.fig4b_value_skew": (
+    "filtering.lab.adaptivity.figures.fig4b_value_skew": (
         lambda: adaptivity_figures.fig4b_value_skew(*_fabret_windows())
     ),
 }

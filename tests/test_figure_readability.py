@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.filtering.lab import adaptivity as ad
-from routelab.filtering.lab import adaptivity_claims as ac
-from routelab.filtering.lab import adaptivity_figures as af
+from routelab.filtering.lab.adaptivity import claims as ac
+from routelab.filtering.lab.adaptivity import experiments as ad
+from routelab.filtering.lab.adaptivity import figures as af
 from routelab.plots import labelled_ticks, max_labels, stamp, x_title_depth
 
 RATES = [100, 1_000, 10_000, 100_000, 200_000]

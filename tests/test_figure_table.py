@@ -211,9 +211,9 @@ def test_named_labs_follow_the_pattern():
 def test_a_renamed_builder_fails_the_checks(monkeypatch):
     """Renaming a builder in the code but not in the table fails both ways: the old name no
     longer resolves, and the new name is a builder the table does not list."""
-    from routelab.grouping.lab import pkg_figures
+    from routelab.grouping.lab.pkg import figures as pkg_figures
 
-    module = "grouping.lab.pkg_figures"
+    module = "grouping.lab.pkg.figures"
     source = figure_modules()[module].replace("def fig4_skewed_sources(", "def fig4_sources(")
     assert unlisted_builders({module: source}, table_rows()) == [f"{module}.fig4_sources"]
     monkeypatch.delattr(pkg_figures, "fig4_skewed_sources")

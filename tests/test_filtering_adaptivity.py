@@ -13,8 +13,8 @@ import pytest
 from routelab.filtering.calibration import measure_constants
 from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.dynamic import DynamicMatcher, Thresholds
-from routelab.filtering.lab import adaptivity as ad
-from routelab.filtering.lab import adaptivity_claims as ac
+from routelab.filtering.lab.adaptivity import claims as ac
+from routelab.filtering.lab.adaptivity import experiments as ad
 from routelab.filtering.model import Subscriptions, match_pairs
 from routelab.filtering.oracle import oracle_match
 

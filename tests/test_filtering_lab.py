@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.filtering.lab import experiments as fx
+from routelab.filtering.lab.matching import experiments as fx
 from routelab.timing import timing_lock
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.claims import MIN_REPEATS
-from routelab.filtering.lab import claims as fc
+from routelab.filtering.lab.matching import claims as fc
 
 SIZES = (100_000, 1_000_000, 6_000_000)
 # the paper's matching phase (phase 2) at 100k, 1M, 6M: propagation_wp 10 -> 353 ms (slope

@@ -277,7 +277,11 @@ def test_real_prepared_rows_as_events_and_subscriptions() -> None:
 
 @needs_flights
 def test_workload_data_reads_flights3m() -> None:
-    from routelab.filtering.lab.experiments import FLIGHTS_3M, real_event_table, workload_data
+    from routelab.filtering.lab.matching.experiments import (
+        FLIGHTS_3M,
+        real_event_table,
+        workload_data,
+    )
 
     subs, stats, batches = workload_data(FLIGHTS_3M, 500, seed=2, n_batches=3)
     events, schema = real_event_table(FLIGHTS_3M)

@@ -11,9 +11,9 @@ import pytest
 
 from routelab.grouping.consistent_hash import build_ring, ring_lookup
 from routelab.grouping.events import WorkerEvent
-from routelab.grouping.lab import fish_claims as cf
-from routelab.grouping.lab import fish_experiments as ef
-from routelab.grouping.lab import fish_figures as ff
+from routelab.grouping.lab.fish import claims as cf
+from routelab.grouping.lab.fish import experiments as ef
+from routelab.grouping.lab.fish import figures as ff
 
 ZF = ef.case("ZF z=1.2", "time_evolving_zipf", n_messages=6000, n_keys=500, z=1.2)
 

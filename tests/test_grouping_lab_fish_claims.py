@@ -1,4 +1,4 @@
-"""Notebook 08's claims rules: every row of ``fish_claims`` on hand-made
+"""Notebook 08's claims rules: every row of ``fish.claims`` on hand-made
 frames, one test per verdict each rule can give (at least holds and fails)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from routelab.grouping.lab import fish_claims as cf
+from routelab.grouping.lab.fish import claims as cf
 
 WORKERS = (16, 32, 64, 128)
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from routelab.grouping.lab import fish_claims as cf
 from routelab.grouping.lab import pkg as xp
-from routelab.grouping.lab import pkg_claims as pc
+from routelab.grouping.lab.fish import claims as cf
+from routelab.grouping.lab.pkg import claims as pc
 
 KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind", "timing"}
 

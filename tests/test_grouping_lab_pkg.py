@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from routelab.grouping.lab import pkg as xp
-from routelab.grouping.lab import pkg_figures as fp
 from routelab.grouping.lab.bench import GOALS, bench_rows
+from routelab.grouping.lab.pkg import figures as fp
 from routelab.grouping.lab.tasks import simulate_task
 from routelab.grouping.schemes_kernel import kg_kernel, pkg_global_kernel
 from routelab.sweep import run_grid

@@ -9,7 +9,7 @@ import pytest
 
 from routelab.claims import VERDICTS, Verdict
 from routelab.grouping.lab import pkg as xp
-from routelab.grouping.lab import pkg_claims as pc
+from routelab.grouping.lab.pkg import claims as pc
 
 KEYS = {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind", "timing"}
 

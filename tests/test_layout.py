@@ -7,6 +7,10 @@
   claims machinery;
 - the direction is one way: a ``lab`` may import algorithm code, no module outside a
   ``lab`` (a package's algorithm side or a workbench module) imports any ``lab``;
+- every lab is organised as ``<paper>/lab/<notebook>/``: one package per notebook, and at the
+  lab's top level only its ``__init__``, the modules its notebooks share (a short allow-list
+  per lab) and its ``bench*.py`` (``compare`` and ``corpus`` stay flat: one notebook, and two
+  notebooks sharing one claims module);
 - under ``s3tm/lab/`` each notebook's package imports only ``s3tm/lab/shared.py``, never
   another notebook's package;
 - every package (and every ``lab``) has an ``__init__`` docstring that maps its files;
@@ -17,6 +21,8 @@
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +37,20 @@ CLI = "commands"
 """The one package that may import the report and claims machinery (``routelab claims``
 reads the verdicts, answers are formatted by :mod:`routelab.report`)."""
 S3TM_LAB = ROOT / "s3tm" / "lab"
+NOTEBOOKS = LIB.parent / "notebooks"
+LAB_SHARED = {
+    "s3tm": {"shared"},
+    "grouping": {"streams", "tasks"},
+    "filtering": set(),
+    "spatial": {"workload", "regime"},
+}
+"""Per lab organised as ``<paper>/lab/<notebook>/``: the modules its notebooks share, the only
+ones (with ``__init__`` and ``bench*.py``) at the lab's top level."""
+FLAT_LABS = {
+    "compare": "serves notebook 13 alone",
+    "corpus": "serves notebooks 01-02, which share its claims module",
+}
+"""The labs that stay flat (no notebook packages), and why."""
 NOTEBOOK_PACKAGES = sorted(p.name for p in S3TM_LAB.iterdir() if (p / "__init__.py").exists())
 
 
@@ -186,6 +206,67 @@ def test_no_import_cycles():
         if node not in state:
             visit(node)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_every_lab_declares_its_layout():
+    assert set(PAPERS) == set(LAB_SHARED) | set(FLAT_LABS)
+    assert not set(LAB_SHARED) & set(FLAT_LABS)
+
+
+def _packages(directory: Path) -> list[Path]:
+    return sorted(d for d in directory.iterdir() if d.is_dir() and d.name != "__pycache__")
+
+
+@pytest.mark.parametrize("paper", sorted(LAB_SHARED))
+def test_every_lab_is_organised_by_notebook(paper):
+    """A lab's top level holds its ``__init__``, the shared modules of its allow-list (each of
+    which exists) and its ``bench*.py``; everything else is in a notebook's package, which
+    names its notebook (``notebooks/<NN>_<name>.ipynb``) in its docstring, one each."""
+    lab = ROOT / paper / "lab"
+    stems = {p.stem for p in lab.glob("*.py")}
+    stray = sorted(
+        stems - {"__init__"} - LAB_SHARED[paper] - {s for s in stems if s.startswith("bench")}
+    )
+    assert not stray, f"{paper}/lab: {stray} belong in a notebook's package or in LAB_SHARED"
+    assert LAB_SHARED[paper] <= stems, f"{paper}/lab: {LAB_SHARED[paper] - stems} do not exist"
+    packages = _packages(lab)
+    assert len(packages) >= 2, f"{paper}/lab has fewer than two notebook packages"
+    notebooks = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+    named: dict[str, str] = {}
+    for package in packages:
+        init = package / "__init__.py"
+        assert init.exists(), f"{package.relative_to(ROOT)} is not a package"
+        assert not _packages(package), f"{package.relative_to(ROOT)} nests packages"
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        found = {n for n in notebooks if re.search(rf"\b{n}\b", doc)}
+        assert len(found) == 1, f"{package.relative_to(ROOT)} names notebooks {sorted(found)}"
+        (nb,) = found
+        assert nb not in named, f"{nb} has two packages: {named.get(nb)}, {package.name}"
+        named[nb] = package.name
+
+
+@pytest.mark.parametrize("paper", sorted(FLAT_LABS))
+def test_flat_labs_stay_flat(paper):
+    assert not _packages(ROOT / paper / "lab"), (
+        f"{paper}/lab has packages: declare it in LAB_SHARED"
+    )
+
+
+def test_the_lab_layout_check_sees_a_stray_module(tmp_path, monkeypatch):
+    """A notebook's module left at a lab's top level fails the layout check."""
+    fake = tmp_path / "lib" / "routelab"
+    for rel in (
+        "spatial/lab/__init__.py",
+        "spatial/lab/regime.py",
+        "spatial/lab/workload.py",
+        "spatial/lab/bench.py",
+        "spatial/lab/adjust_claims.py",
+    ):
+        (fake / rel).parent.mkdir(parents=True, exist_ok=True)
+        (fake / rel).write_text('"""x"""\n')
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", fake)
+    with pytest.raises(AssertionError, match="adjust_claims"):
+        test_every_lab_is_organised_by_notebook("spatial")
 
 
 def test_s3tm_lab_has_one_package_per_notebook():

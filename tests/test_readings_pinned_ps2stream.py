@@ -233,7 +233,7 @@ def test_lab_workload_latency_and_claim_defaults() -> None:
     hybrid's capacity; Fig. 11's panels (b) = UK-Q2, (c) = UK-Q3 (Sect. VI-C); "similar
     latency" within 1.25x; objects : updates = 5 in the lab workload. Default values
     pinned (the cases need the lab's data or a full replay)."""
-    from routelab.spatial.lab import claims, experiments
+    from routelab.spatial.lab.partitioning import claims, experiments
     from routelab.spatial.lab.workload import WorkloadParams
 
     w = WorkloadParams()
@@ -286,8 +286,8 @@ def test_platform_cost_per_message_is_8_over_267415_by_default() -> None:
     alternative, 8 / 160,659 s) is read as it is at 29.9 by default."""
     import pandas as pd
 
-    from routelab.spatial.lab import claims as sc
     from routelab.spatial.lab import regime as rg
+    from routelab.spatial.lab.partitioning import claims as sc
 
     assert rg.C_PAPER_US == pytest.approx(1e6 * 8 / 267_415, abs=0.05) == 29.9
     assert _default(sc.all_rows, "c_paper") == rg.C_PAPER_US

@@ -77,7 +77,7 @@ def test_tables_show_numbers_not_scientific_notation_or_nan():
 
 
 def test_the_replay_offers_rounded_hours():
-    from routelab.filtering.lab import adaptivity_figures as af
+    from routelab.filtering.lab.adaptivity import figures as af
 
     hours = [k * 0.2 for k in range(1, 61)]  # tick k of 0.2 h: 51 * 0.2 = 10.200000000000001
     ticks = pd.DataFrame({"hour": hours})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from routelab.filtering.lab import adaptivity_figures as af
-from routelab.spatial.lab import adjust_figures as jf
+from routelab.filtering.lab.adaptivity import figures as af
+from routelab.spatial.lab.adjustment import figures as jf
 
 
 def saturation_windows(dynamic: list[float], no_change: list[float]) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.spatial.lab import adjust_claims as jc
+from routelab.spatial.lab.adjustment import claims as jc
 from routelab.spatial.lab.regime import C_GRID_US
 
 #: per selector: select ms (on the snapshots), mean bytes and ms per Phase II migration,
@@ -203,7 +203,7 @@ def test_fig16_names_the_throughput_reading_where_it_decides():
 
 
 def test_total_throughput_lets_a_hot_worker_average_out():
-    from routelab.spatial.lab.adjust_experiments import run_throughput, total_throughput
+    from routelab.spatial.lab.adjustment.experiments import run_throughput, total_throughput
 
     busy = np.array([[2.0, 1.0], [1.0, 2.0]])  # each worker hot in one period
     msgs = np.array([[10, 10], [10, 10]])
@@ -238,7 +238,7 @@ def test_fig16_and_the_global_adjustment_take_their_own_seeds():
     """Notebook 12's grid: the drift streams on ``seeds``, Fig. 16's flipping streams on
     ``flip_seeds`` and the global adjustment on ``global_seeds`` (each defaulting to
     ``seeds``)."""
-    from routelab.spatial.lab import adjust_experiments as jx
+    from routelab.spatial.lab.adjustment import experiments as jx
 
     args = (1_000, [10, 20], 4, 100, 1.2, 1e6, [0, 1, 2], 50)
     grid = jx.points(*args, flip_seeds=[0, 1, 2, 3, 4], global_seeds=[7])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from routelab.spatial.lab import adjust_figures as jf
+from routelab.spatial.lab.adjustment import figures as jf
 
 
 def _frame() -> pd.DataFrame:

@@ -122,7 +122,7 @@ def test_kdt_map_says_what_the_build_holds() -> None:
     """Figs. 3-4 promise dotted text-split regions only when the build has some."""
     from routelab.spatial.grid import BaseGrid
     from routelab.spatial.kdt import Node, Partition
-    from routelab.spatial.lab.figures import fig3_4_kdt_map
+    from routelab.spatial.lab.partitioning.figures import fig3_4_kdt_map
 
     grid = BaseGrid.around(np.array([0.0, 1.0]), np.array([0.0, 1.0]), 4)
     left, right = Node(0, 0, 2, 4, worker=0), Node(2, 0, 4, 4, worker=1)

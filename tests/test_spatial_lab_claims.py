@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from routelab.claims import MIN_REPEATS
-from routelab.spatial.lab import claims as sc
+from routelab.spatial.lab.partitioning import claims as sc
 
 SETS = [(c, q) for c in ("US", "GB") for q in ("Q1", "Q2", "Q3")]
 

@@ -12,9 +12,9 @@ from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import build_partition, first_object, prepare, run_pipeline
 from routelab.spatial.gi2 import WorkerTuples
 from routelab.spatial.grid import BaseGrid
-from routelab.spatial.lab import cost_clock as cc
-from routelab.spatial.lab import experiments as sx
-from routelab.spatial.lab.text_split import probe_summary, similarity_probe
+from routelab.spatial.lab.partitioning import cost_clock as cc
+from routelab.spatial.lab.partitioning import experiments as sx
+from routelab.spatial.lab.partitioning.text_split import probe_summary, similarity_probe
 from routelab.spatial.lab.workload import (
     WorkloadParams,
     make_queries_frame,

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from routelab.spatial.lab import adjust_claims as jc
 from routelab.spatial.lab import regime as rg
-from routelab.spatial.lab.adjust_experiments import run_throughput
+from routelab.spatial.lab.adjustment import claims as jc
+from routelab.spatial.lab.adjustment.experiments import run_throughput
 
 
 def _runs(share: float = 0.02, busy: float = 0.5, seeds: int = 3, sets=(("US", "Q1"),)):
@@ -229,7 +229,7 @@ def test_the_timed_section_decodes_the_routed_batch_and_measures_its_fixed_cost(
         worker_tuples,
     )
     from routelab.spatial.grid import BaseGrid
-    from routelab.spatial.lab import experiments as sx
+    from routelab.spatial.lab.partitioning import experiments as sx
     from routelab.spatial.oracle import oracle_pairs
     from routelab.spatial.workload import random_workload
 
@@ -262,7 +262,7 @@ def test_the_timed_section_decodes_the_routed_batch_and_measures_its_fixed_cost(
 
 
 def test_memory_capacity_by_hand() -> None:
-    from routelab.spatial.lab.experiments import (
+    from routelab.spatial.lab.partitioning.experiments import (
         memory_capacity,
         peak_rss_mb,
         reset_peak_rss,
@@ -304,7 +304,7 @@ def test_the_papers_cost_must_be_one_the_runs_measured() -> None:
 
 
 def test_regime_map_figure_draws_every_claim_and_cost() -> None:
-    from routelab.spatial.lab.figures import extra_regime_map
+    from routelab.spatial.lab.partitioning.figures import extra_regime_map
 
     vmap = rg.verdict_map(_grade, [_two(5000)])
     fig = extra_regime_map(vmap, rg.C_PAPER_US)
@@ -428,7 +428,7 @@ def test_the_run_s_fixed_share_uses_the_pooled_rate() -> None:
     from routelab.spatial.cost import CostParams
     from routelab.spatial.engine import build_partition, prepare, run_pipeline
     from routelab.spatial.grid import BaseGrid
-    from routelab.spatial.lab import experiments as sx
+    from routelab.spatial.lab.partitioning import experiments as sx
     from routelab.spatial.workload import random_workload
 
     st = random_workload(5, n_objects=600, n_queries=90, mu=30)

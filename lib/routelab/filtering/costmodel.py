@@ -35,7 +35,8 @@ from routelab.filtering.model import MISSING, Events
 class CostConstants:
     """Unit costs in ns (K_r, C_h, K_h, K_c) and bytes (K_space per stored reference,
     hash_space per access predicate, init_space per table). Defaults are this machine's
-    order of magnitude; :func:`routelab.filtering.lab.experiments.calibrate` measures them."""
+    order of magnitude; :func:`routelab.filtering.lab.matching.experiments.calibrate`
+    measures them."""
 
     K_r: float = 5.0
     C_h: float = 30.0

@@ -137,10 +137,10 @@ it existed.
 **Defaults chosen by the parameter study** (FISH Sect. 6.3, RQ2; ``08_fish.ipynb``, default
 profile). Execution time = the time to process a stream replayed at the workers' total
 capacity, relative to SG; memory = (key, worker) pairs per key (see
-:mod:`routelab.grouping.lab.fish_experiments`). Cases: time-evolving Zipf z = 0.8, 1.0, 1.2, 1.4
+:mod:`routelab.grouping.lab.fish.experiments`). Cases: time-evolving Zipf z = 0.8, 1.0, 1.2, 1.4
 (500k tuples, 100k keys), MovieLens movies, tweet words and the first 1M flight origins,
 each with 16 and 128 workers, 5 sources. Rule
-(:func:`~routelab.grouping.lab.fish_experiments.choose_setting`): among the settings within
+(:func:`~routelab.grouping.lab.fish.experiments.choose_setting`): among the settings within
 0.5% of the best execution time in every case, the least mean memory.
 
 - alpha in {0, .2, .4, .5, .6, .8, 1} (theta n = 0.5): alpha in [0.4, 0.6] stay within

@@ -208,7 +208,7 @@ def adjustment_rows(quick: bool = False) -> list[dict[str, Any]]:
     )
     from routelab.spatial.gi2 import GI2Kernel
     from routelab.spatial.gridt import DispatcherState, dispatch
-    from routelab.spatial.lab.experiments import make_setup
+    from routelab.spatial.lab.partitioning.experiments import make_setup
     from routelab.spatial.lab.workload import WorkloadParams
     from routelab.spatial.migration import SELECTORS
 

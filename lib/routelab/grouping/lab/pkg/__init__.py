@@ -18,7 +18,7 @@ and figures, and computes each claim's measured value and verdict from the data:
   :func:`two_choice_example`, :func:`example_loads`; the interactive demo's stream and loads:
   :func:`skewed_demo_stream`, :func:`demo_loads`.
 
-The claims rows are graded in :mod:`routelab.grouping.lab.pkg_claims`.
+The claims rows are graded in :mod:`routelab.grouping.lab.pkg.claims`.
 
 Naming of the variants follows the paper: ``H`` hashing (key grouping), ``G`` PKG with
 global load, ``L5`` PKG with local estimation at 5 sources, ``L5P`` the same with periodic
@@ -33,10 +33,13 @@ module             what it holds
 ``throughput.py``  Fig. 5: saturation rate, throughput points, aggregation trade-off
 ``used_bins.py``   Sect. IV-A "used bins" (a Spark task)
 ``example.py``     the worked example of Sect. III-A and the interactive demo
+``figures.py``     Table II, Figs. 2-5, the two-choice demo and used bins as figures
+``claims.py``      the claims table of notebook 07, graded on the frames above
 ================== ============================================================================
 
-The package re-exports its modules' public names (``from routelab.grouping.lab import pkg``
-then ``pkg.table2``, as notebook 07 does).
+The package re-exports the public names of every module but ``figures`` and ``claims``
+(``from routelab.grouping.lab import pkg`` then ``pkg.table2``, as notebook 07 does; it
+imports ``pkg.figures`` and ``pkg.claims`` as modules).
 """
 
 from __future__ import annotations

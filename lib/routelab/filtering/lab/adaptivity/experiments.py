@@ -412,13 +412,13 @@ def routing_frame(
     algorithm: str = "propagation_wp",
     spark: Any = None,
 ) -> pd.DataFrame:
-    """Broadcast vs access-predicate routing (:func:`routelab.filtering.lab.routing.
+    """Broadcast vs access-predicate routing (:func:`routelab.filtering.lab.adaptivity.routing.
     routing_sweep`) on W0 and on the real flights, ``n`` subscriptions and ``n_events``
     events each; one row per (workload, routing, partitions). The access predicates are
     static clustering's (single equalities and the greedy's tables, Sect. 3.2.3), and the
     subscriptions without an equality form one group (one partition receives every event)."""
-    from routelab.filtering.lab.experiments import FLIGHTS, workload_data
-    from routelab.filtering.lab.routing import routing_sweep
+    from routelab.filtering.lab.adaptivity.routing import routing_sweep
+    from routelab.filtering.lab.matching.experiments import FLIGHTS, workload_data
 
     frames = []
     for workload in ("W0", FLIGHTS):

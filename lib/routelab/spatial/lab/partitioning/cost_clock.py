@@ -4,7 +4,8 @@ the workers spend? (PS2Stream Sect. IV-A.)
 Every partitioner balances Definition 1's load ``c_m M + c_o |O| + c_ins |Q^ins| + c_del
 |Q^del|`` with the unit-cost ratios of :class:`routelab.spatial.cost.CostParams` (the
 paper's values are lost). Each measured run reports, per worker, the counts of its timed
-replay (:func:`routelab.spatial.lab.experiments.worker_counts`) and its busy seconds. Here:
+replay (:func:`routelab.spatial.lab.partitioning.experiments.worker_counts`) and its busy
+seconds. Here:
 
 * :func:`worker_frame`: one row per (run, worker) with those counts;
 * :func:`calibrate`: this machine's unit costs (nanoseconds per check, object, insertion,

@@ -1,5 +1,5 @@
 """Figures of notebook ``08_fish`` (FISH Fig. 5, Sect. 6 Figs. 9-19) from the frames of
-:mod:`routelab.grouping.lab.fish_experiments`, plus the per-worker load explorer.
+:mod:`routelab.grouping.lab.fish.experiments`, plus the per-worker load explorer.
 
 A builder is named after the paper figure it draws, ``fig<N><panels>_<what>`` (``fig9_...``
 to ``fig19_...``); one that draws no paper figure starts with ``extra_``. The "Figures" table
@@ -399,7 +399,7 @@ def extra_load_explorer(
 ) -> Any:
     """An ipywidgets explorer: pick a stream (one of ``cases``), a scheme (one of
     ``variants``) and a worker count, see the per-worker load of that run (settings of
-    :func:`routelab.grouping.lab.fish_experiments.run_point` in ``common``). Interactive in
+    :func:`routelab.grouping.lab.fish.experiments.run_point` in ``common``). Interactive in
     JupyterLab; an executed notebook (and its HTML export) shows the first selection.
 
     Built on :func:`routelab.plots.widget_view`: plain widgets updated by callbacks, no
@@ -408,7 +408,7 @@ def extra_load_explorer(
     """
     import ipywidgets as widgets
 
-    from routelab.grouping.lab.fish_experiments import run_point, worker_capacities
+    from routelab.grouping.lab.fish.experiments import run_point, worker_capacities
 
     by_case = {c["case"]: c for c in cases}
     by_variant = {v["variant"]: v for v in variants}

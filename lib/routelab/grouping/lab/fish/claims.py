@@ -1,6 +1,6 @@
 """The claims table of notebook ``08_fish``: each FISH claim (Sect. 6) against our numbers.
 
-Every function takes result frames of :mod:`routelab.grouping.lab.fish_experiments` (columns
+Every function takes result frames of :mod:`routelab.grouping.lab.fish.experiments` (columns
 ``case``, ``n_workers``, ``variant``, ``data``, measured values) and returns claim rows
 ``{"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}`` for
 :meth:`routelab.report.NotebookReport.claim`. Every verdict comes from a rule of
@@ -33,7 +33,7 @@ from routelab.claims import (
     within_factor,
     within_tolerance,
 )
-from routelab.grouping.lab.fish_experiments import PAPER, at_most_workers, geo_mean, ratio_table
+from routelab.grouping.lab.fish.experiments import PAPER, at_most_workers, geo_mean, ratio_table
 
 Row = dict[str, Any]
 

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.claims import t_interval
-from routelab.filtering.lab.adaptivity import typical_halving
+from routelab.filtering.lab.adaptivity.experiments import typical_halving
 from routelab.palette import color_for, dash_for
 from routelab.plots import figure_html, log_axis, reference_line, widget_view
 
@@ -146,9 +146,10 @@ def extra_churn_rate(
     """Not a paper figure: throughput against changes per second (log axes), per strategy,
     the legend giving the rate where it halves.
 
-    ``halving`` is :func:`~routelab.filtering.lab.adaptivity.halving_rates` (per strategy
-    and seed); the legend states :func:`~routelab.filtering.lab.adaptivity.typical_halving`
-    of each strategy's seeds, the number the churn claim grades. ``max_rate`` (default: the
+    ``halving`` is :func:`~routelab.filtering.lab.adaptivity.experiments.halving_rates`
+    (per strategy and seed); the legend states
+    :func:`~routelab.filtering.lab.adaptivity.experiments.typical_halving` of each strategy's
+    seeds, the number the churn claim grades. ``max_rate`` (default: the
     sweep's top rate) is where a seed that never halved counts."""
     top = float(frame["rate"].max()) if max_rate is None else float(max_rate)
     fig = go.Figure()

@@ -37,7 +37,7 @@ from routelab.spatial.adjustment import AdjustedRun, AdjustParams, replay_adjust
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import build_partition
 from routelab.spatial.global_adjust import GlobalParams
-from routelab.spatial.lab.experiments import make_setup
+from routelab.spatial.lab.partitioning.experiments import make_setup
 from routelab.spatial.lab.regime import C_GRID_US
 from routelab.spatial.lab.workload import WorkloadParams
 from routelab.spatial.migration import SELECTORS

@@ -568,8 +568,8 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
     Holds where, for every partitioner and set, the balanced load (the partitioners' unit
     ratios, one seconds-per-unit scale per set) explains at least :data:`MODEL_R2` of the
     variance of the workers' busy times (``fit``:
-    :func:`routelab.spatial.lab.cost_clock.fit_table`, with the unit costs calibrated on
-    the run's own workers beside it)."""
+    :func:`routelab.spatial.lab.partitioning.cost_clock.fit_table`, with the unit costs
+    calibrated on the run's own workers beside it)."""
     head = {
         "claim": "Definition 1's load predicts the workers' time",
         "paper": "Sect. IV-A, Definition 1",

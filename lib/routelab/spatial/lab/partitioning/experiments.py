@@ -110,7 +110,7 @@ def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[
     """Per worker, what its timed replay did (the tuples after the opening registration):
     candidate checks made by objects, objects, query insertions and deletions, postings
     created, its best busy seconds and Definition 1's load on these counts with ``costs`` -- the inputs of
-    :mod:`routelab.spatial.lab.cost_clock` (the cost model against the clock)."""
+    :mod:`routelab.spatial.lab.partitioning.cost_clock` (the cost model against the clock)."""
     out: dict[str, list] = {k: [] for k in WORKER_COLUMNS}
     for w in res.workers:
         k = setup.stream.kind[w.tup[w.warm :]]
@@ -434,9 +434,9 @@ def grid_on_model(
 
 def hybrid_diagnostics(setup: Setup, part: Partition, hp: HybridParams) -> dict[str, Any]:
     """What Algorithm 1 decided and what its threshold saw: phase 1's NS / NT counts and the
-    similarity probe's summary (:mod:`routelab.spatial.lab.text_split`), with the probe's
-    deepest similarities for the notebook's histogram."""
-    from routelab.spatial.lab.text_split import probe_summary, similarity_probe
+    similarity probe's summary (:mod:`routelab.spatial.lab.partitioning.text_split`), with
+    the probe's deepest similarities for the notebook's histogram."""
+    from routelab.spatial.lab.partitioning.text_split import probe_summary, similarity_probe
 
     probe = similarity_probe(setup.stats, hp)
     deep = probe[(probe.depth == probe.depth.max()) & (probe.objects > 0)]

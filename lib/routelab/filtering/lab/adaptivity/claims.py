@@ -27,7 +27,7 @@ from routelab.claims import (
     t_interval,
     within_factor_measured,
 )
-from routelab.filtering.lab.adaptivity import typical_halving
+from routelab.filtering.lab.adaptivity.experiments import typical_halving
 
 SWITCH_H = 2.0  # W2 begins (Sect. 6.2.3)
 #: C14: "At the end the event throughput is divided by two" (No Change): last / first

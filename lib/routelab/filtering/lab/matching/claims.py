@@ -5,7 +5,7 @@ Every tolerance is a module constant, declared before any measurement. Machines 
 ratios and shapes are what is judged. Where the paper measures *dynamic* we measure our
 dynamic clustering (Sect. 4, :mod:`routelab.filtering.dynamic`); static is compared with it
 (C8). The saturation claims of Sect. 6.2.3 (Fig. 4) are notebook 10's
-(:mod:`.adaptivity_claims`).
+(:mod:`routelab.filtering.lab.adaptivity.claims`).
 """
 
 from __future__ import annotations

@@ -251,8 +251,8 @@ def fig11_scalability(df: pd.DataFrame, metric: str = "throughput") -> go.Figure
 def extra_cost_model_vs_clock(workers: pd.DataFrame) -> go.Figure:
     """Each worker's measured busy time against the load the partitioners balanced (scaled
     to seconds per set by least squares, ``predicted``:
-    :func:`routelab.spatial.lab.cost_clock.against_the_clock`): one point per (run, worker),
-    colour = partitioner, one panel per set; the diagonal is a perfect model."""
+    :func:`routelab.spatial.lab.partitioning.cost_clock.against_the_clock`): one point per
+    (run, worker), colour = partitioner, one panel per set; the diagonal is a perfect model."""
     d = workers.copy()
     d["set"] = d.apply(_label, axis=1)
     sets = sorted(d.set.unique())
@@ -286,7 +286,7 @@ def extra_cost_model_vs_clock(workers: pd.DataFrame) -> go.Figure:
 def extra_cost_model_errors(errors: pd.DataFrame) -> go.Figure:
     """Where the balanced model errs: per set, the busy time each tuple kind is charged too
     much (positive) or too little (negative) by the partitioners' unit ratios, as a share of
-    the measured busy time (:func:`routelab.spatial.lab.cost_clock.kind_errors`)."""
+    the measured busy time (:func:`routelab.spatial.lab.partitioning.cost_clock.kind_errors`)."""
     d = errors.copy()
     d["set"] = d.apply(_label, axis=1)
     kinds = list(dict.fromkeys(d.kind))
@@ -306,8 +306,8 @@ def extra_cost_model_errors(errors: pd.DataFrame) -> go.Figure:
 
 def extra_similarity_probe(frame: pd.DataFrame, theta: float) -> go.Figure:
     """The similarities Algorithm 1's threshold sees: hybrid's probe nodes (a depth-4
-    kd-tree, :mod:`routelab.spatial.lab.text_split`) per set, theta as a line: nodes below
-    it are where phase 1 considers text partitioning."""
+    kd-tree, :mod:`routelab.spatial.lab.partitioning.text_split`) per set, theta as a line:
+    nodes below it are where phase 1 considers text partitioning."""
     d = frame[frame.algorithm == "hybrid"].copy()
     d["set"] = d.apply(_label, axis=1)
     fig = go.Figure()

@@ -306,8 +306,8 @@ def extra_period_stepper(periods: pd.DataFrame, migrations: pd.DataFrame) -> Any
 def extra_adjust_regime_map(vmap: pd.DataFrame, c_paper: float) -> go.Figure:
     """Notebook 12's regime map: Fig. 16's and Fig. 12(c)'s timing rows (and the global
     adjustment's) along the platform's cost per message, drawn as notebook 11's
-    (:func:`routelab.spatial.lab.figures.extra_regime_map`)."""
-    from routelab.spatial.lab.figures import extra_regime_map
+    (:func:`routelab.spatial.lab.partitioning.figures.extra_regime_map`)."""
+    from routelab.spatial.lab.partitioning.figures import extra_regime_map
 
     return extra_regime_map(
         vmap, c_paper, "Load adjustment: each timing verdict along the platform's cost per message"
