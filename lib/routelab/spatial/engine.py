@@ -401,17 +401,9 @@ def measure_fixed_cost(
     return best
 
 
-def fixed_cost(
-    setup: Setup,
-    body: WorkerTuples,
-    rows: np.ndarray | None = None,
-    routed: Routed | None = None,
-    impl: str = "kernel",
-    repeats: int = 3,
-    empty: GI2Reference | GI2Kernel | None = None,
-) -> float:
-    """The total of :func:`measure_fixed_cost` (seconds)."""
-    return measure_fixed_cost(setup, body, rows, routed, impl, repeats, empty).total_s
+def fixed_cost(*args: Any, **kwargs: Any) -> float:
+    """The total seconds of :func:`measure_fixed_cost` (same arguments)."""
+    return measure_fixed_cost(*args, **kwargs).total_s
 
 
 def pooled_fixed(
