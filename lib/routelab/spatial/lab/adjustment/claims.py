@@ -316,7 +316,7 @@ def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
     x, y = _paired(runs, "lat_mid", "DP", "GR", small)
     d = x - y
     mean, lo, hi = t_interval(d)
-    z, _ = _paired(runs, "lat_slow", "DP", "GR", small) if "lat_slow" in runs else (x[:0], x)
+    z, _ = _paired(runs, "lat_slow", "DP", "GR", small)  # empty where not recorded
     past = f"; DP's share past 10 b1 {float(np.mean(z)):.1%}" if len(z) else ""
     measured = (f"share of all tuples in [b1, 10 b1), DP - GR: {mean:+.1%} [{lo:+.1%}, {hi:+.1%}] "
                 f"over {len(d)} seeds (DP {float(np.mean(x)) if len(x) else float('nan'):.1%}, "
