@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
-from numba import types
 
+from routelab.spatial import int_table as tb
+from routelab.spatial.int_table import new_table
 from routelab.spatial.kdt import Node, Partition
 from routelab.spatial.model import DEL, INS, OBJ, Objects, Queries
 
@@ -136,8 +137,10 @@ class DispatcherState:
     """``H_q`` of one dispatcher (refcounts and worker masks), kept between calls."""
 
     def __init__(self) -> None:
-        self.ref = numba.typed.Dict.empty(key_type=types.int64, value_type=types.int64)
-        self.mask = numba.typed.Dict.empty(key_type=types.int64, value_type=types.int64)
+        # (cell, key, worker) -> refcount and (cell, key) -> worker mask, each an
+        # :mod:`routelab.spatial.int_table` (keys, values, [used, live])
+        self.ref = new_table()
+        self.mask = new_table()
         self.counters = np.zeros(2, dtype=np.int64)  # live refcount entries, peak
 
 
@@ -162,8 +165,12 @@ def _grow_rows(o_tup, o_w, o_ptr, n_out):
 
 @numba.njit(cache=True)
 def _dispatch(
-    ref_d,
-    mask_d,
+    rk_keys,
+    rk_vals,
+    rk_cnt,
+    mk_keys,
+    mk_vals,
+    mk_cnt,
     counters,
     kind,
     ref,
@@ -211,9 +218,7 @@ def _dispatch(
             for j in range(obj_term_ptr[r], obj_term_ptr[r + 1]):
                 t = obj_terms[j]
                 if use_filter:
-                    mk = c * n_terms + t
-                    if mk in mask_d:
-                        m |= mask_d[mk]
+                    m |= tb.get(mk_keys, mk_vals, c * n_terms + t, 0)
                 else:
                     m |= np.int64(1) << _owner(own, tables, t)
             if m == 0:
@@ -253,28 +258,36 @@ def _dispatch(
                         s_w[n_s] = w
                         n_s += 1
                         w_posts[w] += 1
-                        rk = (c * n_terms + t) * 64 + w
                         mk = c * n_terms + t
-                        v = ref_d[rk] if rk in ref_d else 0  # noqa: SIM401 (numba: .get is Optional)
-                        old = mask_d[mk] if mk in mask_d else 0  # noqa: SIM401
+                        rk = mk * 64 + w
+                        slot = tb.find(rk_keys, rk)
                         if k == 1:
-                            if v == 0:
-                                counters[0] += 1
-                                if counters[0] > counters[1]:
-                                    counters[1] = counters[0]
-                                mask_d[mk] = old | (np.int64(1) << w)
-                            ref_d[rk] = v + 1
-                        else:
-                            if v == 1:
-                                del ref_d[rk]
-                                counters[0] -= 1
-                                mm = old & ~(np.int64(1) << w)
-                                if mm == 0:
-                                    del mask_d[mk]
-                                else:
-                                    mask_d[mk] = mm
-                            elif v > 1:
-                                ref_d[rk] = v - 1
+                            if slot >= 0:
+                                rk_vals[slot] += 1
+                                continue
+                            counters[0] += 1
+                            if counters[0] > counters[1]:
+                                counters[1] = counters[0]
+                            rk_keys, rk_vals = tb.put(rk_keys, rk_vals, rk_cnt, rk, 1)
+                            ms = tb.find(mk_keys, mk)
+                            if ms >= 0:
+                                mk_vals[ms] |= np.int64(1) << w
+                            else:
+                                mk_keys, mk_vals = tb.put(
+                                    mk_keys, mk_vals, mk_cnt, mk, np.int64(1) << w
+                                )
+                        elif slot >= 0:
+                            if rk_vals[slot] > 1:
+                                rk_vals[slot] -= 1
+                                continue
+                            tb.remove_at(rk_keys, rk_cnt, slot)
+                            counters[0] -= 1
+                            ms = tb.find(mk_keys, mk)
+                            mm = mk_vals[ms] & ~(np.int64(1) << w)
+                            if mm == 0:
+                                tb.remove_at(mk_keys, mk_cnt, ms)
+                            else:
+                                mk_vals[ms] = mm
             if not emit_queries:
                 continue
             for w in range(n_workers):
@@ -309,6 +322,10 @@ def _dispatch(
         p_cell[:n_post],
         p_key[:n_post],
         discarded,
+        rk_keys,
+        rk_vals,
+        mk_keys,
+        mk_vals,
     )
 
 
@@ -329,9 +346,9 @@ def dispatch(
     """Route tuples ``lo..hi`` of a stream (kernel). ``emit_queries=False`` updates ``H_q``
     without sending query requests (the extra dispatchers of the replay)."""
     hi = len(kind) if hi is None else hi
-    tup, w, ptr, pc, pk, disc = _dispatch(
-        state.ref,
-        state.mask,
+    tup, w, ptr, pc, pk, disc, rk_keys, rk_vals, mk_keys, mk_vals = _dispatch(
+        *state.ref,
+        *state.mask,
         state.counters,
         kind.astype(np.int8),
         ref.astype(np.int64),
@@ -351,6 +368,8 @@ def dispatch(
         use_filter,
         emit_queries,
     )
+    state.ref = (rk_keys, rk_vals, state.ref[2])
+    state.mask = (mk_keys, mk_vals, state.mask[2])
     return Routed(
         tup,
         w,
