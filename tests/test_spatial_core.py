@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from routelab.errors import BadInputError
+from routelab.spatial import int_table as tb
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import PARTITIONERS, build_partition, merge, prepare, run_pipeline
 from routelab.spatial.gi2 import GI2Kernel, GI2Reference, WorkerTuples
@@ -282,7 +283,7 @@ def test_hq_refcounts_return_to_zero() -> None:
         st.queries,
         setup.q_range,
     )
-    assert r.hq_peak > 0 and r.hq_final == 0 and len(state.ref) == 0 and len(state.mask) == 0
+    assert r.hq_peak > 0 and r.hq_final == 0 and tb.to_dict(state.ref) == {} and tb.to_dict(state.mask) == {}
 
 
 def test_merger_removes_duplicates() -> None:
