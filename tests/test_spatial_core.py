@@ -283,7 +283,12 @@ def test_hq_refcounts_return_to_zero() -> None:
         st.queries,
         setup.q_range,
     )
-    assert r.hq_peak > 0 and r.hq_final == 0 and tb.to_dict(state.ref) == {} and tb.to_dict(state.mask) == {}
+    assert (
+        r.hq_peak > 0
+        and r.hq_final == 0
+        and tb.to_dict(state.ref) == {}
+        and tb.to_dict(state.mask) == {}
+    )
 
 
 def test_merger_removes_duplicates() -> None:
