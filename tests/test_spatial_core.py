@@ -427,3 +427,32 @@ def test_term_sets_equal_each_lists_vocabulary_ids() -> None:
     assert fast.terms == ref.terms
     assert ptr.tolist() == want_ptr and terms.tolist() == want
     assert term_sets([], Vocabulary())[0].tolist() == [0]
+
+
+def _ring_hypergraph(n: int) -> tuple[list[list[int]], list[int], list[int]]:
+    """Two dense halves joined by one light net: the KM1 optimum cuts only that net."""
+    half = n // 2
+    edges = [[i, (i + 1) % half] for i in range(half)]
+    edges += [[half + i, half + (i + 1) % half] for i in range(half)]
+    edges.append([0, half])
+    return edges, [1] * n, [5] * (len(edges) - 1) + [1]
+
+
+@pytest.mark.parametrize("preset", ["default", "deterministic"])
+def test_km1_partition_is_repeatable_balanced_and_finds_the_obvious_cut(preset: str) -> None:
+    from routelab.spatial.baselines import km1_partition
+
+    edges, node_w, net_w = _ring_hypergraph(40)
+    a, km1_a = km1_partition(40, edges, node_w, net_w, 2, 0.03, seed=3, preset=preset)
+    b, km1_b = km1_partition(40, edges, node_w, net_w, 2, 0.03, seed=3, preset=preset)
+    assert np.array_equal(a, b) and km1_a == km1_b  # the seed decides the partition
+    assert sorted(np.bincount(a, minlength=2).tolist()) == [20, 20]  # balanced (eps 3 %)
+    assert km1_a == 1  # only the light net between the halves is cut (KM1 = its weight)
+    assert len(set(a[:20].tolist())) == 1 and len(set(a[20:].tolist())) == 1
+
+
+def test_km1_partition_names_an_unknown_preset() -> None:
+    from routelab.spatial.baselines import km1_partition
+
+    with pytest.raises(ValueError, match="unknown Mt-KaHyPar preset 'fast'"):
+        km1_partition(4, [[0, 1]], [1] * 4, [1], 2, 0.03, seed=0, preset="fast")
