@@ -155,3 +155,30 @@ def test_a_figure_data_line_names_every_series() -> None:
     assert data_kinds({"figures": [{"data": "real tweets, x"}, {"data": "real tweets, x; y"}]}) == (
         "real tweets, x; y"
     )
+
+
+def test_per_copy_service_splits_each_workers_busy_time_by_its_copies_costs() -> None:
+    """The vectorized split against a per-worker loop, and its invariant: a worker's copies
+    add up to its busy time, plus ``c_s`` per copy."""
+    from routelab.spatial.cost import CostParams
+    from routelab.spatial.lab.partitioning import experiments as sx
+    from routelab.spatial.model import INS, OBJ
+
+    p = WorkloadParams(country="GB", n_objects=3000, mu=60, seed=3)
+    setup = sx.make_setup(p, 32, "gi2_checks", sample_min=500)
+    part, _ = build_partition(setup, "hybrid", 4)
+    res = run_pipeline(setup, part, keep_pairs=False)
+    costs = CostParams(model="gi2_checks")
+    busy = np.array([0.5, 1.0, 2.0, 4.0])
+    got = sx.per_copy_service(setup, res, costs, busy, c_s=1e-6)
+    want = np.zeros(len(res.routed))
+    for w in res.workers:  # the loop the kernel replaced
+        rows = np.flatnonzero(res.routed.worker == w.worker)
+        k = setup.stream.kind[w.tup]
+        c = np.where(k == OBJ, costs.c_o + costs.c_m * w.checks,
+                     np.where(k == INS, costs.c_ins, costs.c_del))  # fmt: skip
+        want[rows] = busy[w.worker] * c / max(c.sum(), 1e-12) + 1e-6
+    assert np.allclose(got, want, rtol=1e-12, atol=0)
+    per_worker = np.bincount(res.routed.worker, weights=got, minlength=4)
+    copies = np.bincount(res.routed.worker, minlength=4)
+    assert np.allclose(per_worker, np.where(copies > 0, busy + 1e-6 * copies, 0.0))

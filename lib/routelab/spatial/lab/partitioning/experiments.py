@@ -81,29 +81,38 @@ def make_setup(
     return prepare(st, grid_for(st, g), so, sq, costs, seed=p.seed)
 
 
+def copy_shares(setup: Setup, res: PipelineResult, costs: CostParams) -> np.ndarray:
+    """Every routed copy's share of its worker's busy time: its cost (Definition 1's units)
+    over the sum of its worker's copies' costs."""
+    routed = res.routed
+    kinds = setup.stream.kind[routed.tup]
+    checks = np.zeros(len(routed))
+    for w in res.workers:
+        checks[routed.worker == w.worker] = w.checks
+    c = np.where(
+        kinds == OBJ,
+        costs.c_o + costs.c_m * checks,
+        np.where(kinds == INS, costs.c_ins, costs.c_del),
+    )
+    total = np.bincount(routed.worker, weights=c, minlength=len(res.workers))
+    return c / np.maximum(total[routed.worker], 1e-12)
+
+
 def per_copy_service(
     setup: Setup,
     res: PipelineResult,
     costs: CostParams,
     busy: np.ndarray | None = None,
     c_s: float = 0.0,
+    shares: np.ndarray | None = None,
 ) -> np.ndarray:
     """Seconds of every routed copy: its worker's busy time (``busy[w]``, default the best
-    replay's) shared by the copies' costs, plus ``c_s``, the platform's cost of one
-    message (the regime map's ``c``, :mod:`routelab.spatial.lab.regime`)."""
-    routed = res.routed
-    service = np.zeros(len(routed))
-    for w in res.workers:
-        rows = np.flatnonzero(routed.worker == w.worker)
-        kinds = setup.stream.kind[w.tup]
-        c = np.where(
-            kinds == OBJ,
-            costs.c_o + costs.c_m * w.checks,
-            np.where(kinds == INS, costs.c_ins, costs.c_del),
-        )
-        b = w.busy_s if busy is None else float(busy[w.worker])
-        service[rows] = b * c / max(c.sum(), 1e-12) + c_s
-    return service
+    replay's) shared by the copies' costs (``shares``, default :func:`copy_shares`), plus
+    ``c_s``, the platform's cost of one message (the regime map's ``c``,
+    :mod:`routelab.spatial.lab.regime`)."""
+    shares = copy_shares(setup, res, costs) if shares is None else shares
+    b = res.worker_busy if busy is None else np.asarray(busy, dtype=np.float64)
+    return b[res.routed.worker] * shares + c_s
 
 
 def worker_counts(setup: Setup, res: PipelineResult, costs: CostParams) -> dict[str, list]:
@@ -263,6 +272,7 @@ def latency_us(
     costs: CostParams,
     busy: np.ndarray | None = None,
     c_s: float = 0.0,
+    shares: np.ndarray | None = None,
 ) -> tuple[float, float]:
     """Mean and 95th-percentile latency (microseconds) at ``rate`` tuples/s, steady state,
     with the workers' busy times ``busy`` (default: each worker's best replay) and ``c_s``
@@ -275,7 +285,7 @@ def latency_us(
     n = len(setup.stream.kind)
     kind = setup.stream.kind
     first = int(np.argmax(kind == OBJ)) if (kind == OBJ).any() else 0
-    service = per_copy_service(setup, res, costs, busy, c_s)
+    service = per_copy_service(setup, res, costs, busy, c_s, shares)
     warm = res.routed.tup < first
     per_worker = np.bincount(
         res.routed.worker[warm], weights=service[warm], minlength=len(res.workers)
@@ -392,11 +402,13 @@ def add_latency(
     ref_res, ref_row = results[ref], next(r for r in rows if r["algorithm"] == ref)
     msgs = np.array(ref_row["w_msgs"], dtype=np.float64)
     rate = load * ref_row["throughput"]
+    shares = {a: copy_shares(setup, res, costs) for a, res in results.items()}
     for r in rows:
-        res = results[r["algorithm"]]
-        r["latency_us"], r["latency_p95_us"] = latency_us(setup, res, rate, n_d, costs)
+        res, sh = results[r["algorithm"]], shares[r["algorithm"]]
+        r["latency_us"], r["latency_p95_us"] = latency_us(setup, res, rate, n_d, costs, shares=sh)
         r["latency_runs"] = [
-            latency_us(setup, res, rate, n_d, costs, busy)[0] for busy in res.worker_busy_runs.T
+            latency_us(setup, res, rate, n_d, costs, busy, shares=sh)[0]
+            for busy in res.worker_busy_runs.T
         ]  # one mean latency per replay (each worker's replay k)
         r["latency_rate"] = rate
         r["latency_runs_grid"] = []
@@ -406,7 +418,7 @@ def add_latency(
         for r in rows:
             res = results[r["algorithm"]]
             r["latency_runs_grid"].append(
-                [latency_us(setup, res, load * cap, n_d, costs, busy, c_s)[0]
+                [latency_us(setup, res, load * cap, n_d, costs, busy, c_s, shares[r["algorithm"]])[0]
                  for busy in res.worker_busy_runs.T]
             )  # fmt: skip
 
