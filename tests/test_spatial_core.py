@@ -283,12 +283,11 @@ def test_hq_refcounts_return_to_zero() -> None:
         st.queries,
         setup.q_range,
     )
-    assert (
-        r.hq_peak > 0
-        and r.hq_final == 0
-        and tb.to_dict(state.ref) == {}
-        and tb.to_dict(state.mask) == {}
-    )
+    assert r.hq_peak > 0 and r.hq_final == 0 and tb.to_dict(state.ref) == {}
+    # the state holds H_q of one gridt: another gridt must start a new one
+    with pytest.raises(ValueError, match="one gridt"):
+        dispatch(make_gridt(setup, p), state, st.kind[:0], st.ref[:0], setup.obj_cell,
+                 st.objects, st.queries, setup.q_range)  # fmt: skip
 
 
 def test_merger_removes_duplicates() -> None:

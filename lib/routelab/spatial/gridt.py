@@ -134,14 +134,16 @@ class Routed:
 
 
 class DispatcherState:
-    """``H_q`` of one dispatcher (refcounts and worker masks), kept between calls."""
+    """``H_q`` of one dispatcher, kept between calls on one gridt: a refcount per live
+    (cell, key), an :mod:`routelab.spatial.int_table`. Within one gridt a (cell, key) has
+    one worker (``H_o``), so the refcount per (cell, key) is the refcount of its one
+    (cell, key, worker) entry and the worker mask of an object's lookup is that worker's
+    bit: one table, one probe per posting."""
 
     def __init__(self) -> None:
-        # (cell, key, worker) -> refcount and (cell, key) -> worker mask, each an
-        # :mod:`routelab.spatial.int_table` (keys, values, [used, live])
         self.ref = new_table()
-        self.mask = new_table()
         self.counters = np.zeros(2, dtype=np.int64)  # live refcount entries, peak
+        self.gridt_id: int | None = None
 
 
 @numba.njit(cache=True, inline="always")
@@ -168,9 +170,6 @@ def _dispatch(
     rk_keys,
     rk_vals,
     rk_cnt,
-    mk_keys,
-    mk_vals,
-    mk_cnt,
     counters,
     kind,
     ref,
@@ -218,7 +217,8 @@ def _dispatch(
             for j in range(obj_term_ptr[r], obj_term_ptr[r + 1]):
                 t = obj_terms[j]
                 if use_filter:
-                    m |= tb.get(mk_keys, mk_vals, c * n_terms + t, 0)
+                    if tb.find(rk_keys, c * n_terms + t) >= 0:
+                        m |= np.int64(1) << _owner(own, tables, t)
                 else:
                     m |= np.int64(1) << _owner(own, tables, t)
             if m == 0:
@@ -258,8 +258,7 @@ def _dispatch(
                         s_w[n_s] = w
                         n_s += 1
                         w_posts[w] += 1
-                        mk = c * n_terms + t
-                        rk = mk * 64 + w
+                        rk = c * n_terms + t
                         slot = tb.find(rk_keys, rk)
                         if k == 1:
                             if slot >= 0:
@@ -269,25 +268,12 @@ def _dispatch(
                             if counters[0] > counters[1]:
                                 counters[1] = counters[0]
                             rk_keys, rk_vals = tb.put(rk_keys, rk_vals, rk_cnt, rk, 1)
-                            ms = tb.find(mk_keys, mk)
-                            if ms >= 0:
-                                mk_vals[ms] |= np.int64(1) << w
-                            else:
-                                mk_keys, mk_vals = tb.put(
-                                    mk_keys, mk_vals, mk_cnt, mk, np.int64(1) << w
-                                )
                         elif slot >= 0:
                             if rk_vals[slot] > 1:
                                 rk_vals[slot] -= 1
-                                continue
-                            tb.remove_at(rk_keys, rk_cnt, slot)
-                            counters[0] -= 1
-                            ms = tb.find(mk_keys, mk)
-                            mm = mk_vals[ms] & ~(np.int64(1) << w)
-                            if mm == 0:
-                                tb.remove_at(mk_keys, mk_cnt, ms)
                             else:
-                                mk_vals[ms] = mm
+                                tb.remove_at(rk_keys, rk_cnt, slot)
+                                counters[0] -= 1
             if not emit_queries:
                 continue
             for w in range(n_workers):
@@ -324,8 +310,6 @@ def _dispatch(
         discarded,
         rk_keys,
         rk_vals,
-        mk_keys,
-        mk_vals,
     )
 
 
@@ -346,9 +330,13 @@ def dispatch(
     """Route tuples ``lo..hi`` of a stream (kernel). ``emit_queries=False`` updates ``H_q``
     without sending query requests (the extra dispatchers of the replay)."""
     hi = len(kind) if hi is None else hi
-    tup, w, ptr, pc, pk, disc, rk_keys, rk_vals, mk_keys, mk_vals = _dispatch(
+    if state.gridt_id is not None and state.gridt_id != id(gridt):
+        raise ValueError(
+            "a DispatcherState keeps H_q for one gridt: start a new state for another gridt"
+        )
+    state.gridt_id = id(gridt)
+    tup, w, ptr, pc, pk, disc, rk_keys, rk_vals = _dispatch(
         *state.ref,
-        *state.mask,
         state.counters,
         kind.astype(np.int8),
         ref.astype(np.int64),
@@ -369,7 +357,6 @@ def dispatch(
         emit_queries,
     )
     state.ref = (rk_keys, rk_vals, state.ref[2])
-    state.mask = (mk_keys, mk_vals, state.mask[2])
     return Routed(
         tup,
         w,
