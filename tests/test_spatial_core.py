@@ -418,7 +418,9 @@ def test_term_sets_equal_each_lists_vocabulary_ids() -> None:
     rng = random.Random(3)
     lists = [[f"w{rng.randint(0, 40)}" for _ in range(rng.randint(0, 7))] for _ in range(3000)]
     fast, ref = Vocabulary(), Vocabulary()
-    ptr, terms = term_sets(lists, fast)
+    for v in (fast, ref):  # a vocabulary that already holds words keeps their ids
+        v.add("w7"), v.add("unused")
+    ptr, terms = term_sets(iter(lists), fast)  # any iterable of lists
     want_ptr, want = [0], []
     for ws in lists:
         want += ref.ids(ws).tolist()
