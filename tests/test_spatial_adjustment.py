@@ -145,24 +145,40 @@ def test_extraction_and_drop_agree_and_reinsert_restores() -> None:
     assert kern.cell_postings(cells)[0].tolist() == got_k[0].tolist()
 
 
-def test_move_hq_moves_refcounts_and_bits() -> None:
+def test_move_hq_counts_what_hand_over_moves_and_hq_follows_the_gridt() -> None:
+    """A migration mid-stream: ``move_hq`` counts the live (cell, key) entries of ``w_from``
+    in the cell (by hand from the table and the gridt); after :func:`hand_over` the same
+    state dispatches on, the moved keys now ``w_to``'s, and every deletion finds its count
+    (H_q back to zero once every query is deleted)."""
+    from routelab.spatial import int_table as tb
+    from routelab.spatial.adjustment import hand_over
+    from routelab.spatial.gridt import _owner  # the gridt's H_o lookup
+
     setup, part = _setup(7)
     st = setup.stream
+    alive = np.setdiff1d(np.arange(len(st.queries)), st.ref[st.kind == DEL])
+    st = Stream(st.objects, st.queries, np.r_[st.kind, np.full(len(alive), DEL, np.int8)],
+                np.r_[st.ref, alive], st.vocab)  # fmt: skip
     gt = make_gridt(setup, part)
     state = DispatcherState()
-    dispatch(gt, state, st.kind, st.ref, setup.obj_cell, st.objects, st.queries,
-             setup.q_range, 0, len(st.kind) // 2)  # fmt: skip
+    half = len(st.kind) // 2
+    args = (setup.obj_cell, st.objects, st.queries, setup.q_range)
+    dispatch(gt, state, st.kind, st.ref, *args, 0, half)
     n_terms = gt.n_terms
-    keys = list(state.mask.keys())
-    c = keys[0] // n_terms
-    w_from = int(np.flatnonzero([(state.mask[keys[0]] >> w) & 1 for w in range(4)])[0])
-    w_to = (w_from + 1) % 4
-    refs = {k: v for k, v in state.ref.items() if k // 64 // n_terms == c and k % 64 == w_from}
-    moved = move_hq(state, np.array([c]), n_terms, w_from, w_to)
-    assert moved >= 1
-    for k, v in refs.items():
-        assert k not in state.ref and state.ref[k - w_from + w_to] >= v
-        assert not (state.mask[k // 64] >> w_from) & 1 and (state.mask[k // 64] >> w_to) & 1
+    live = tb.to_dict(state.ref)
+    c = next(iter(live)) // n_terms
+    w_from = int(_owner(gt.cell_owner[c], gt.tables, next(iter(live)) % n_terms))
+    w_to = (w_from + 1) % gt.n_workers
+    by_hand = sum(1 for k in live if k // n_terms == c
+                  and _owner(gt.cell_owner[c], gt.tables, k % n_terms) == w_from)  # fmt: skip
+    assert move_hq(state, gt, np.array([c]), w_from) == by_hand >= 1
+    gt2 = hand_over(gt, np.array([c]), w_from, w_to)
+    moved = [k % n_terms for k in live if k // n_terms == c
+             and _owner(gt.cell_owner[c], gt.tables, k % n_terms) == w_from]  # fmt: skip
+    assert all(_owner(gt2.cell_owner[c], gt2.tables, t) == w_to for t in moved)
+    assert tb.to_dict(state.ref) == live  # the counts stay; their worker is gt2's
+    r = dispatch(gt2, state, st.kind, st.ref, *args, half, len(st.kind))
+    assert r.hq_final == 0 and tb.to_dict(state.ref) == {}
 
 
 def test_q3_regions_flip_between_q1_and_q2() -> None:

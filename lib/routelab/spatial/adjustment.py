@@ -112,39 +112,36 @@ class AdjustParams:
 
 
 @numba.njit(cache=True)
-def _move_hq(ref_d, mask_d, counters, mark, term_sel, n_terms, w_from, w_to):  # type: ignore[no-untyped-def]
-    keys = []
-    for mk in mask_d:
-        c = mk // n_terms
-        if c < mark.shape[0] and mark[c] and term_sel[mk % n_terms] and (mask_d[mk] >> w_from) & 1:
-            keys.append(mk)
-    bit_from = np.int64(1) << w_from
-    bit_to = np.int64(1) << w_to
-    for mk in keys:
-        rf = mk * 64 + w_from
-        rt = mk * 64 + w_to
-        v = ref_d[rf]
-        del ref_d[rf]
-        if rt in ref_d:
-            ref_d[rt] += v
-            counters[0] -= 1  # two live entries become one
-        else:
-            ref_d[rt] = v
-        mask_d[mk] = (mask_d[mk] & ~bit_from) | bit_to
-    return len(keys)
+def _hq_keys_of(keys, mark, term_sel, n_terms, cell_owner, tables, w):  # type: ignore[no-untyped-def]
+    n = 0
+    for j in range(len(keys)):
+        k = keys[j]
+        if k < 0:
+            continue
+        c = k // n_terms
+        t = k % n_terms
+        if c < mark.shape[0] and mark[c] and term_sel[t]:
+            own = cell_owner[c]
+            if (own if own >= 0 else tables[-1 - own, t]) == w:
+                n += 1
+    return n
 
 
 def move_hq(
-    state: DispatcherState, cells: np.ndarray, n_terms: int, w_from: int, w_to: int,
+    state: DispatcherState, gt: Gridt, cells: np.ndarray, w_from: int,
     terms: np.ndarray | None = None,
 ) -> int:  # fmt: skip
-    """Give ``w_to`` the ``H_q`` entries of ``w_from`` in ``cells`` (under the terms
-    ``terms`` selects; all by default): reference counts and worker bits. Returns the
-    (cell, term) keys moved."""
+    """``H_q``'s part of a migration of ``cells`` (under the terms ``terms`` selects; all by
+    default) from ``w_from``, read on the gridt ``gt`` before :func:`hand_over`: the live
+    (cell, term) entries that change worker. Nothing else moves: the dispatcher keeps one
+    reference count per (cell, term) and its worker is the gridt's
+    (:class:`~routelab.spatial.gridt.DispatcherState`), which :func:`hand_over` changes for
+    exactly these entries; a later deletion then finds its count under the new worker."""
     mark = np.zeros(int(np.max(cells, initial=-1)) + 1, dtype=np.bool_)
     mark[np.asarray(cells, dtype=np.int64)] = True
+    n_terms = gt.n_terms
     sel = np.ones(max(1, n_terms), dtype=np.bool_) if terms is None else np.asarray(terms, bool)
-    return int(_move_hq(state.ref, state.mask, state.counters, mark, sel, n_terms, w_from, w_to))
+    return int(_hq_keys_of(state.ref[0], mark, sel, n_terms, gt.cell_owner, gt.tables, w_from))
 
 
 @dataclass
@@ -396,8 +393,8 @@ def migrate(
     postings, ``H_o`` and ``H_q`` (module docstring); the size moved."""
     q, c, k = workers.take(hot, cells, terms)
     workers.give(cold, (q, c, k))
+    moved_keys = move_hq(strat.state, strat.gt, cells, hot, terms)
     strat.gt = hand_over(strat.gt, cells, hot, cold, terms)
-    moved_keys = move_hq(strat.state, cells, strat.gt.n_terms, hot, cold, terms)
     n_q = len(unique(q))
     return {
         "queries": n_q, "postings": len(q), "bytes": QUERY_BYTES * n_q + POSTING_BYTES * len(q),

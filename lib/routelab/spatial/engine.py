@@ -262,13 +262,21 @@ def replay_worker(
     warm: int = 0,
     routed: Routed | None = None,
     fixed: bool = False,
+    best_of: int = 1,
 ) -> WorkerRun:
     """Replay one worker's sub-stream through a fresh GI2, timed ``repeats`` times, each on a
     fresh index (the run's own noise, not the work, varies) while holding the machine's
     timing lock (:func:`routelab.timing.timing_lock`): ``busy_s`` is the best replay,
     ``busy_runs`` every one, for the intervals of the claims. The first ``warm`` tuples
     (the stream's opening registration of ``mu`` queries) are replayed before the clock
-    starts: the time is the running system's (Sect. VI-A measures a running system).
+    starts: the time is the running system's (Sect. VI-A measures a running system). The
+    registration is replayed once; each timed replay runs on a copy of that index.
+
+    ``best_of`` > 1 makes each of the ``repeats`` runs the shortest of that many timed
+    replays: a slowdown the machine adds (another process's work, the hypervisor) only
+    lengthens a replay, so the shortest is the one closest to the work itself (notebook
+    11's UK-Q1 stream under the grid baseline read 1.17M and 1.96M tuples/s on two runs of one
+    commit, one replay each).
 
     With ``routed`` (the dispatchers' output), the timed section starts from the worker's
     routed rows and decodes them (:func:`decode_rows`) before the index work, as a worker of
@@ -279,20 +287,29 @@ def replay_worker(
         make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab)).replay(
             WorkerTuples.unposted(tuples.kind[:0], tuples.ref[:0])
         )
+    if best_of < 1:
+        raise ValueError(f"best_of must be at least 1, got {best_of}")
     head, body = tuples.split(warm)
     rows = np.flatnonzero(routed.worker == w)[warm:] if routed is not None else None
+    built = make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
+    r0 = built.replay(head)  # the registration, once: every timed replay starts from a copy
+    single = max(1, repeats) * best_of == 1
     runs, decodes = [], []
     for _ in range(max(1, repeats)):
-        index = make_index(impl, st.objects, st.queries, setup.obj_cell, len(st.vocab))
-        r0 = index.replay(head)
-        with timing_lock():
-            t0 = time.perf_counter()
-            if rows is not None:
-                body = decode_rows(st.kind, st.ref, routed, rows)
-            t1 = time.perf_counter()
-            r = index.replay(body)
-            runs.append(time.perf_counter() - t0)
-            decodes.append(t1 - t0)
+        times = []
+        for _ in range(best_of):
+            index = built if single else built.copy()
+            with timing_lock():
+                t0 = time.perf_counter()
+                if rows is not None:
+                    body = decode_rows(st.kind, st.ref, routed, rows)
+                t1 = time.perf_counter()
+                r = index.replay(body)
+                times.append((time.perf_counter() - t0, t1 - t0))
+            del index
+        run, dec = min(times)
+        runs.append(run)
+        decodes.append(dec)
     stored = len(unique(tuples.ref[tuples.kind == INS]))
     best = int(np.argmin(runs))
     fc = (
@@ -504,10 +521,12 @@ def run_pipeline(
     repeats: int = 1,
     keep_pairs: bool = True,
     fixed: bool = False,
+    best_of: int = 1,
 ) -> PipelineResult:
     """Dispatch the whole stream (one dispatcher) and replay every worker locally, each
     worker's timed section decoding its routed rows before its index work
-    (:func:`replay_worker`); ``fixed=True`` measures every worker's fixed cost too.
+    (:func:`replay_worker`, ``repeats`` runs, each the best of ``best_of`` replays);
+    ``fixed=True`` measures every worker's fixed cost too.
     ``keep_pairs=False`` counts the merged pairs (``info["distinct_pairs"]``) instead of
     keeping them, and drops the workers' match lists (large runs)."""
     st = setup.stream
@@ -537,7 +556,16 @@ def run_pipeline(
         warm = int(np.searchsorted(tup, first))
         runs.append(
             replay_worker(
-                setup, worker_tuples(st, routed, w), tup, w, impl, repeats, warm, routed, fixed
+                setup,
+                worker_tuples(st, routed, w),
+                tup,
+                w,
+                impl,
+                repeats,
+                warm,
+                routed,
+                fixed,
+                best_of,
             )
         )
     if keep_pairs:

@@ -22,6 +22,7 @@ they perform (the unit of the default cost model, :mod:`routelab.spatial.cost`).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numba
@@ -108,6 +109,14 @@ class GI2Reference:
     @property
     def n_postings(self) -> int:
         return sum(len(v) for v in self.lists.values())
+
+    def copy(self) -> GI2Reference:
+        """An independent index in the same state (the stream's objects and queries shared)."""
+        out = copy.copy(self)
+        out.lists = {k: list(v) for k, v in self.lists.items()}
+        out.postings = dict(self.postings)
+        out.deleted = set(self.deleted)
+        return out
 
     def insert(self, q: int, cells: np.ndarray, keys: np.ndarray) -> int:
         if len(cells) == 0:
@@ -756,6 +765,16 @@ class GI2Kernel:
     @property
     def live_postings(self) -> int:
         return int(self.counters[2])
+
+    def copy(self) -> GI2Kernel:
+        """An independent index in the same state: every array of the index copied, the
+        stream's objects and queries shared (a replay restarts from a snapshot instead of
+        replaying what built it)."""
+        out = copy.copy(self)
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray) and name != "obj_cell":
+                setattr(out, name, value.copy())
+        return out
 
     def cell_postings(
         self, cells: np.ndarray, terms: np.ndarray | None = None

@@ -134,16 +134,17 @@ class Routed:
 
 
 class DispatcherState:
-    """``H_q`` of one dispatcher, kept between calls on one gridt: a refcount per live
-    (cell, key), an :mod:`routelab.spatial.int_table`. Within one gridt a (cell, key) has
-    one worker (``H_o``), so the refcount per (cell, key) is the refcount of its one
-    (cell, key, worker) entry and the worker mask of an object's lookup is that worker's
-    bit: one table, one probe per posting."""
+    """``H_q`` of one dispatcher, kept between calls: a refcount per live (cell, key), an
+    :mod:`routelab.spatial.int_table`. A gridt gives a (cell, key) one worker (``H_o``), so
+    the refcount per (cell, key) is the refcount of its one (cell, key, worker) entry and
+    an object's lookup sends it to that worker: one table, one probe per posting. The
+    state follows the gridt it is dispatched with: a gridt that changes between calls
+    moves the (cell, key) entries with it (the migration's
+    :func:`routelab.spatial.adjustment.move_hq` only counts them)."""
 
     def __init__(self) -> None:
         self.ref = new_table()
         self.counters = np.zeros(2, dtype=np.int64)  # live refcount entries, peak
-        self.gridt_id: int | None = None
 
 
 @numba.njit(cache=True, inline="always")
@@ -330,11 +331,6 @@ def dispatch(
     """Route tuples ``lo..hi`` of a stream (kernel). ``emit_queries=False`` updates ``H_q``
     without sending query requests (the extra dispatchers of the replay)."""
     hi = len(kind) if hi is None else hi
-    if state.gridt_id is not None and state.gridt_id != id(gridt):
-        raise ValueError(
-            "a DispatcherState keeps H_q for one gridt: start a new state for another gridt"
-        )
-    state.gridt_id = id(gridt)
     tup, w, ptr, pc, pk, disc, rk_keys, rk_vals = _dispatch(
         *state.ref,
         state.counters,

@@ -362,7 +362,12 @@ def _run_at(
         else:
             part, build_s = build_partition(setup, alg, n_w, hybrid=hp)
         res = run_pipeline(
-            setup, part, repeats=int(params.get("repeats", 3)), keep_pairs=False, fixed=True
+            setup,
+            part,
+            repeats=int(params.get("repeats", 3)),
+            keep_pairs=False,
+            fixed=True,
+            best_of=int(params.get("best_of", 1)),
         )
         m = measure(setup, res, n_d, costs)
         results[alg] = res
