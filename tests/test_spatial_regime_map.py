@@ -45,6 +45,33 @@ def test_gate_gives_each_verdict_and_fails_closed() -> None:
     assert rg.runs_reason(_runs().iloc[:0]) == "no runs"
 
 
+def test_a_stream_outside_the_regime_leaves_its_set_with_the_others() -> None:
+    """Per stream (seed): one of four streams over the bound leaves the set graded on the
+    other three (every algorithm of that stream dropped together, said in the note); two
+    of four leave too few and the set grades nothing."""
+    runs = _runs(seeds=4)
+    one = runs.copy()
+    one.loc[(one.seed == 2) & (one.algorithm == "kd-tree"), "fixed_share"] = 0.124
+    t = rg.regime_table(one)
+    assert t.work_dominated.tolist() == [True] and t.kept_seeds.tolist() == [(0, 1, 3)]
+    assert t.fixed_share_max.tolist() == [0.02]  # over the kept streams
+    assert rg.regime_reason(one) == (
+        "US-Q1: seed 2 left out: fixed cost up to 12% of the busy time (at most 10%)"
+    )
+    kept = rg.in_regime(one)
+    assert sorted(set(kept.seed)) == [0, 1, 3] and len(kept) == 6  # both algorithms of 3 seeds
+    two = one.copy()
+    two.loc[two.seed == 0, "busy_min_s"] = 0.191
+    t2 = rg.regime_table(two)
+    assert not t2.work_dominated.any() and t2.kept_seeds.tolist() == [()]
+    assert "2 of 4 seeds work-dominated (at least 3)" in t2.reason[0]
+    assert "busy 191 ms" in t2.reason[0] and "fixed cost up to 12%" in t2.reason[0]
+    assert not len(rg.in_regime(two))
+    # a frame without seeds is one stream: kept or dropped whole
+    no_seed = _runs(seeds=3).drop(columns=["seed"])
+    assert "1 seed(s) (at least 3)" in rg.regime_reason(no_seed)
+
+
 def test_throughput_with_a_per_message_cost_by_hand() -> None:
     # two workers, two replays: busy [[1, 2], [2, 1]] s, messages 10 and 0, 100 tuples
     busy = np.array([[1.0, 2.0], [2.0, 1.0]])

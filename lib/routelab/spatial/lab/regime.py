@@ -4,11 +4,13 @@ PS2Stream's evaluation (Sect. VI) ran Storm workers; ours replays each worker's 
 through a numba GI2. Two questions decide what our clock can say about the paper's timing
 claims, and each is measured instead of gated on a per-tuple time:
 
-1. **Does the clock measure work?** A set of runs is *work-dominated* when, on every run
-   of the set, the busiest worker's fixed cost (the same timed section against an empty
-   index, :func:`routelab.spatial.engine.fixed_cost`) is at most :data:`FIXED_SHARE_MAX`
-   of its busy time, the busiest worker is busy at least :data:`MIN_BUSY_S` on every timed
-   replay, and the set has at least :data:`MIN_SEEDS` seeds (paired across algorithms).
+1. **Does the clock measure work?** A stream (one seed of a set) is *work-dominated* when,
+   on every run of it, the busiest worker's fixed cost (the same timed section against an
+   empty index, :func:`routelab.spatial.engine.fixed_cost`) is at most
+   :data:`FIXED_SHARE_MAX` of its busy time and the busiest worker is busy at least
+   :data:`MIN_BUSY_S` on every timed replay; a set is work-dominated over its
+   work-dominated streams when at least :data:`MIN_SEEDS` of them are (paired across
+   algorithms), and grades on those streams (:func:`regime_table`).
    Otherwise per-call overhead or the timer would decide, and the set's timings grade no
    claim. The gate fails closed: a frame without the columns grades nothing.
 2. **What does the platform's cost per message change?** A Storm worker receives,
@@ -63,67 +65,105 @@ def _sets(frame: pd.DataFrame) -> list[tuple[str, str]]:
     return sorted({(c, q) for c, q in zip(frame.country, frame.query_set, strict=True)})
 
 
+#: the columns of :func:`regime_table`
+REGIME_TABLE_COLUMNS = (
+    "country", "query_set", "seeds", "fixed_share_max", "busy_min_s", "work_dominated",
+    "reason", "kept_seeds", "left_out",
+)  # fmt: skip
+
+
+def _stream_problems(share: float, busy: float) -> list[str]:
+    why = []
+    if share > FIXED_SHARE_MAX:
+        why.append(f"fixed cost up to {share:.0%} of the busy time (at most {FIXED_SHARE_MAX:.0%})")
+    if busy < MIN_BUSY_S:
+        why.append(f"busiest worker busy {1e3 * busy:.0f} ms on its shortest replay "
+                   f"(at least {1e3 * MIN_BUSY_S:.0f} ms)")  # fmt: skip
+    return why
+
+
 def regime_table(*frames: pd.DataFrame) -> pd.DataFrame:
-    """Per (country, query set) over every run of ``frames``: seeds, the largest fixed-cost
-    share, the shortest busiest-worker replay, whether the set is work-dominated and, if
-    not, why. A frame without :data:`REGIME_COLUMNS` makes its sets "not measured"."""
+    """Per (country, query set) over every run of ``frames``: which streams (seeds) are
+    work-dominated and whether the set is.
+
+    A stream is work-dominated when, over every algorithm and worker count run on it, the
+    busiest worker's fixed cost is at most :data:`FIXED_SHARE_MAX` of its busy time and it
+    is busy at least :data:`MIN_BUSY_S` on every replay; a set is work-dominated when at
+    least :data:`MIN_SEEDS` of its streams are, and grades the timing claims on those
+    streams only (``kept_seeds``; every algorithm of a stream stays or goes together, so
+    the pairing holds). One stream whose fixed-cost read caught a transient, or whose
+    busiest worker is a little short, leaves the set with its other streams instead of
+    taking it out (``left_out`` says which and why). ``fixed_share_max`` and ``busy_min_s``
+    are over the kept streams (over all where none is kept). A frame without
+    :data:`REGIME_COLUMNS` makes its sets "not measured" (the gate fails closed)."""
     rows = pd.concat([f for f in frames if len(f)], ignore_index=True) if frames else None
     if rows is None or not len(rows):
-        return pd.DataFrame(
-            columns=[
-                "country",
-                "query_set",
-                "seeds",
-                "fixed_share_max",
-                "busy_min_s",
-                "work_dominated",
-                "reason",
-            ]  # fmt: skip
-        )
+        return pd.DataFrame(columns=list(REGIME_TABLE_COLUMNS))
     out = []
     has = set(REGIME_COLUMNS) <= set(rows.columns)
     for c, q in _sets(rows):
         g = rows[(rows.country == c) & (rows.query_set == q)]
-        seeds = int(g["seed"].nunique()) if "seed" in g.columns else 1
+        by_seed = g.groupby("seed", sort=True) if "seed" in g.columns else [(None, g)]
+        streams = [(s, x) for s, x in by_seed]
+        seeds = len(streams)
+        row = {"country": c, "query_set": q, "seeds": seeds}
         if not has or g[list(REGIME_COLUMNS)].isna().any().any():
-            share, busy = float("nan"), float("nan")
-            reason = "the runs do not measure the fixed cost and busy time (the gate fails closed)"
-        else:
-            share, busy = float(g.fixed_share.max()), float(g.busy_min_s.min())
-            why = []
-            if share > FIXED_SHARE_MAX:
-                why.append(f"fixed cost up to {share:.0%} of the busy time "
-                           f"(at most {FIXED_SHARE_MAX:.0%})")  # fmt: skip
-            if busy < MIN_BUSY_S:
-                why.append(f"busiest worker busy {1e3 * busy:.0f} ms on its shortest replay "
-                           f"(at least {1e3 * MIN_BUSY_S:.0f} ms)")  # fmt: skip
-            if seeds < MIN_SEEDS:
-                why.append(f"{seeds} seed(s) (at least {MIN_SEEDS})")
-            reason = "; ".join(why)
-        out.append({"country": c, "query_set": q, "seeds": seeds, "fixed_share_max": share,
-                    "busy_min_s": busy, "work_dominated": not reason, "reason": reason})  # fmt: skip
-    return pd.DataFrame(out)
+            out.append({**row, "fixed_share_max": float("nan"), "busy_min_s": float("nan"),
+                        "work_dominated": False, "kept_seeds": (), "left_out": "",
+                        "reason": "the runs do not measure the fixed cost and busy time "
+                                  "(the gate fails closed)"})  # fmt: skip
+            continue
+        reads = [(s, float(x.fixed_share.max()), float(x.busy_min_s.min())) for s, x in streams]
+        kept = [r for r in reads if not _stream_problems(r[1], r[2])]
+        dropped = [r for r in reads if _stream_problems(r[1], r[2])]
+        on = kept or reads
+        share, busy = max(r[1] for r in on), min(r[2] for r in on)
+        why = _stream_problems(
+            max(r[1] for r in dropped), min(r[2] for r in dropped)
+        ) if dropped and len(kept) < MIN_SEEDS else []  # fmt: skip
+        if seeds < MIN_SEEDS:
+            why.append(f"{seeds} seed(s) (at least {MIN_SEEDS})")
+        elif len(kept) < MIN_SEEDS:
+            why.append(f"{len(kept)} of {seeds} seeds work-dominated (at least {MIN_SEEDS})")
+        left = "; ".join(
+            f"seed {s} left out: " + ", ".join(_stream_problems(sh, b)) for s, sh, b in dropped
+        ) if len(kept) >= MIN_SEEDS else ""  # fmt: skip
+        out.append({**row, "fixed_share_max": share, "busy_min_s": busy,
+                    "work_dominated": not why, "reason": "; ".join(why),
+                    "kept_seeds": tuple(r[0] for r in kept) if not why else (),
+                    "left_out": left})  # fmt: skip
+    return pd.DataFrame(out, columns=list(REGIME_TABLE_COLUMNS))
 
 
 def regime_reason(*frames: pd.DataFrame) -> str:
-    """Why the timings of ``frames`` cannot grade a timing claim ("" if every set is
-    work-dominated; :func:`regime_table`). Fails closed on frames without the columns."""
+    """Why the timings of ``frames`` cannot grade a timing claim, per set that is not
+    work-dominated, and which streams of the other sets are left out ("" if every stream
+    of every set is work-dominated; :func:`regime_table`). Fails closed on frames without
+    the columns."""
     t = regime_table(*frames)
-    bad = t[~t.work_dominated] if len(t) else t
-    return "; ".join(
-        f"{'UK' if r.country == 'GB' else r.country}-{r.query_set}: {r.reason}"
-        for r in bad.itertuples()
-    )
+    parts = []
+    for r in t.itertuples():
+        name = f"{'UK' if r.country == 'GB' else r.country}-{r.query_set}"
+        if not r.work_dominated:
+            parts.append(f"{name}: {r.reason}")
+        elif r.left_out:
+            parts.append(f"{name}: {r.left_out}")
+    return "; ".join(parts)
 
 
 def in_regime(frame: pd.DataFrame, table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The rows of ``frame`` whose (country, query set) is work-dominated in ``table``
-    (default: :func:`regime_table` of ``frame`` alone)."""
+    """The rows of ``frame`` on the work-dominated streams of the work-dominated sets of
+    ``table`` (default: :func:`regime_table` of ``frame`` alone); a frame without seeds
+    keeps its work-dominated sets whole."""
     if not len(frame):
         return frame
     t = regime_table(frame) if table is None else table
-    keep = {(r.country, r.query_set) for r in t.itertuples() if r.work_dominated}
-    mask = [(c, q) in keep for c, q in zip(frame.country, frame.query_set, strict=True)]
+    keep = {(r.country, r.query_set): set(r.kept_seeds) for r in t.itertuples() if r.work_dominated}
+    if "seed" in frame.columns:
+        mask = [(c, q) in keep and (s in keep[(c, q)] or keep[(c, q)] == {None})
+                for c, q, s in zip(frame.country, frame.query_set, frame.seed, strict=True)]  # fmt: skip
+    else:
+        mask = [(c, q) in keep for c, q in zip(frame.country, frame.query_set, strict=True)]
     return frame[np.array(mask, dtype=bool)]
 
 
