@@ -5,6 +5,7 @@ verdict the cross-system claims can give."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -21,7 +22,16 @@ from routelab.compare.interests import (
 )
 from routelab.compare.lab import claims as cc
 from routelab.compare.lab.drift import drift_rows
-from routelab.compare.routers import ROUTERS, route, s3tm_pairs, spatial_pairs
+from routelab.compare.routers import (
+    ROUTERS,
+    SYSTEMS,
+    SYSTEMS_BY_NAME,
+    Routing,
+    route,
+    s3tm_pairs,
+    spatial_pairs,
+    system_of,
+)
 from routelab.compare.stream import ATTRS, REGIONS, common_stream, key_stream
 from routelab.spatial.places import BOXES, box_region
 
@@ -238,3 +248,71 @@ def test_worked_example_agrees_with_the_systems(small) -> None:  # noqa: ANN001
         assert flags["S3-TM matches"] == ((sub, post) in s3)
         assert flags["PS2Stream matches"] == ((sub, post) in ps)
         assert flags["Fabret matches"] == (sub in set(ids.tolist()))
+
+
+# ------------------------------------------------------------------------- the adapters
+
+
+def test_the_adapters_keep_notebook_13s_routers_in_its_order() -> None:
+    """The routers come from the papers' registries now; notebook 13's grid (and the order
+    of its legends and markers) is the one it always compared."""
+    from routelab.compare.lab.drift import DRIFT_ROUTERS
+
+    assert ROUTERS == {
+        "S3-TM": ("hash", "SALB"),
+        "key grouping": ("kg", "pkg_global", "dchoices", "wchoices", "fish"),
+        "PS2Stream": ("grid", "kd-tree", "frequency", "metric", "hybrid"),
+        "Fabret": ("counting", "propagation", "static"),
+    }
+    assert list(ROUTERS) == list(SYSTEMS) == list(SYSTEMS_BY_NAME)
+    assert DRIFT_ROUTERS == (("S3-TM", "SALB"), ("key grouping", "pkg_global"),
+                             ("PS2Stream", "hybrid"), ("Fabret", "propagation"))  # fmt: skip
+    assert [s for s, a in SYSTEMS_BY_NAME.items() if a.learns_online] == ["key grouping"]
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS_BY_NAME))
+def test_an_unknown_router_names_the_system_and_its_choices(system: str) -> None:
+    adapter = SYSTEMS_BY_NAME[system]
+    choices = ", ".join(adapter.routers)
+    stream = pd.DataFrame({"window": [0]})
+    message = re.escape(f"unknown router 'magic' of {system}; choose from {choices}")
+    with pytest.raises(ValueError, match=message):
+        adapter.route("magic", 2, stream, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=message):
+        route(system, "magic", 2, stream, None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="n_workers must be >= 1"):
+        adapter.route(adapter.routers[0], 0, stream, None)  # type: ignore[arg-type]
+
+
+def test_an_unknown_system_or_registry_entry_is_a_clear_error() -> None:
+    from routelab.compare.routers import _compared
+    from routelab.s3tm.mappings import MAPPINGS
+
+    systems = ", ".join(SYSTEMS_BY_NAME)
+    with pytest.raises(ValueError, match=re.escape(f"'Storm'; choose from {systems}")):
+        route("Storm", "kg", 2, pd.DataFrame({"window": [0]}), None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown router 'magic'; choose from hash, SALB"):
+        system_of("magic")
+    assert system_of("fish") == "key grouping"
+    with pytest.raises(ValueError, match="not mapping methods of their registry: \\['kg'\\]"):
+        _compared(MAPPINGS, "hash", "kg")
+
+
+@pytest.fixture(scope="module")
+def tiny(small):  # noqa: ANN001, ANN201
+    """Every eighth post of the small stream: 375 posts, still four windows."""
+    stream, interests = small
+    return stream.iloc[::8].reset_index(drop=True), interests
+
+
+@pytest.mark.parametrize(
+    ("system", "router"), [(s, r) for s, a in SYSTEMS_BY_NAME.items() for r in a.routers]
+)
+def test_every_router_of_every_adapter_routes_a_tiny_stream(tiny, system: str, router: str) -> None:  # noqa: ANN001
+    stream, interests = tiny
+    assert np.bincount(stream["window"]).tolist() == [94, 94, 94, 93]
+    r = SYSTEMS_BY_NAME[system].route(router, 2, stream, interests, train_windows=1)
+    assert isinstance(r, Routing)
+    assert (r.system, r.router, r.n_workers) == (system, router, 2)
+    assert r.window_loads.shape == (4, 2) and r.state.shape == (2,)
+    assert (r.row()["system"], r.row()["router"]) == (system, router)

@@ -22,6 +22,10 @@ builder and what "agrees" means:
 - selectors: the cells reach the needed load (or are every useful cell when they cannot),
   never beat the brute force's minimum cost (:func:`~routelab.spatial.migration.select_brute_force`,
   each entry's ``oracle``), and the exact selectors (DP) reach it.
+
+And every system notebook 13 compares (:data:`~routelab.compare.routers.SYSTEMS_BY_NAME`):
+its adapter is a :class:`~routelab.protocols.RouterSystem`, and every router it offers is an
+entry of its paper's registry (one of the five above).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from routelab.compare.routers import ROUTER_REGISTRY, SYSTEMS_BY_NAME
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.matchers import MATCHERS
 from routelab.filtering.model import MISSING, OPS, Events, Subscriptions
@@ -47,6 +52,7 @@ from routelab.protocols import (
     MatcherBuilder,
     MatchReference,
     Partitioner,
+    RouterSystem,
     Selector,
     signature_problems,
 )
@@ -107,6 +113,39 @@ def test_every_entry_has_its_kinds_signature(kind: str, method: Method) -> None:
 
 def test_exact_selectors_are_registered() -> None:
     assert set(SELECTORS.names) >= EXACT_SELECTORS
+
+
+# ------------------------------------------------------------------------- router systems
+
+
+class _RouteCall:
+    """:meth:`RouterSystem.route` as a ``__call__`` (what :func:`signature_problems` reads)."""
+
+    __call__ = RouterSystem.route
+
+
+@pytest.mark.parametrize("system", [pytest.param(s, id=n) for n, s in SYSTEMS_BY_NAME.items()])
+def test_every_router_system_is_a_protocol_adapter_of_its_papers_registry(
+    system: RouterSystem,
+) -> None:
+    assert isinstance(system, RouterSystem)
+    assert signature_problems(system.route, _RouteCall) == []
+    assert isinstance(system.name, str) and isinstance(system.paper, str)
+    assert isinstance(system.learns_online, bool) and isinstance(system.replication_unit, str)
+    # its registry is one of the five, and every router an entry of it, in its order
+    assert any(system.registry is registry for registry, _, _ in KINDS.values())
+    assert system.routers and all(r in system.registry for r in system.routers)
+    assert list(system.routers) == [n for n in system.registry if n in system.routers]
+    assert system.drift_router in system.routers
+    # the CLI's registry of routers holds each one, under this system's paper
+    for r in system.routers:
+        assert ROUTER_REGISTRY[r].paper == system.paper
+
+
+def test_every_router_system_has_a_unique_name_and_routers() -> None:
+    assert [s.name for s in SYSTEMS_BY_NAME.values()] == list(SYSTEMS_BY_NAME)
+    every = [r for s in SYSTEMS_BY_NAME.values() for r in s.routers]
+    assert len(every) == len(set(every)) == len(ROUTER_REGISTRY)
 
 
 # ------------------------------------------------------------------------- mappings

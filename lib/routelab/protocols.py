@@ -14,12 +14,17 @@ of one registry:
 - :class:`Selector` (:data:`routelab.spatial.migration.SELECTORS`): candidate cells -> the
   selection.
 
+One more for the systems notebook 13 compares side by side
+(:data:`routelab.compare.routers.SYSTEMS_BY_NAME`): :class:`RouterSystem`, a system whose
+routers are entries of its paper's registry, run on the common stream at N workers.
+
 A protocol lists only what every kernel of its kind takes and returns; a kernel may take more
 keyword parameters with defaults (its method's ``defaults``). Parameters marked
 positional-only (``/``) are the ones callers pass by position and the kernels name
-differently (a partitioner's ``n`` is its caller's ``n_workers``). :class:`Matcher` is
-``runtime_checkable`` (``isinstance`` on a built matcher); the callables are checked by
-signature with :func:`signature_problems`. ``tests/test_conformance.py`` checks every entry.
+differently (a partitioner's ``n`` is its caller's ``n_workers``). :class:`Matcher` and
+:class:`RouterSystem` are ``runtime_checkable`` (``isinstance`` on a built matcher, on a
+system's adapter); the callables are checked by signature with :func:`signature_problems`.
+``tests/test_conformance.py`` checks every entry and every adapter.
 """
 
 from __future__ import annotations
@@ -30,9 +35,13 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
 
+    from routelab.compare.interests import Interests
+    from routelab.compare.routers import Routing
     from routelab.filtering.model import Events, Subscriptions
     from routelab.grouping.events import WorkerEvent
+    from routelab.methods import MethodRegistry
     from routelab.s3tm.wordsets import Corpus
     from routelab.spatial.engine import Setup
     from routelab.spatial.kdt import Partition
@@ -117,6 +126,45 @@ class Selector(Protocol):
     entry per candidate cell) whose load reaches ``need``, by the selector's rule."""
 
     def __call__(self, load: np.ndarray, size: np.ndarray, need: float, /) -> Selection: ...
+
+
+@runtime_checkable
+class RouterSystem(Protocol):
+    """A system notebook 13 compares (S3-TM, key grouping, PS2Stream, Fabret et al.): its
+    ``routers`` are entries of its paper's ``registry`` (the methods notebook 13 compares,
+    in the registry's order), each run by :meth:`route` on the common stream at N workers
+    and measured alike (:class:`~routelab.compare.routers.Routing`).
+
+    What differs between the systems is an attribute, never a test of ``name``:
+    ``learns_online`` (the router adapts message by message, as PKG, D-C, W-C and FISH do,
+    rather than learning its configuration on the first windows: nothing to re-learn
+    before a window), ``replication_unit`` (what :attr:`Routing.copies
+    <routelab.compare.routers.Routing.copies>` counts per tuple: copies of the tuple, or
+    for key grouping the workers its key lives on) and ``drift_router`` (the router whose
+    adaptation to the drift notebook 13 measures)."""
+
+    name: str
+    paper: str
+    registry: MethodRegistry[Any]
+    routers: tuple[str, ...]
+    learns_online: bool
+    replication_unit: str
+    drift_router: str
+
+    def route(
+        self,
+        router: str,
+        n_workers: int,
+        stream: pd.DataFrame,
+        interests: Interests,
+        *,
+        train_windows: int = 3,
+        seed: int = 0,
+    ) -> Routing:
+        """Run ``router`` at ``n_workers``, its configuration learned on the stream's first
+        ``train_windows`` windows; ``ValueError`` naming the system and its routers for a
+        router it does not offer."""
+        ...
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -1,8 +1,15 @@
 """Five routers on the common stream, the same N workers, measured alike.
 
-Every router is a (system, method) pair of :data:`ROUTERS`; :func:`route` runs one at N
-workers and returns a :class:`Routing`: the messages each worker received (in total and
-per window of the stream), the copies each tuple became, and the state each worker holds.
+Every system is one adapter of :data:`SYSTEMS_BY_NAME` (a
+:class:`~routelab.protocols.RouterSystem`): its routers are entries of its paper's own
+registry (S3-TM's :data:`~routelab.s3tm.mappings.MAPPINGS`, the grouping schemes'
+:data:`~routelab.grouping.schemes.SCHEMES`, PS2Stream's
+:data:`~routelab.spatial.engine.PARTITIONERS`, Fabret et al.'s
+:data:`~routelab.filtering.matchers.MATCHERS`), the ones notebook 13 compares; what
+differs between the systems is an adapter's attribute, never a test of its name.
+:func:`route` runs one (system, router) at N workers and returns a :class:`Routing`: the
+messages each worker received (in total and per window of the stream), the copies each
+tuple became, and the state each worker holds.
 From these, every system gets the same columns (:meth:`Routing.row`):
 
 * ``imbalance``: max / mean of the messages per worker (1 = perfect balance);
@@ -16,15 +23,17 @@ From these, every system gets the same columns (:meth:`Routing.row`):
 
 The learned configurations (S3-TM's word mapping, PS2Stream's partition, Fabret's access
 routing) are learned on the stream's first ``train_windows`` windows and measured on the
-whole stream; key grouping learns online. A tuple is a post, except for key grouping,
-whose tuples are (post, key) messages: a post sends its author and each hashtag.
+whole stream; key grouping learns online (its adapter's ``learns_online``). A tuple is a
+post, except for key grouping, whose tuples are (post, key) messages: a post sends its
+author and each hashtag.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,16 +47,18 @@ from routelab.compare.interests import (
     spatial_queries,
 )
 from routelab.compare.stream import key_stream
+from routelab.filtering.matchers import MATCHERS
+from routelab.grouping.schemes import SCHEMES
+from routelab.methods import Method, MethodRegistry
+from routelab.s3tm.mappings import MAPPINGS
+from routelab.spatial.engine import PARTITIONERS
 from routelab.uniques import unique
 
-#: system -> its routers (registry names of each system's methods)
-ROUTERS: dict[str, tuple[str, ...]] = {
-    "S3-TM": ("hash", "SALB"),
-    "key grouping": ("kg", "pkg_global", "dchoices", "wchoices", "fish"),
-    "PS2Stream": ("grid", "kd-tree", "frequency", "metric", "hybrid"),
-    "Fabret": ("counting", "propagation", "static"),
-}
-SYSTEMS = tuple(ROUTERS)
+if TYPE_CHECKING:
+    from routelab.protocols import RouterSystem
+
+#: what :attr:`Routing.copies` counts for every system but key grouping
+COPIES = "copies per tuple"
 
 
 @dataclass
@@ -112,25 +123,58 @@ def _window_loads(window: np.ndarray, worker: np.ndarray, windows: int, n: int) 
     return out
 
 
-def route(
-    system: str,
-    router: str,
-    n_workers: int,
-    stream: pd.DataFrame,
-    interests: Interests,
-    *,
-    train_windows: int = 3,
-    seed: int = 0,
-) -> Routing:
-    """Run ``router`` of ``system`` at ``n_workers`` (module docstring)."""
-    if system not in ROUTERS or router not in ROUTERS[system]:
-        raise ValueError(f"unknown router {system}/{router}; choose from {ROUTERS}")
-    if n_workers < 1:
-        raise ValueError(f"n_workers must be >= 1, got {n_workers}")
-    fn = {"S3-TM": _s3tm, "key grouping": _grouping, "PS2Stream": _spatial, "Fabret": _fabret}[
-        system
-    ]
-    return fn(router, n_workers, stream, interests, train_windows, seed)
+def _compared(registry: MethodRegistry[Any], *names: str) -> tuple[str, ...]:
+    """The entries of ``registry`` notebook 13 compares (``names``), in the registry's
+    order; ``ValueError`` if one of ``names`` is not an entry."""
+    missing = [n for n in names if n not in registry]
+    if missing:
+        raise ValueError(f"not {registry.kind}s of their registry: {missing}")
+    return tuple(n for n in registry if n in names)
+
+
+class _System:
+    """What the adapters share (:class:`~routelab.protocols.RouterSystem`): the check of a
+    router's name and :meth:`route`'s arguments; each adapter's ``_route`` does the work."""
+
+    name: str
+    paper: str
+    registry: MethodRegistry[Any]
+    routers: tuple[str, ...]
+    drift_router: str
+    learns_online = False
+    replication_unit = COPIES
+
+    def __repr__(self) -> str:
+        return f"<{self.name} routers {', '.join(self.routers)}>"
+
+    def check(self, router: str) -> None:
+        """``ValueError`` naming the system and its routers if it does not offer ``router``."""
+        if router not in self.routers:
+            raise ValueError(
+                f"unknown router {router!r} of {self.name}; choose from {', '.join(self.routers)}"
+            )
+
+    def route(
+        self,
+        router: str,
+        n_workers: int,
+        stream: pd.DataFrame,
+        interests: Interests,
+        *,
+        train_windows: int = 3,
+        seed: int = 0,
+    ) -> Routing:
+        """Run ``router`` at ``n_workers`` (module docstring)."""
+        self.check(router)
+        if n_workers < 1:
+            raise ValueError(f"n_workers must be >= 1, got {n_workers}")
+        return self._route(router, n_workers, stream, interests, train_windows, seed)
+
+    def _route(
+        self, router: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int,
+        seed: int,
+    ) -> Routing:  # fmt: skip
+        raise NotImplementedError  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- S3-TM
@@ -153,23 +197,36 @@ def _s3tm_parts(
     return corpus, subs, ws, mapping, time.perf_counter() - t0
 
 
-def _s3tm(
-    router: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int, seed: int
-) -> Routing:
-    from routelab.s3tm.placement import place_subscriptions
+class S3TMSystem(_System):
+    """S3-TM (Sect. 4): a word mapping (:data:`~routelab.s3tm.mappings.MAPPINGS`) learned on
+    the training windows sends each post to the matchers of its subscribed words; the
+    subscriptions are placed by LASP. A tuple is a post, its copies the matchers it reaches;
+    a matcher's state is its subscriptions."""
 
-    corpus, subs, ws, mapping, learn_s = _s3tm_parts(
-        router, n, stream, interests, train_windows, seed
-    )
-    targets = mapping.route(corpus, subscribed=ws)
-    copies = targets.sizes()
-    post = np.repeat(np.arange(len(copies)), copies)
-    windows = int(stream["window"].max()) + 1
-    loads = _window_loads(stream["window"].to_numpy()[post], targets.indices, windows, n)
-    placement = place_subscriptions(subs, mapping, "LASP", seed=seed)
-    return Routing("S3-TM", router, n, len(stream), loads, copies, placement.subs_per_matcher(),
-                   "subscriptions", learn_s=learn_s,
-                   tuple_window=stream["window"].to_numpy())  # fmt: skip
+    name = "S3-TM"
+    paper = "S3-TM Sect. 4"
+    registry = MAPPINGS
+    routers = _compared(MAPPINGS, "hash", "SALB")
+    drift_router = "SALB"
+
+    def _route(
+        self, router: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int,
+        seed: int,
+    ) -> Routing:  # fmt: skip
+        from routelab.s3tm.placement import place_subscriptions
+
+        corpus, subs, ws, mapping, learn_s = _s3tm_parts(
+            router, n, stream, interests, train_windows, seed
+        )
+        targets = mapping.route(corpus, subscribed=ws)
+        copies = targets.sizes()
+        post = np.repeat(np.arange(len(copies)), copies)
+        windows = int(stream["window"].max()) + 1
+        loads = _window_loads(stream["window"].to_numpy()[post], targets.indices, windows, n)
+        placement = place_subscriptions(subs, mapping, "LASP", seed=seed)
+        return Routing(self.name, router, n, len(stream), loads, copies,
+                       placement.subs_per_matcher(), "subscriptions", learn_s=learn_s,
+                       tuple_window=stream["window"].to_numpy())  # fmt: skip
 
 
 def s3tm_pairs(
@@ -196,24 +253,40 @@ def s3tm_pairs(
 
 
 # --------------------------------------------------------------------------- key grouping
-def _grouping(
-    scheme: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int, seed: int
-) -> Routing:
-    from routelab.grouping.simulator import simulate
+class KeyGroupingSystem(_System):
+    """Key grouping and its successors (PKG Sect. III, FISH Sect. IV): a grouping scheme
+    (:data:`~routelab.grouping.schemes.SCHEMES`) sends each (post, key) message -- a post's
+    author and each hashtag -- to a worker, adapting message by message (no training
+    windows). A tuple is a message; its "copies" are the workers its key lives on; a
+    worker's state is its distinct keys."""
 
-    keys, row, secs = key_stream(stream)
-    t0 = time.perf_counter()
-    r = simulate(keys, scheme, n, 1, seed, times=secs)
-    route_s = time.perf_counter() - t0
-    windows = int(stream["window"].max()) + 1
-    loads = _window_loads(stream["window"].to_numpy()[row], r.assignment, windows, n)
-    pairs = unique(r.assignment.astype(np.int64) * (int(keys.max()) + 1) + keys)
-    state = np.bincount(pairs // (int(keys.max()) + 1), minlength=n)
-    per_key = np.bincount(pairs % (int(keys.max()) + 1))
-    return Routing("key grouping", scheme, n, len(keys), loads, per_key[keys], state,
-                   "keys (distinct per worker)",
-                   extra={"route_s": route_s, "workers_per_key": int(per_key.max(initial=0))},
-                   tuple_window=stream["window"].to_numpy()[row])  # fmt: skip
+    name = "key grouping"
+    paper = "PKG Sect. III, FISH Sect. IV"
+    registry = SCHEMES
+    routers = _compared(SCHEMES, "kg", "pkg_global", "dchoices", "wchoices", "fish")
+    drift_router = "pkg_global"
+    learns_online = True
+    replication_unit = "workers per key"
+
+    def _route(
+        self, scheme: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int,
+        seed: int,
+    ) -> Routing:  # fmt: skip
+        from routelab.grouping.simulator import simulate
+
+        keys, row, secs = key_stream(stream)
+        t0 = time.perf_counter()
+        r = simulate(keys, scheme, n, 1, seed, times=secs)
+        route_s = time.perf_counter() - t0
+        windows = int(stream["window"].max()) + 1
+        loads = _window_loads(stream["window"].to_numpy()[row], r.assignment, windows, n)
+        pairs = unique(r.assignment.astype(np.int64) * (int(keys.max()) + 1) + keys)
+        state = np.bincount(pairs // (int(keys.max()) + 1), minlength=n)
+        per_key = np.bincount(pairs % (int(keys.max()) + 1))
+        return Routing(self.name, scheme, n, len(keys), loads, per_key[keys], state,
+                       "keys (distinct per worker)",
+                       extra={"route_s": route_s, "workers_per_key": int(per_key.max(initial=0))},
+                       tuple_window=stream["window"].to_numpy()[row])  # fmt: skip
 
 
 # --------------------------------------------------------------------------- PS2Stream
@@ -236,32 +309,41 @@ def _spatial_setup(
     return prepare(st, grid_for(st, g), sample, np.arange(len(qs)), seed=seed)
 
 
-def _spatial(
-    algorithm: str,
-    n: int,
-    stream: pd.DataFrame,
-    interests: Interests,
-    train_windows: int,
-    seed: int,
-    g: int = 256,
-) -> Routing:
-    from routelab.spatial.engine import build_partition, run_pipeline
-    from routelab.spatial.model import OBJ
+class PS2StreamSystem(_System):
+    """PS2Stream (Sect. IV): a partition of the grid x vocabulary
+    (:data:`~routelab.spatial.engine.PARTITIONERS`) built on the training windows; the
+    dispatcher sends each post (object) to the workers owning its terms in its cell, where
+    GI2 matches it against the interests' regions. A tuple is a post, its copies the
+    workers it reaches; a worker's state is its index bytes, its busy seconds measured."""
 
-    setup = _spatial_setup(stream, interests, train_windows, seed, True, g)
-    part, build_s = build_partition(setup, algorithm, n)
-    res = run_pipeline(setup, part, keep_pairs=False)
-    st = setup.stream
-    obj = st.kind[res.routed.tup] == OBJ
-    o_idx = st.ref[res.routed.tup[obj]]
-    windows = int(stream["window"].max()) + 1
-    loads = _window_loads(stream["window"].to_numpy()[o_idx], res.routed.worker[obj], windows, n)
-    copies = np.bincount(o_idx, minlength=len(st.objects))
-    return Routing("PS2Stream", algorithm, n, len(st.objects), loads, copies,
-                   np.asarray(res.info["worker_bytes"], dtype=np.float64), "bytes",
-                   busiest_s=float(np.max(res.worker_busy)), learn_s=build_s,
-                   extra={"pairs": res.info.get("distinct_pairs")},
-                   tuple_window=stream["window"].to_numpy())  # fmt: skip
+    name = "PS2Stream"
+    paper = "PS2Stream Sect. IV"
+    registry = PARTITIONERS
+    routers = _compared(PARTITIONERS, "grid", "kd-tree", "frequency", "metric", "hybrid")
+    drift_router = "hybrid"
+
+    def _route(
+        self, algorithm: str, n: int, stream: pd.DataFrame, interests: Interests,
+        train_windows: int, seed: int, g: int = 256,
+    ) -> Routing:  # fmt: skip
+        from routelab.spatial.engine import build_partition, run_pipeline
+        from routelab.spatial.model import OBJ
+
+        setup = _spatial_setup(stream, interests, train_windows, seed, True, g)
+        part, build_s = build_partition(setup, algorithm, n)
+        res = run_pipeline(setup, part, keep_pairs=False)
+        st = setup.stream
+        obj = st.kind[res.routed.tup] == OBJ
+        o_idx = st.ref[res.routed.tup[obj]]
+        windows = int(stream["window"].max()) + 1
+        loads = _window_loads(stream["window"].to_numpy()[o_idx], res.routed.worker[obj],
+                              windows, n)  # fmt: skip
+        copies = np.bincount(o_idx, minlength=len(st.objects))
+        return Routing(self.name, algorithm, n, len(st.objects), loads, copies,
+                       np.asarray(res.info["worker_bytes"], dtype=np.float64), "bytes",
+                       busiest_s=float(np.max(res.worker_busy)), learn_s=build_s,
+                       extra={"pairs": res.info.get("distinct_pairs")},
+                       tuple_window=stream["window"].to_numpy())  # fmt: skip
 
 
 def spatial_pairs(
@@ -281,55 +363,66 @@ def spatial_pairs(
 
 
 # --------------------------------------------------------------------------- Fabret
-def _fabret(
-    algorithm: str,
-    n: int,
-    stream: pd.DataFrame,
-    interests: Interests,
-    train_windows: int,
-    seed: int,
-    collect: set[tuple[int, int]] | None = None,
-) -> Routing:
-    from routelab.filtering.costmodel import EventStats
-    from routelab.filtering.dataflow import plan_access_routing
-    from routelab.filtering.matchers import build_matcher
-    from routelab.filtering.model import Events
-    from routelab.filtering.static import predicate_nu
+class FabretSystem(_System):
+    """Fabret et al. (Sect. 5): the access routing
+    (:func:`~routelab.filtering.dataflow.plan_access_routing`), planned on the training
+    windows' event statistics, sends each post (event) to the partitions whose
+    subscriptions it may match; each partition's matcher
+    (:data:`~routelab.filtering.matchers.MATCHERS`) matches it there. A tuple is a post, its
+    copies the partitions it is sent to; a partition's state is its subscriptions."""
 
-    topics = (
-        stream["topic"].to_numpy() if "topic" in stream else post_topics(stream, interests.model)
-    )
-    events = post_events(stream, topics)
-    subs = predicate_subscriptions(interests)
-    train = stream["window"].to_numpy() < train_windows
-    stats = EventStats.from_events(Events(events.values[train]))
-    t0 = time.perf_counter()
-    plan = plan_access_routing(subs, predicate_nu(subs, stats), n, catch_all="spread")
-    send = plan.route(events)
-    learn_s = time.perf_counter() - t0
-    ev, worker = np.nonzero(send)
-    windows = int(stream["window"].max()) + 1
-    loads = _window_loads(stream["window"].to_numpy()[ev], worker, windows, n)
-    busiest, matches = 0.0, 0
-    for p in range(n):
-        rows = np.flatnonzero(plan.owner == p)
-        mine = np.flatnonzero(send[:, p])
-        if not len(rows) or not len(mine):
-            continue
-        m = build_matcher(algorithm, subs.take(rows), stats=stats, greedy_sample=len(rows))
-        batch = Events(events.values[mine], events.ids[mine])
-        m.match(Events(batch.values[:100], batch.ids[:100]))  # warm-up
+    name = "Fabret"
+    paper = "Fabret et al. Sect. 5"
+    registry = MATCHERS
+    routers = _compared(MATCHERS, "counting", "propagation", "static")
+    drift_router = "propagation"
+
+    def _route(
+        self, algorithm: str, n: int, stream: pd.DataFrame, interests: Interests,
+        train_windows: int, seed: int, collect: set[tuple[int, int]] | None = None,
+    ) -> Routing:  # fmt: skip
+        from routelab.filtering.costmodel import EventStats
+        from routelab.filtering.dataflow import plan_access_routing
+        from routelab.filtering.matchers import build_matcher
+        from routelab.filtering.model import Events
+        from routelab.filtering.static import predicate_nu
+
+        topics = (
+            stream["topic"].to_numpy()
+            if "topic" in stream
+            else post_topics(stream, interests.model)
+        )
+        events = post_events(stream, topics)
+        subs = predicate_subscriptions(interests)
+        train = stream["window"].to_numpy() < train_windows
+        stats = EventStats.from_events(Events(events.values[train]))
         t0 = time.perf_counter()
-        ptr, hits = m.match(batch)
-        busiest = max(busiest, time.perf_counter() - t0)
-        matches += int(ptr[-1])
-        if collect is not None:
-            post = np.repeat(batch.ids, np.diff(ptr))
-            collect.update(zip(np.asarray(hits).tolist(), post.tolist(), strict=True))
-    return Routing("Fabret", algorithm, n, len(stream), loads, send.sum(axis=1),
-                   np.bincount(plan.owner, minlength=n).astype(np.float64), "subscriptions",
-                   busiest_s=busiest, learn_s=learn_s, extra={"pairs": matches},
-                   tuple_window=stream["window"].to_numpy())  # fmt: skip
+        plan = plan_access_routing(subs, predicate_nu(subs, stats), n, catch_all="spread")
+        send = plan.route(events)
+        learn_s = time.perf_counter() - t0
+        ev, worker = np.nonzero(send)
+        windows = int(stream["window"].max()) + 1
+        loads = _window_loads(stream["window"].to_numpy()[ev], worker, windows, n)
+        busiest, matches = 0.0, 0
+        for p in range(n):
+            rows = np.flatnonzero(plan.owner == p)
+            mine = np.flatnonzero(send[:, p])
+            if not len(rows) or not len(mine):
+                continue
+            m = build_matcher(algorithm, subs.take(rows), stats=stats, greedy_sample=len(rows))
+            batch = Events(events.values[mine], events.ids[mine])
+            m.match(Events(batch.values[:100], batch.ids[:100]))  # warm-up
+            t0 = time.perf_counter()
+            ptr, hits = m.match(batch)
+            busiest = max(busiest, time.perf_counter() - t0)
+            matches += int(ptr[-1])
+            if collect is not None:
+                post = np.repeat(batch.ids, np.diff(ptr))
+                collect.update(zip(np.asarray(hits).tolist(), post.tolist(), strict=True))
+        return Routing(self.name, algorithm, n, len(stream), loads, send.sum(axis=1),
+                       np.bincount(plan.owner, minlength=n).astype(np.float64), "subscriptions",
+                       busiest_s=busiest, learn_s=learn_s, extra={"pairs": matches},
+                       tuple_window=stream["window"].to_numpy())  # fmt: skip
 
 
 def fabret_pairs(
@@ -340,35 +433,67 @@ def fabret_pairs(
     :func:`~routelab.filtering.dataflow.plan_access_routing` picks, matched there by
     ``algorithm`` against the partition's subscriptions; (sub_id, post_id) pairs."""
     pairs: set[tuple[int, int]] = set()
-    _fabret(algorithm, n, stream, interests, train_windows, seed, collect=pairs)
+    FABRET._route(algorithm, n, stream, interests, train_windows, seed, collect=pairs)
     return pairs
 
 
-#: the paper section each system's routers come from (``--help`` of ``compare run``)
-_SOURCES = {"S3-TM": "S3-TM Sect. 4", "key grouping": "PKG Sect. III, FISH Sect. IV",
-            "PS2Stream": "PS2Stream Sect. IV", "Fabret": "Fabret et al. Sect. 5"}  # fmt: skip
+S3TM, KEY_GROUPING, PS2STREAM, FABRET = (
+    S3TMSystem(), KeyGroupingSystem(), PS2StreamSystem(), FabretSystem()
+)  # fmt: skip
+#: every compared system's adapter by its name, in notebook 13's order
+SYSTEMS_BY_NAME: dict[str, RouterSystem] = {
+    s.name: s for s in (S3TM, KEY_GROUPING, PS2STREAM, FABRET)
+}
+#: system -> its routers (a view of :data:`SYSTEMS_BY_NAME`)
+ROUTERS: dict[str, tuple[str, ...]] = {name: s.routers for name, s in SYSTEMS_BY_NAME.items()}
+SYSTEMS = tuple(SYSTEMS_BY_NAME)
 
 
-def _registry():  # type: ignore[no-untyped-def]
-    from functools import partial
+def system_named(name: str) -> RouterSystem:
+    """The adapter of the system called ``name``; ``ValueError`` listing the systems."""
+    try:
+        return SYSTEMS_BY_NAME[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown router system {name!r}; choose from {', '.join(SYSTEMS_BY_NAME)}"
+        ) from None
 
-    from routelab.methods import Method, MethodRegistry
 
+def route(
+    system: str,
+    router: str,
+    n_workers: int,
+    stream: pd.DataFrame,
+    interests: Interests,
+    *,
+    train_windows: int = 3,
+    seed: int = 0,
+) -> Routing:
+    """Run ``router`` of ``system`` at ``n_workers`` (module docstring): the system's
+    adapter's :meth:`~routelab.protocols.RouterSystem.route`."""
+    return system_named(system).route(
+        router, n_workers, stream, interests, train_windows=train_windows, seed=seed
+    )
+
+
+def _registry() -> MethodRegistry[Method]:
     # a router has one implementation, the call of route(): no separate reference
     return MethodRegistry(
         "router",
         [
-            Method(r, f"{s}: {r}", _SOURCES[s], partial(route, s, r), None)
-            for s, routers in ROUTERS.items()
-            for r in routers
+            Method(r, f"{s.name}: {r}", s.paper, partial(route, s.name, r), None)
+            for s in SYSTEMS_BY_NAME.values()
+            for r in s.routers
         ],
     )
 
 
-#: every router of :data:`ROUTERS` by its (unique) name; ``system_of`` gives its system
+#: every router of :data:`SYSTEMS_BY_NAME` by its (unique) name; ``system_of`` gives its
+#: system
 ROUTER_REGISTRY = _registry()
 
 
 def system_of(router: str) -> str:
     """The system of ``router`` (a name of :data:`ROUTER_REGISTRY`)."""
-    return next(s for s, routers in ROUTERS.items() if router in routers)
+    ROUTER_REGISTRY.canonical(router)  # ValueError listing the routers for an unknown one
+    return next(s.name for s in SYSTEMS_BY_NAME.values() if router in s.routers)

@@ -21,6 +21,7 @@ from routelab.claims import (
     equivalent,
     not_comparable,
 )
+from routelab.compare.routers import SYSTEMS_BY_NAME
 
 #: "bounded": SALB's imbalance at the larger N within this factor of the smaller N's
 BOUNDED = 1.5
@@ -30,7 +31,8 @@ GROWTH = 0.1
 ORDER = 10.0
 #: consecutive windows per bootstrap block
 BLOCK = 3
-#: where each system's paper speaks of drift
+#: where each system's paper speaks of drift (the systems that learn their configuration
+#: on the first windows: ``learns_online`` false)
 DRIFT_SECTIONS = {
     "S3-TM": "S3-TM Sect. 6.4 (concept drift)",
     "PS2Stream": "PS2Stream Sect. V-B (the distribution changes; global adjustment)",
@@ -144,7 +146,7 @@ def rows(
         scale + "; a check: a post outside every interest's square is dropped by PS2Stream's "
         "dispatcher by construction, not by S3-TM, which has no regions", kind="check",
     ))  # fmt: skip
-    for system in ("S3-TM", "PS2Stream", "Fabret"):
+    for system in (s.name for s in SYSTEMS_BY_NAME.values() if not s.learns_online):
         d = drift[drift["system"] == system] if len(drift) else drift
         if d.empty:
             continue

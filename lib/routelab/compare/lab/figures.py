@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from routelab.compare.routers import ROUTERS, SYSTEMS
+from routelab.compare.routers import COPIES, ROUTERS, SYSTEMS, SYSTEMS_BY_NAME
 from routelab.palette import DESIGN_COLOURS
 
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x")
@@ -41,9 +41,18 @@ def _fit_legend(fig: go.Figure, height: int, row_px: int = LEGEND_ROW_PX) -> go.
     return fig
 
 
+def _replication_unit(system: str) -> str:
+    """What the replication of ``system``'s routers counts (its adapter's
+    ``replication_unit``; copies per tuple for a system without an adapter)."""
+    s = SYSTEMS_BY_NAME.get(system)
+    return s.replication_unit if s is not None else COPIES
+
+
 def _router_label(system: str, router: str) -> str:
-    """A router's legend name; key grouping's says its replication is workers per key."""
-    return f"{system}: {router}" + (" (workers per key)" if system == "key grouping" else "")
+    """A router's legend name; where the replication is not copies per tuple (key
+    grouping's: workers per key), it says what it is."""
+    unit = _replication_unit(system)
+    return f"{system}: {router}" + (f" ({unit})" if unit != COPIES else "")
 
 
 def extra_tradeoff(frame: pd.DataFrame, workers: tuple[int, ...] = (8, 32)) -> go.Figure:
@@ -64,7 +73,7 @@ def extra_tradeoff(frame: pd.DataFrame, workers: tuple[int, ...] = (8, 32)) -> g
                 s = sub[(sub["system"] == system) & (sub["router"] == router)]
                 if s.empty:
                     continue
-                unit = "workers per key" if system == "key grouping" else "copies per tuple"
+                unit = _replication_unit(system)
                 fig.add_trace(
                     go.Scatter(x=s["replication"], y=s["imbalance"], mode="markers",
                                name=_router_label(system, router),
