@@ -102,4 +102,6 @@ lock: $(PY)
 	$(PIP) freeze --exclude-editable | grep -v '^routelab' > constraints.txt
 
 clean:
-	rm -rf figures/*/ figures/index.html figures/plotly-*.min.js papermill_runs/*/ papermill_runs/history.jsonl .pytest_cache spark-warehouse
+	# the benchmark history (papermill_runs/bench/) is kept: it is the speed record across commits
+	rm -rf figures/*/ figures/index.html figures/plotly-*.min.js papermill_runs/history.jsonl .pytest_cache spark-warehouse
+	find papermill_runs -mindepth 1 -maxdepth 1 -type d ! -name bench -exec rm -rf {} +

@@ -295,3 +295,25 @@ def test_compare_against_the_previous_commit_end_to_end(tmp_path, capsys):
     assert hist["figures"] and all(f["status"] == "compared" for f in hist["figures"])
     assert "routelab-bench-compare" not in _git(ROOT, "worktree", "list")  # removed
     assert {r["python"] for r in data["raw_rounds"]} == {sys.version.split()[0]}
+
+
+def test_make_clean_keeps_the_benchmark_history(tmp_path) -> None:
+    """``make clean`` removes the notebook runs and their timing history, not
+    ``papermill_runs/bench/`` (the speed record across commits)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if shutil.which("make") is None:
+        pytest.skip("no make on this machine")
+    root = Path(__file__).resolve().parents[1]
+    shutil.copy(root / "Makefile", tmp_path / "Makefile")
+    runs = tmp_path / "papermill_runs"
+    for d in ("bench", "smoke", "default"):
+        (runs / d).mkdir(parents=True)
+    (runs / "bench" / "history.jsonl").write_text("{}\n")
+    (runs / "smoke" / "01.ipynb").write_text("{}")
+    (runs / "history.jsonl").write_text("{}\n")
+    subprocess.run(["make", "-s", "clean"], cwd=tmp_path, check=True, capture_output=True)
+    left = sorted(str(p.relative_to(tmp_path)) for p in runs.rglob("*"))
+    assert left == ["papermill_runs/bench", "papermill_runs/bench/history.jsonl"]
