@@ -316,3 +316,26 @@ def test_every_router_of_every_adapter_routes_a_tiny_stream(tiny, system: str, r
     assert (r.system, r.router, r.n_workers) == (system, router, 2)
     assert r.window_loads.shape == (4, 2) and r.state.shape == (2,)
     assert (r.row()["system"], r.row()["router"]) == (system, router)
+
+
+def test_each_adapter_answers_as_its_paper_does_and_only_key_grouping_routes_keys(tiny) -> None:  # noqa: ANN001
+    """``answer`` is the system's own pairs function (PS2Stream on the interests' regions,
+    256 cells a side, as ``routelab compare run`` reports it); key grouping matches
+    nothing (None) and is the one system whose tuples are keys."""
+    from routelab.compare.routers import fabret_pairs, s3tm_pairs, spatial_pairs
+
+    stream, interests = tiny
+    kw = {"train_windows": 1, "seed": 0}
+    want = {
+        "S3-TM": s3tm_pairs("hash", 2, stream, interests, **kw),
+        "key grouping": None,
+        "PS2Stream": spatial_pairs("kd-tree", 2, stream, interests, **kw, region=True, g=256),
+        "Fabret": fabret_pairs("counting", 2, stream, interests, **kw),
+    }
+    first = {"S3-TM": "hash", "key grouping": "kg", "PS2Stream": "kd-tree", "Fabret": "counting"}
+    for name, system in SYSTEMS_BY_NAME.items():
+        assert system.answer(first[name], 2, stream, interests, **kw) == want[name], name
+        assert system.routes_keys == (name == "key grouping")
+    assert len(want["S3-TM"]) and len(want["Fabret"])  # the tiny stream has matches
+    with pytest.raises(ValueError, match="unknown router 'magic' of Fabret"):
+        SYSTEMS_BY_NAME["Fabret"].answer("magic", 2, stream, interests)

@@ -141,7 +141,9 @@ class RouterSystem(Protocol):
     before a window), ``replication_unit`` (what :attr:`Routing.copies
     <routelab.compare.routers.Routing.copies>` counts per tuple: copies of the tuple, or
     for key grouping the workers its key lives on) and ``drift_router`` (the router whose
-    adaptation to the drift notebook 13 measures)."""
+    adaptation to the drift notebook 13 measures), ``routes_keys`` (its tuples are
+    (post, key) messages: a stream without keys gives it nothing to route) and what
+    :meth:`answer` returns (the pairs it delivers, None for a system that only routes)."""
 
     name: str
     paper: str
@@ -150,6 +152,21 @@ class RouterSystem(Protocol):
     learns_online: bool
     replication_unit: str
     drift_router: str
+    routes_keys: bool
+
+    def answer(
+        self,
+        router: str,
+        n_workers: int,
+        stream: pd.DataFrame,
+        interests: Interests,
+        *,
+        train_windows: int = 3,
+        seed: int = 0,
+    ) -> set[tuple[int, int]] | None:
+        """The (interest, post) index pairs the system delivers through ``router``, or None
+        for a system that routes without matching."""
+        ...
 
     def route(
         self,

@@ -113,13 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from routelab.badrecords import BadRecordReport
-    from routelab.compare.routers import (
-        fabret_pairs,
-        route,
-        s3tm_pairs,
-        spatial_pairs,
-        system_of,
-    )
+    from routelab.compare.routers import route, system_named, system_of
     from routelab.compare.stream import key_stream
     from routelab.compare.user import read_user_compare
     from routelab.errors import BadInputError
@@ -141,24 +135,25 @@ def _run(args: argparse.Namespace) -> int:
     n_keys = len(key_stream(stream)[0])
     skipped = []
     if n_keys == 0:
-        skipped = [r for r in routers if system_of(r) == "key grouping"]
+        skipped = [r for r in routers if system_named(system_of(r)).routes_keys]
         routers = [r for r in routers if r not in skipped]
         if skipped:
-            print(f"key grouping skipped: no post has an author or a #hashtag ({args.posts})")
+            names = ", ".join(dict.fromkeys(system_of(r) for r in skipped))
+            print(f"{names} skipped: no post has an author or a #hashtag ({args.posts})")
     if not routers:
         raise BadInputError("no router left to run (see above)")
     # each matching system's answer, through its first selected router
-    answer_fns = {"S3-TM": s3tm_pairs, "PS2Stream": spatial_pairs, "Fabret": fabret_pairs}
     kw = {"train_windows": args.train_windows, "seed": args.seed}
     t0 = time.perf_counter()
     answers: dict[str, set[tuple[int, int]]] = {}
+    asked: set[str] = set()
     for router in routers:
-        system = system_of(router)
-        if system in answer_fns and system not in answers:
-            extra = {"region": True, "g": 256} if system == "PS2Stream" else {}
-            answers[system] = answer_fns[system](
-                router, counts[0], stream, interests, **kw, **extra
-            )
+        system = system_named(system_of(router))
+        if system.name not in asked:
+            asked.add(system.name)
+            pairs = system.answer(router, counts[0], stream, interests, **kw)
+            if pairs is not None:
+                answers[system.name] = pairs
     answer_s = time.perf_counter() - t0
     rows = []
     points = [(r, n) for r in routers for n in counts]

@@ -176,6 +176,30 @@ class _System:
     ) -> Routing:  # fmt: skip
         raise NotImplementedError  # pragma: no cover
 
+    #: its tuples are (post, key) messages: a stream without keys gives it nothing to route
+    routes_keys = False
+
+    def answer(
+        self,
+        router: str,
+        n_workers: int,
+        stream: pd.DataFrame,
+        interests: Interests,
+        *,
+        train_windows: int = 3,
+        seed: int = 0,
+    ) -> set[tuple[int, int]] | None:
+        """The (interest index, post index) pairs the system delivers through ``router`` at
+        ``n_workers``, or None for a system that routes without matching (key grouping)."""
+        self.check(router)
+        return self._answer(router, n_workers, stream, interests, train_windows, seed)
+
+    def _answer(
+        self, router: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int,
+        seed: int,
+    ) -> set[tuple[int, int]] | None:  # fmt: skip
+        return None
+
 
 # --------------------------------------------------------------------------- S3-TM
 def _s3tm_parts(
@@ -208,6 +232,9 @@ class S3TMSystem(_System):
     registry = MAPPINGS
     routers = _compared(MAPPINGS, "hash", "SALB")
     drift_router = "SALB"
+
+    def _answer(self, router, n, stream, interests, train_windows, seed):  # type: ignore[no-untyped-def]
+        return s3tm_pairs(router, n, stream, interests, train_windows, seed)
 
     def _route(
         self, router: str, n: int, stream: pd.DataFrame, interests: Interests, train_windows: int,
@@ -266,6 +293,7 @@ class KeyGroupingSystem(_System):
     routers = _compared(SCHEMES, "kg", "pkg_global", "dchoices", "wchoices", "fish")
     drift_router = "pkg_global"
     learns_online = True
+    routes_keys = True
     replication_unit = "workers per key"
 
     def _route(
@@ -322,6 +350,10 @@ class PS2StreamSystem(_System):
     routers = _compared(PARTITIONERS, "grid", "kd-tree", "frequency", "metric", "hybrid")
     drift_router = "hybrid"
 
+    def _answer(self, router, n, stream, interests, train_windows, seed):  # type: ignore[no-untyped-def]
+        # the interests' own regions on a 256-cell grid (``routelab compare run``'s answer)
+        return spatial_pairs(router, n, stream, interests, train_windows, seed, region=True, g=256)
+
     def _route(
         self, algorithm: str, n: int, stream: pd.DataFrame, interests: Interests,
         train_windows: int, seed: int, g: int = 256,
@@ -376,6 +408,9 @@ class FabretSystem(_System):
     registry = MATCHERS
     routers = _compared(MATCHERS, "counting", "propagation", "static")
     drift_router = "propagation"
+
+    def _answer(self, router, n, stream, interests, train_windows, seed):  # type: ignore[no-untyped-def]
+        return fabret_pairs(router, n, stream, interests, train_windows, seed)
 
     def _route(
         self, algorithm: str, n: int, stream: pd.DataFrame, interests: Interests,
