@@ -138,9 +138,9 @@ class RouterSystem(Protocol):
     What differs between the systems is an attribute, never a test of ``name``:
     ``learns_online`` (the router adapts message by message, as PKG, D-C, W-C and FISH do,
     rather than learning its configuration on the first windows: nothing to re-learn
-    before a window), ``replication_unit`` (what :attr:`Routing.copies
-    <routelab.compare.routers.Routing.copies>` counts per tuple: copies of the tuple, or
-    for key grouping the workers its key lives on) and ``drift_router`` (the router whose
+    before a window), ``replication_unit`` (what the ``copies`` of a
+    :class:`~routelab.compare.routers.Routing` count per tuple: copies of the tuple, or
+    for key grouping the workers its key lives on), ``drift_router`` (the router whose
     adaptation to the drift notebook 13 measures), ``routes_keys`` (its tuples are
     (post, key) messages: a stream without keys gives it nothing to route) and what
     :meth:`answer` returns (the pairs it delivers, None for a system that only routes)."""

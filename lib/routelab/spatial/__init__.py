@@ -17,6 +17,7 @@ Files and the paper's sections:
 ``hybrid.py``      hybrid partitioning: Algorithm 1, ComputeNumberPartitions,
                    PartitionNode, MergeNodesIntoPartitions (Sect. IV-B)
 ``gridt.py``       the dispatchers' gridt index and routing (Sect. IV-C, Fig. 4)
+``int_table.py``   the dispatchers' H_q table (int64 -> int64, open addressing, numba)
 ``gi2.py``         the workers' GI2 index: insert, lazy delete, match (Sect. IV-D); the
                    postings of given cells (extract, drop) for migration
 ``migration.py``   the Minimum Cost Migration problem: DP, GR, SI, RA (Sects. V-A, VI-D)
