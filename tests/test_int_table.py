@@ -19,7 +19,8 @@ def _apply(keys, vals, counts, ops, op_keys, op_vals):
             if s >= 0:
                 tb.remove_at(keys, counts, s)
         else:
-            out[i] = tb.get(keys, vals, op_keys[i], -1)
+            s = tb.find(keys, op_keys[i])
+            out[i] = vals[s] if s >= 0 else -1
     return keys, vals, out
 
 

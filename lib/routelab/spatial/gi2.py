@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from routelab.spatial.int_table import mix as _mix
 from routelab.spatial.model import DEL, INS, OBJ, Objects, Queries
 
 
@@ -317,12 +318,6 @@ def _remove_deleted(
     visited = s_len[s]
     s_len[s] = w - a
     return visited
-
-
-@numba.njit(cache=True, inline="always")
-def _mix(key):  # type: ignore[no-untyped-def]
-    """Fibonacci hashing of a (cell, term) key: the high half of key x 2^64/phi."""
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32))
 
 
 @numba.njit(cache=True, inline="always")

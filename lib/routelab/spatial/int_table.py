@@ -22,8 +22,6 @@ import numpy as np
 
 EMPTY = -1
 TOMB = -2
-#: 2**64 / golden ratio: the multiplier of Fibonacci hashing
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
 def new_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -33,8 +31,15 @@ def new_table(capacity: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @numba.njit(cache=True, inline="always")
+def mix(key):
+    """Fibonacci hashing of a non-negative int64 key: the high half of key x 2^64/phi (the
+    GI2 kernel's list table hashes its (cell, term) keys with it too)."""
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32))
+
+
+@numba.njit(cache=True, inline="always")
 def _home(key, mask):
-    return np.int64((np.uint64(key) * _GOLD) >> np.uint64(29)) & mask
+    return mix(key) & mask
 
 
 @numba.njit(cache=True, inline="always")
@@ -49,13 +54,6 @@ def find(keys, key):
         if k == EMPTY:
             return -1
         i = (i + 1) & m
-
-
-@numba.njit(cache=True, inline="always")
-def get(keys, vals, key, default):
-    """The value of ``key``, or ``default``."""
-    i = find(keys, key)
-    return vals[i] if i >= 0 else default
 
 
 @numba.njit(cache=True)

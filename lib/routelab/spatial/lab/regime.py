@@ -114,8 +114,9 @@ def regime_table(*frames: pd.DataFrame) -> pd.DataFrame:
                                   "(the gate fails closed)"})  # fmt: skip
             continue
         reads = [(s, float(x.fixed_share.max()), float(x.busy_min_s.min())) for s, x in streams]
-        kept = [r for r in reads if not _stream_problems(r[1], r[2])]
-        dropped = [r for r in reads if _stream_problems(r[1], r[2])]
+        ok = [not _stream_problems(sh, b) for _, sh, b in reads]
+        kept = [r for r, good in zip(reads, ok, strict=True) if good]
+        dropped = [r for r, good in zip(reads, ok, strict=True) if not good]
         on = kept or reads
         share, busy = max(r[1] for r in on), min(r[2] for r in on)
         why = _stream_problems(
