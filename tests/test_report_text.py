@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from routelab import claims as c
 from routelab.report import NotebookReport, claims_html, json_key, tidy
@@ -85,3 +86,22 @@ def test_the_replay_offers_rounded_hours():
     offered = af.replay_hours(ticks)
     assert 10.2 in offered and all(h == round(h, 2) for h in offered)
     assert len(offered) == 60
+
+
+def test_measurements_are_saved_beside_the_figures_and_listed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path))
+    report = NotebookReport("xx_runs", show=False)
+    runs = pd.DataFrame({"algorithm": ["hybrid", "metric"], "w_busy_runs": [[[0.5, 0.6]], [[0.7]]],
+                         "latency_runs": [[1.0, 2.0], []], "data": ["d", "d"]})  # fmt: skip
+    path = report.measurements(runs, "runs", description="two runs")
+    back = pd.read_parquet(path)
+    assert list(back.algorithm) == ["hybrid", "metric"] and len(back.latency_runs[1]) == 0
+    assert [list(x) for x in back.w_busy_runs[0]] == [[0.5, 0.6]]
+    report.measurements(runs.head(1), "runs", description="again")  # a second save replaces
+    report.claim("c", "p", "m", verdict=c.at_least(2, 1))
+    report.finish()
+    data = json.loads((tmp_path / "xx_runs" / "results.json").read_text())
+    assert data["measurements"] == [{"name": "runs", "file": "runs.parquet", "rows": 1,
+                                     "description": "again"}]  # fmt: skip
+    with pytest.raises(ValueError, match="one identifier"):
+        report.measurements(runs, "../escape", description="x")

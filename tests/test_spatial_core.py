@@ -497,3 +497,22 @@ def test_best_of_replays_change_the_clock_not_the_answer() -> None:
         assert b.busy_s == min(b.busy_runs)
     with pytest.raises(ValueError, match="best_of must be at least 1"):
         run_pipeline(setup, part, best_of=0)
+
+
+def test_overlap_mask_equals_the_array_expression_on_random_ranges():
+    from routelab.spatial.cost import overlap_mask
+
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        g = int(rng.integers(2, 70))
+        lo = rng.integers(0, g, (300, 2))
+        r = np.concatenate([lo, np.minimum(lo + rng.integers(0, 6, (300, 2)), g - 1)], axis=1)
+        x0, y0 = (int(v) for v in rng.integers(0, g, 2))
+        x1, y1 = x0 + int(rng.integers(1, g)), y0 + int(rng.integers(1, g))
+        ref = (r[:, 0] < x1) & (r[:, 2] >= x0) & (r[:, 1] < y1) & (r[:, 3] >= y0)
+        assert np.array_equal(overlap_mask(r, x0, y0, x1, y1), ref), trial
+    # by hand: a query on cells x 2..3, y 0..0 meets the block [3, 5) x [0, 1), not [4, 5) x ...
+    one = np.array([[2, 0, 3, 0]])
+    assert overlap_mask(one, 3, 0, 5, 1).tolist() == [True]
+    assert overlap_mask(one, 4, 0, 5, 1).tolist() == [False]
+    assert overlap_mask(one, 0, 1, 5, 2).tolist() == [False]

@@ -12,6 +12,7 @@ from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import build_partition, first_object, prepare, run_pipeline
 from routelab.spatial.gi2 import WorkerTuples
 from routelab.spatial.grid import BaseGrid
+from routelab.spatial.lab import regime as rg
 from routelab.spatial.lab.partitioning import cost_clock as cc
 from routelab.spatial.lab.partitioning import experiments as sx
 from routelab.spatial.lab.partitioning.text_split import probe_summary, similarity_probe
@@ -234,6 +235,29 @@ def test_one_stream_serves_several_worker_counts():
     hybrid = next(r for r in rows if r["algorithm"] == "hybrid")
     assert {"ns", "nt", "root_similarity", "probe_similarities"} <= set(hybrid)
     assert all(len(r["w_busy"]) == r["n_workers"] and r["peak_rss_mb"] > 0 for r in rows)
+    # latency is modelled only where Fig. 8 reads it: the compared three at the first N
+    modelled = {(r["n_workers"], r["algorithm"]) for r in rows if r["latency_runs"]}
+    assert modelled == {(3, "hybrid"), (3, "kd-tree")}
+    for r in rows:
+        if (r["n_workers"], r["algorithm"]) in modelled:
+            assert r["latency_us"] > 0 and all(len(g) == 1 for g in r["latency_runs_grid"])
+        else:
+            assert np.isnan(r["latency_us"]) and r["latency_runs_grid"] == [[]] * len(rg.C_GRID_US)
+    # the frame as notebook 11 cuts it, and a cost per message over the unmodelled rows
+    frames = sx.split_runs(
+        pd.DataFrame(rows).assign(units="query", country="GB", query_set="Q2"), 3, ["GB"]
+    )
+    assert sorted(frames.fig6.algorithm) == ["grid", "kd-tree"]
+    assert sorted(frames.fig7.algorithm) == ["hybrid", "kd-tree"]
+    assert len(frames.fig11) == 4 and frames.posting.empty
+    paid = rg.at_cost(pd.DataFrame(rows), rg.C_PAPER_US)
+    assert paid.latency_us.isna().sum() == 3 and (paid.latency_us.dropna() > 0).all()
+
+
+def test_split_runs_names_a_frame_that_is_not_notebook_11s():
+    with pytest.raises(ValueError, match="no column.*units"):
+        sx.split_runs(pd.DataFrame({"country": ["GB"], "query_set": ["Q1"], "algorithm": ["grid"],
+                                    "n_workers": [8]}), 8, ["GB"])  # fmt: skip
 
 
 def _edge_stream(seed: int = 11):

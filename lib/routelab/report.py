@@ -241,6 +241,7 @@ class NotebookReport:
     claims: list[Claim] = field(default_factory=list)
     figures: list[dict[str, Any]] = field(default_factory=list)
     data: list[str] = field(default_factory=list)
+    measured: list[dict[str, Any]] = field(default_factory=list)
 
     def figure(self, fig: Any, name: str, *, data: str | Iterable[str], caption: str = "") -> None:
         """Stamp, save (HTML + PNG + SVG) and display a plotly figure once (returns None, so
@@ -254,6 +255,21 @@ class NotebookReport:
         )
         if self.show:
             show_figure(fig)
+
+    def measurements(self, frame: pd.DataFrame, name: str, *, description: str) -> Path:
+        """Save a frame of raw measurements (every run and replay the claims are graded on)
+        as ``<figures>/<notebook>/<name>.parquet`` and list it in results.json, so a reader
+        can regrade or replot a run without repeating it. Returns the path."""
+        if not name.isidentifier():
+            raise ValueError(f"a measurements name is one identifier, got {name!r}")
+        out = figures_dir() / self.notebook
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{name}.parquet"
+        frame.reset_index(drop=True).to_parquet(path, index=False)
+        self.measured = [m for m in self.measured if m["name"] != name]
+        self.measured.append({"name": name, "file": path.name, "rows": len(frame),
+                              "description": description})  # fmt: skip
+        return path
 
     def add_data(self, description: str) -> None:
         """Name a dataset the notebook uses outside its figures (a table, a demo), so the
@@ -316,6 +332,7 @@ class NotebookReport:
                 "headline": self.headline,
                 "figures": self.figures,
                 "data": self.data,
+                "measurements": self.measured,
                 "claims": [asdict(c) for c in self.claims],
             }
         )

@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -170,8 +171,9 @@ class SampleStats:
         return cy * g + cx, payload[rep]
 
     def queries_overlapping(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-        r = self.qr
-        return (r[:, 0] < x1) & (r[:, 2] >= x0) & (r[:, 1] < y1) & (r[:, 3] >= y0)
+        """The sample queries whose inclusive cell range meets the half-open block
+        ``[x0, x1) x [y0, y1)`` (a mask; one fused pass, :func:`overlap_mask`)."""
+        return overlap_mask(self.qr, x0, y0, x1, y1)
 
     def objects_in(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
         return (self.ocx >= x0) & (self.ocx < x1) & (self.ocy >= y0) & (self.ocy < y1)
@@ -395,3 +397,19 @@ def calibrate_costs(
         c_ins=round(t_ins / n_queries / per_check, 3),
         c_del=round(t_del / n_queries / per_check, 3),
     )
+
+
+@numba.njit(cache=True)
+def overlap_mask(ranges: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    """Rows of ``ranges`` (inclusive cell ranges ``x0, y0, x1, y1``, one per query) that meet
+    the half-open cell block ``[x0, x1) x [y0, y1)``: the four comparisons in one pass
+    instead of seven array passes (the partitioners ask this thousands of times per build)."""
+    out = np.empty(ranges.shape[0], dtype=np.bool_)
+    for i in range(ranges.shape[0]):
+        out[i] = (
+            (ranges[i, 0] < x1)
+            and (ranges[i, 2] >= x0)
+            and (ranges[i, 1] < y1)
+            and (ranges[i, 3] >= y0)
+        )
+    return out

@@ -222,7 +222,9 @@ def at_cost(frame: pd.DataFrame, c_us: float) -> pd.DataFrame:
     i = _grid_index(c_us)
     if "latency_runs_grid" in out.columns and i is not None:
         out["latency_runs"] = [list(g[i]) for g in out["latency_runs_grid"]]
-        out["latency_us"] = [float(np.mean(g[i])) for g in out["latency_runs_grid"]]
+        out["latency_us"] = [
+            float(np.mean(g[i])) if len(g[i]) else float("nan") for g in out["latency_runs_grid"]
+        ]
     elif {"latency_runs", "latency_us"} & set(out.columns):
         # no latency at this cost: the latency rows cannot be graded here
         out = out.drop(columns=[c for c in ("latency_runs", "latency_us") if c in out.columns])

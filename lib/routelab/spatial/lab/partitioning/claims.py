@@ -34,6 +34,7 @@ from routelab.claims import (
     unmeasured_rows,
     within_factor_measured,
 )
+from routelab.spatial.cost import CostParams
 from routelab.spatial.lab.regime import (
     C_PAPER_US,
     at_cost,
@@ -955,3 +956,27 @@ def rows_with_readings(
                                                           strict=True)}))  # fmt: skip
     return name_deciding_reading(rows, alt, UPDATE_UNIT_READING,
                                  f"updates charged per posting, on {sets}")  # fmt: skip
+
+
+def claims_from_runs(
+    runs: pd.DataFrame,
+    workers: int,
+    scal_countries: list[str],
+    costs: CostParams,
+    c_paper: float = C_PAPER_US,
+    clock: object | None = None,
+) -> list[dict]:
+    """Notebook 11's whole claims table from its runs: the rows of
+    :func:`rows_with_readings` and the posting-units row, on :func:`split_runs`'s frames
+    and the cost model's fit against the clock. The notebook grades its sweep with this; a
+    reader regrades a saved run with it (``pd.read_parquet("<figures>/11_ps2stream_partitioning/runs.parquet")``).
+    ``clock``: the notebook's :func:`~routelab.spatial.lab.partitioning.cost_clock.against_the_clock`
+    of the same runs, if computed already."""
+    from routelab.spatial.lab.partitioning import cost_clock
+    from routelab.spatial.lab.partitioning.experiments import split_runs
+
+    f = split_runs(runs, workers, scal_countries)
+    clock = clock or cost_clock.against_the_clock(f.main, costs)
+    rows = rows_with_readings(f.fig6, f.fig7, f.fig11, f.posting, clock.fit, clock.errors,
+                              c_paper=c_paper)  # fmt: skip
+    return [*rows, posting_units_row(f.posting, f.fig7)]

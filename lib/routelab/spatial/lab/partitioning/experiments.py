@@ -31,7 +31,7 @@ row per algorithm. Metrics (Sect. VI-A):
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -331,14 +331,16 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
         algs = (
             params["algorithms"] if i == 0 else params.get("scal_algorithms", params["algorithms"])
         )
-        rows += _run_at(setup, params, list(algs), n_w, hp, costs)
+        rows += _run_at(setup, params, list(algs), n_w, hp, costs, latency=i == 0)
     rows = [{**r, "units": costs.update_unit, "rss_start_mb": rss0, "mu": wp.mu} for r in rows]
     if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
         posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
         s_p = make_setup(
             wp, int(params.get("g", 256)), posting, sample_min=int(params.get("sample_min", 50_000))
         )
-        more = _run_at(s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting)
+        more = _run_at(
+            s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting, latency=False
+        )
         rows += [{**r, "units": "posting", "rss_start_mb": rss0, "mu": wp.mu} for r in more]
     return rows
 
@@ -350,8 +352,15 @@ def _run_at(
     n_w: int,
     hp: HybridParams,
     costs: CostParams,
+    *,
+    latency: bool = True,
 ) -> list[dict[str, Any]]:
-    """Every algorithm at ``n_w`` workers on one prepared stream: one row each."""
+    """Every algorithm at ``n_w`` workers on one prepared stream: one row each.
+
+    Latency (Fig. 8) is modelled only where a claim or figure reads it: with ``latency``, on
+    the algorithms of ``params["latency_algorithms"]`` (default :data:`COMPARED`, Fig. 8's
+    three); other rows carry NaN and empty replay lists (:func:`no_latency`). Fig. 11's
+    worker counts and the posting-unit builds are graded on throughput only."""
     n_d = int(params.get("n_dispatchers", 4))
     rows, results = [], {}
     for alg in algorithms:
@@ -385,8 +394,28 @@ def _run_at(
                 "data": setup.stream.info["data"],
             }
         )
-    add_latency(setup, rows, results, float(params.get("latency_load", 0.6)), n_d, costs)
+    graded = set(params.get("latency_algorithms", COMPARED)) if latency else set()
+    with_latency = [r for r in rows if r["algorithm"] in graded]
+    if with_latency:
+        add_latency(
+            setup,
+            with_latency,
+            {r["algorithm"]: results[r["algorithm"]] for r in with_latency},
+            float(params.get("latency_load", 0.6)),
+            n_d,
+            costs,
+        )
+    for r in rows:
+        if r["algorithm"] not in graded:
+            r.update(no_latency())
     return rows
+
+
+def no_latency() -> dict[str, Any]:
+    """The latency columns of a row whose latency is not modelled: NaN and empty replay
+    lists, one per cost of :data:`~routelab.spatial.lab.regime.C_GRID_US`."""
+    return {"latency_us": float("nan"), "latency_p95_us": float("nan"), "latency_runs": [],
+            "latency_rate": float("nan"), "latency_runs_grid": [[] for _ in C_GRID_US]}  # fmt: skip
 
 
 def add_latency(
@@ -541,3 +570,36 @@ def figure_points(
 
 def with_params(p: WorkloadParams, **kw) -> WorkloadParams:
     return replace(p, **kw)
+
+
+@dataclass(frozen=True)
+class FigureFrames:
+    """The sweep's runs cut as notebook 11 reads them: ``main`` (the paper's query units)
+    and ``posting`` (rebuilt with updates per posting), ``at_n`` (``main`` at the figures'
+    N), ``fig6`` (the baselines on Q1/Q2), ``fig7`` (hybrid, metric, kd-tree at N) and
+    ``fig11`` (the compared three at every N on the scalability countries)."""
+
+    main: pd.DataFrame
+    posting: pd.DataFrame
+    at_n: pd.DataFrame
+    fig6: pd.DataFrame
+    fig7: pd.DataFrame
+    fig11: pd.DataFrame
+
+
+def split_runs(runs: pd.DataFrame, workers: int, scal_countries: list[str]) -> FigureFrames:
+    """Cut :func:`sweep`'s runs (or the same frame read back from the notebook's saved
+    measurements) into the frames of :class:`FigureFrames`."""
+    missing = {"units", "n_workers", "query_set", "algorithm", "country"} - set(runs.columns)
+    if missing:
+        raise ValueError(f"not a notebook-11 runs frame: no column(s) {', '.join(sorted(missing))}")
+    main, posting = runs[runs.units == "query"], runs[runs.units == "posting"]
+    at_n = main[main.n_workers == workers]
+    return FigureFrames(
+        main=main,
+        posting=posting,
+        at_n=at_n,
+        fig6=at_n[at_n.query_set.isin(["Q1", "Q2"]) & at_n.algorithm.isin(BASELINES)],
+        fig7=at_n[at_n.algorithm.isin(COMPARED)],
+        fig11=main[main.country.isin(scal_countries) & main.algorithm.isin(COMPARED)],
+    )
