@@ -315,3 +315,40 @@ def test_figure_points_share_streams_between_figures():
     assert gb_q1["n_workers"] == (8, 4) and "grid" in gb_q1["algorithms"] and gb_q1["g"] == 32
     us_q3 = next(p for p in pts if p["country"] == "US" and p["query_set"] == "Q3")
     assert us_q3["n_workers"] == (8,) and us_q3["algorithms"] == sx.COMPARED
+
+
+def test_term_counts_equal_a_counting_loop():
+    from routelab.spatial.lab.workload import term_counts
+
+    rng = np.random.default_rng(3)
+    vocab = np.array([f"w{i}" for i in range(40)])
+    words = pd.Series([vocab[rng.integers(0, 40, rng.integers(0, 6))] for _ in range(500)])
+    counts: dict[str, int] = {}
+    for ws in words:
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    ref = sorted(counts, key=lambda w: (-counts[w], w))  # most frequent first, ties by word
+    terms, freq = term_counts(words)
+    assert terms.tolist() == ref and freq.tolist() == [float(counts[w]) for w in ref]
+    by_hand = term_counts(pd.Series([["b", "a"], ["a"], [], ["c", "b"]]))
+    assert by_hand[0].tolist() == ["a", "b", "c"] and by_hand[1].tolist() == [2.0, 2.0, 1.0]
+    assert term_counts(pd.Series([[], []]))[0].size == 0
+
+
+def test_merge_count_by_hand_and_with_ids_too_wide_for_one_key():
+    from types import SimpleNamespace
+
+    from routelab.spatial.engine import merge_count
+
+    def run(pairs):
+        q, o = zip(*pairs, strict=True) if pairs else ((), ())
+        return SimpleNamespace(
+            match_query=np.array(q, np.int64), match_object=np.array(o, np.int64)
+        )
+
+    # (1, 5) reaches two workers: 3 distinct pairs, 1 duplicate removed
+    assert merge_count([run([(1, 5), (2, 5)]), run([(1, 5), (3, 7)])]) == (3, 1)
+    assert merge_count([run([]), run([])]) == (0, 0)
+    wide = 2**40
+    got = merge_count([run([(wide, wide), (0, 0)]), run([(wide, wide), (0, wide)])])
+    assert got == (3, 1)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 
 from routelab.methods import Method, MethodRegistry
@@ -498,19 +499,50 @@ def merge_count(runs: list[WorkerRun]) -> tuple[int, int]:
     the distinct count is one sort of a flat array."""
     if not runs:
         return 0, 0
-    pq = np.concatenate([r.match_query for r in runs]).astype(np.int64)
-    po = np.concatenate([r.match_object for r in runs]).astype(np.int64)
+    pq = np.concatenate([r.match_query for r in runs])
+    po = np.concatenate([r.match_object for r in runs])
     if not len(pq):
         return 0, 0
-    lo_q, lo_o = int(pq.min()), int(po.min())
-    span = int(po.max()) - lo_o + 1
-    if (int(pq.max()) - lo_q + 1) * span >= 2**63:  # ids too wide for one key
-        distinct = len(np.unique(np.stack([pq, po], axis=1), axis=0))
+    lo_q, hi_q, lo_o, hi_o = _bounds(pq, po)
+    span = hi_o - lo_o + 1
+    if (hi_q - lo_q + 1) * span >= 2**63:  # ids too wide for one key
+        pairs = np.stack([pq.astype(np.int64), po.astype(np.int64)], axis=1)
+        distinct = len(np.unique(pairs, axis=0))
     else:
-        key = (pq - lo_q) * span + (po - lo_o)
+        key = _pair_keys(pq, po, lo_q, lo_o, span)
         key.sort()
-        distinct = int(np.count_nonzero(np.diff(key))) + 1
+        distinct = _distinct_sorted(key)
     return distinct, len(pq) - distinct
+
+
+@numba.njit(cache=True)
+def _bounds(pq: np.ndarray, po: np.ndarray) -> tuple[int, int, int, int]:
+    """(min, max) of the query ids and of the object ids, in one pass."""
+    lo_q = hi_q = np.int64(pq[0])
+    lo_o = hi_o = np.int64(po[0])
+    for i in range(len(pq)):
+        q, o = np.int64(pq[i]), np.int64(po[i])
+        lo_q, hi_q = min(lo_q, q), max(hi_q, q)
+        lo_o, hi_o = min(lo_o, o), max(hi_o, o)
+    return lo_q, hi_q, lo_o, hi_o
+
+
+@numba.njit(cache=True)
+def _pair_keys(pq: np.ndarray, po: np.ndarray, lo_q: int, lo_o: int, span: int) -> np.ndarray:
+    """One int64 key per pair, ``(query - lo_q) * span + (object - lo_o)``."""
+    key = np.empty(len(pq), dtype=np.int64)
+    for i in range(len(pq)):
+        key[i] = (np.int64(pq[i]) - lo_q) * span + (np.int64(po[i]) - lo_o)
+    return key
+
+
+@numba.njit(cache=True)
+def _distinct_sorted(key: np.ndarray) -> int:
+    """The distinct values of a sorted, non-empty array."""
+    n = 1
+    for i in range(1, len(key)):
+        n += key[i] != key[i - 1]
+    return n
 
 
 def run_pipeline(

@@ -108,17 +108,24 @@ def place_tweets(p: WorkloadParams) -> pd.DataFrame:
     )
 
 
+def term_counts(words: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct word of the objects' word lists and its count, the most frequent first
+    (ties by the word): ``(terms, counts)``, counts as float64."""
+    lists = [np.asarray(ws, dtype=object) for ws in words if len(ws)]
+    if not lists:
+        return np.array([], dtype=str), np.array([], dtype=np.float64)
+    vc = pd.Series(np.concatenate(lists), dtype=object).value_counts(sort=False)
+    f = pd.DataFrame({"w": vc.index.to_numpy(), "n": vc.to_numpy()})
+    f = f.sort_values(["n", "w"], ascending=[False, True])
+    return f.w.to_numpy().astype(str), f.n.to_numpy(np.float64)
+
+
 def make_queries_frame(objects: pd.DataFrame, n_queries: int, p: WorkloadParams) -> pd.DataFrame:
     """Q1/Q2/Q3 queries: id, dnf (list of conjuncts), rect, set (Q1 or Q2 per query)."""
     if p.query_set not in QUERY_SETS:
         raise ValueError(f"query_set must be one of {QUERY_SETS}, got {p.query_set!r}")
     rng = np.random.default_rng([p.seed, 2])
-    counts: dict[str, int] = {}
-    for ws in objects.words:
-        for w in ws:
-            counts[w] = counts.get(w, 0) + 1
-    terms = np.array(sorted(counts, key=lambda w: (-counts[w], w)))
-    freq = np.array([counts[w] for w in terms], dtype=np.float64)
+    terms, freq = term_counts(objects.words)
     prob = freq / freq.sum()
     top = max(1, int(np.ceil(p.q2_rare_top * len(terms))))
     rare_terms = terms[top:]
