@@ -401,3 +401,25 @@ def test_direction_measured_without_spread_is_decided_by_the_value():
     assert direction_measured([6.0] * 6, [3.0] * 6, expected="below").verdict == "fails"
     noisy = direction_measured([3.1, 2.9, 3.0, 3.2, 2.8, 3.0], [3.0] * 6, expected="above")
     assert noisy.verdict == "inconclusive"
+
+
+def test_group_slopes_and_the_paired_slope_interval_by_hand():
+    # stream a: 100 -> 200 from 4 to 8 workers (slope 1); stream b: 10 -> 10 (slope 0);
+    # stream c has one worker count (no slope, left out); a non-positive value is dropped
+    groups = ["a", "a", "b", "b", "c", "c", "b"]
+    x = [4, 8, 4, 8, 4, 4, 8]
+    y = [100, 200, 10, 10, 5, 6, -1]
+    assert c.group_slopes(groups, x, y) == pytest.approx({"a": 1.0, "b": 0.0})
+    est, lo, hi, n = c.paired_slope_interval(groups, x, y)
+    # two slopes 1 and 0: mean 0.5, sd 0.707, t(1) = 12.706 -> half 12.706 * 0.5 = 6.35
+    assert (
+        n == 2 and est == pytest.approx(0.5) and hi - est == pytest.approx(12.706 * 0.5, rel=1e-3)
+    )
+    assert lo == pytest.approx(2 * est - hi)
+    # four streams of one slope at different levels: a zero-width interval at that slope
+    g4 = [s for s in range(4) for _ in (4, 8)]
+    x4 = [n for _ in range(4) for n in (4, 8)]
+    y4 = [lvl * (n / 4) ** 0.7 for lvl in (1, 5, 20, 80) for n in (4, 8)]
+    est, lo, hi, n = c.paired_slope_interval(g4, x4, y4)
+    assert n == 4 and est == pytest.approx(0.7) and hi - lo == pytest.approx(0, abs=1e-9)
+    assert math.isnan(c.paired_slope_interval(["a", "a"], [4, 8], [1, 2])[1])  # one group

@@ -362,3 +362,40 @@ def test_the_update_unit_reading_is_named_where_it_decides_a_row() -> None:
             assert r.get("note", "") == by_claim[r["claim"]].get("note", "")
     # nothing built with posting units: the rows are all_rows' own
     assert sc.rows_with_readings(*frames, _work(f11), None) == plain
+
+
+def _fig11_seeds(slopes: dict, sets=(("GB", "Q1"), ("GB", "Q2")), seeds=4, spread=0.01):
+    """Fig. 11 on several streams whose levels differ a lot (x1 .. x3) and whose slopes
+    differ by ``spread`` around each algorithm's: pairing by stream must see the slopes."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for c, q in sets:
+        for a, s in slopes.items():
+            for seed in range(seeds):
+                level, own = 100.0 * (1 + 2 * seed / max(1, seeds - 1)), s + spread * rng.normal()
+                for n in (4, 8):
+                    t = level * (n / 4) ** own
+                    rows.append({"country": c, "query_set": q, "algorithm": a, "seed": seed,
+                                 "n_workers": n, "throughput": t, "throughput_runs": [t]})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_scalability_pairs_the_slopes_by_stream() -> None:
+    # levels differ threefold between streams: pooled, the slope's interval would be wide
+    f = _fig11_seeds({"hybrid": 0.8, "metric": 0.55, "kd-tree": 0.7})
+    est, lo, hi, k = sc._scaling(f, "GB", "Q1", "hybrid")
+    assert k == 4 and lo < est < hi and lo > 0.75 and hi < 0.85
+    pooled = sc.slope_interval(f[f.algorithm == "hybrid"].n_workers.repeat(1),
+                               f[f.algorithm == "hybrid"].throughput)  # fmt: skip
+    assert pooled[2] - pooled[1] > 5 * (hi - lo)
+    scales, _ = sc.c12_scalability(f)
+    assert _v(scales) == "holds" and "paired by seed" in scales["verdict"].rule
+    assert _v(sc.c12_scalability(_fig11_seeds({"hybrid": 0.3}))[0]) == "fails"
+    assert _v(sc.c12_scalability(_fig11_seeds({"hybrid": 0.5}, spread=0.3))[0]) == "inconclusive"
+    # the worst scaler, paired by stream: metric lowest on (a), kd-tree not lowest on (b)
+    rows = sc.fig11_worst_rows(f)
+    assert [_v(r) for r in rows] == ["holds", "fails"]
+    assert "metric - hybrid" in rows[0]["verdict"].rule
+    close = sc.fig11_worst_rows(_fig11_seeds({"hybrid": 0.6, "metric": 0.58, "kd-tree": 0.62},
+                                             spread=0.2))  # fmt: skip
+    assert [_v(r) for r in close] == ["inconclusive", "inconclusive"]

@@ -749,6 +749,49 @@ def slope_interval(
     return float(fit.slope), float(fit.slope - half), float(fit.slope + half), n
 
 
+def group_slopes(
+    groups: Sequence[Any] | Any, x: Sequence[float] | Any, y: Sequence[float] | Any
+) -> dict[Any, float]:
+    """The log-log slope of ``y`` against ``x`` within each group (e.g. each seed's stream):
+    least squares over the group's positive observations; a group with fewer than two
+    distinct ``x`` has no slope and is left out."""
+    import numpy as np
+
+    g = np.asarray(groups, dtype=object)
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    ok = np.isfinite(xs) & np.isfinite(ys) & (xs > 0) & (ys > 0)
+    out: dict[Any, float] = {}
+    for key in dict.fromkeys(g[ok].tolist()):
+        m = ok & (g == key)
+        lx, ly = np.log(xs[m]), np.log(ys[m])
+        if len(np.unique(lx)) < 2:
+            continue
+        dx = lx - lx.mean()
+        out[key] = float((dx * (ly - ly.mean())).sum() / (dx * dx).sum())
+    return out
+
+
+def paired_slope_interval(
+    groups: Sequence[Any] | Any,
+    x: Sequence[float] | Any,
+    y: Sequence[float] | Any,
+    *,
+    confidence: float = CONFIDENCE,
+) -> tuple[float, float, float, int]:
+    """(slope, low, high, n) of a log-log growth measured on paired groups: each group's own
+    slope (:func:`group_slopes`; e.g. one seed's stream at every worker count), then the
+    t interval of their mean over the ``n`` groups. Pairing takes out what differs between
+    groups but not within one (one stream's level of work), which an interval over the
+    pooled observations (:func:`slope_interval`) counts as noise. Fewer than two groups
+    with a slope: NaN."""
+    slopes = list(group_slopes(groups, x, y).values())
+    if len(slopes) < 2:
+        return float("nan"), float("nan"), float("nan"), len(slopes)
+    est, lo, hi = t_interval(slopes, confidence=confidence)
+    return est, lo, hi, len(slopes)
+
+
 def ordering_measured(
     samples: Mapping[str, Sequence[float]],
     order: Sequence[str],
