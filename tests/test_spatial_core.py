@@ -516,3 +516,14 @@ def test_overlap_mask_equals_the_array_expression_on_random_ranges():
     assert overlap_mask(one, 3, 0, 5, 1).tolist() == [True]
     assert overlap_mask(one, 4, 0, 5, 1).tolist() == [False]
     assert overlap_mask(one, 0, 1, 5, 2).tolist() == [False]
+
+
+def test_sorted_member_equals_isin():
+    from routelab.spatial.cost import sorted_member
+
+    rng = np.random.default_rng(8)
+    for n_keys in (0, 1, 7, 500):
+        keys = np.unique(rng.integers(0, 1000, n_keys))
+        values = rng.integers(-5, 1010, 300)
+        assert np.array_equal(sorted_member(values, keys), np.isin(values, keys))
+    assert sorted_member(np.array([3, 4, 9]), np.array([1, 3, 9])).tolist() == [True, False, True]

@@ -143,8 +143,8 @@ class SampleStats:
         self.n_o.sum_duplicates()
         self.k_q, self.k_t = k_q, k_t
         # an entry is live if a query is registered under its term in its cell
-        live_keys = unique(qc * self.n_terms + qk)
-        self.e_live = np.isin(e_cell * self.n_terms + self.e_term, live_keys, assume_unique=False)
+        live_keys = unique(qc * self.n_terms + qk)  # sorted
+        self.e_live = sorted_member(e_cell * self.n_terms + self.e_term, live_keys)
         self.o_matchable = np.zeros(len(objects), dtype=bool)
         self.o_matchable[self.e_obj[self.e_live]] = True
         self.K = self.n_o.multiply(self.n_q).tocsr()
@@ -413,3 +413,13 @@ def overlap_mask(ranges: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.n
             and (ranges[i, 3] >= y0)
         )
     return out
+
+
+def sorted_member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_keys)`` for keys already sorted: one binary search per
+    value instead of sorting or hashing the (much longer) keys again."""
+    if not len(sorted_keys):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.searchsorted(sorted_keys, values)
+    np.minimum(pos, len(sorted_keys) - 1, out=pos)
+    return sorted_keys[pos] == values

@@ -803,6 +803,8 @@ def all_rows(
     model_fit: pd.DataFrame | None = None,
     kind_errors: pd.DataFrame | None = None,
     c_paper: float = C_PAPER_US,
+    vmap: pd.DataFrame | None = None,
+    with_map: bool = True,
 ) -> list[dict]:
     """Every row of notebook 11's table, in the paper's order.
 
@@ -812,7 +814,12 @@ def all_rows(
     to the measured busy times). The second is the row's verdict, labelled as measured work
     plus modelled platform cost; the note gives the first and the flip point ``c*``
     (:func:`routelab.spatial.lab.regime.flip_points`). With no set work-dominated a timing
-    row is "not comparable" with the measured reason."""
+    row is "not comparable" with the measured reason.
+
+    ``vmap``: the verdict map of the same frames if computed already
+    (:func:`engine_and_paper_table`; it grades every row at ten costs); ``with_map=False``
+    grades without one (flip points "not mapped"; for a reading's alternative, whose
+    verdicts alone are read)."""
     check_cost(c_paper)
     frames = (fig6, fig7, fig11)
     full = _rows(*frames, model_fit, kind_errors)
@@ -822,7 +829,10 @@ def all_rows(
         return outside_regime(full, reason or "no runs")
     engine = grade(*kept)
     paper = grade(*(at_cost(k, c_paper) for k in kept))
-    vmap = verdict_map(grade, kept)
+    if vmap is None and with_map:
+        vmap = verdict_map(grade, kept)
+    if vmap is None:
+        vmap = pd.DataFrame(columns=["claim", "c_us", "verdict", "rule", "measured"])
     flips = flip_points(vmap, c_paper).set_index("claim")
     left = f"; left out (not work-dominated): {reason}" if reason else ""
     rows = []
@@ -986,14 +996,16 @@ def rows_with_readings(
     model_fit: pd.DataFrame | None = None,
     kind_errors: pd.DataFrame | None = None,
     c_paper: float = C_PAPER_US,
+    vmap: pd.DataFrame | None = None,
 ) -> list[dict]:
     """:func:`all_rows`, each row's note naming the update-unit reading where the
-    posting-unit builds (:func:`with_posting_units`) give it another verdict."""
-    rows = all_rows(fig6, fig7, fig11, model_fit, kind_errors, c_paper=c_paper)
+    posting-unit builds (:func:`with_posting_units`) give it another verdict (``vmap``:
+    the default's verdict map if computed already)."""
+    rows = all_rows(fig6, fig7, fig11, model_fit, kind_errors, c_paper=c_paper, vmap=vmap)
     if posting is None or not len(posting):
         return rows
     alt = all_rows(fig6, with_posting_units(fig7, posting), fig11, model_fit, kind_errors,
-                   c_paper=c_paper)  # fmt: skip
+                   c_paper=c_paper, with_map=False)  # fmt: skip
     sets = ", ".join(sorted({f"{c}-{q}" for c, q in zip(posting.country, posting.query_set,
                                                           strict=True)}))  # fmt: skip
     return name_deciding_reading(rows, alt, UPDATE_UNIT_READING,
@@ -1007,18 +1019,20 @@ def claims_from_runs(
     costs: CostParams,
     c_paper: float = C_PAPER_US,
     clock: object | None = None,
+    vmap: pd.DataFrame | None = None,
 ) -> list[dict]:
     """Notebook 11's whole claims table from its runs: the rows of
     :func:`rows_with_readings` and the posting-units row, on :func:`split_runs`'s frames
     and the cost model's fit against the clock. The notebook grades its sweep with this; a
     reader regrades a saved run with it (``pd.read_parquet("<figures>/11_ps2stream_partitioning/runs.parquet")``).
     ``clock``: the notebook's :func:`~routelab.spatial.lab.partitioning.cost_clock.against_the_clock`
-    of the same runs, if computed already."""
+    of the same runs, and ``vmap`` its verdict map (:func:`engine_and_paper_table`), if
+    computed already."""
     from routelab.spatial.lab.partitioning import cost_clock
     from routelab.spatial.lab.partitioning.experiments import split_runs
 
     f = split_runs(runs, workers, scal_countries)
     clock = clock or cost_clock.against_the_clock(f.main, costs)
     rows = rows_with_readings(f.fig6, f.fig7, f.fig11, f.posting, clock.fit, clock.errors,
-                              c_paper=c_paper)  # fmt: skip
+                              c_paper=c_paper, vmap=vmap)  # fmt: skip
     return [*rows, posting_units_row(f.posting, f.fig7)]

@@ -593,6 +593,7 @@ def split_runs(runs: pd.DataFrame, workers: int, scal_countries: list[str]) -> F
     missing = {"units", "n_workers", "query_set", "algorithm", "country"} - set(runs.columns)
     if missing:
         raise ValueError(f"not a notebook-11 runs frame: no column(s) {', '.join(sorted(missing))}")
+    runs = runs.assign(**{c: runs[c].map(_plain) for c in runs.columns if _nested(runs[c])})
     main, posting = runs[runs.units == "query"], runs[runs.units == "posting"]
     at_n = main[main.n_workers == workers]
     return FigureFrames(
@@ -603,3 +604,16 @@ def split_runs(runs: pd.DataFrame, workers: int, scal_countries: list[str]) -> F
         fig7=at_n[at_n.algorithm.isin(COMPARED)],
         fig11=main[main.country.isin(scal_countries) & main.algorithm.isin(COMPARED)],
     )
+
+
+def _nested(col: pd.Series) -> bool:
+    """A column of arrays, as a parquet file gives back lists (of lists)."""
+    return col.dtype == object and len(col) > 0 and isinstance(col.iloc[0], np.ndarray)
+
+
+def _plain(value: Any) -> Any:
+    """Nested arrays as nested lists (a read-back ``w_busy_runs`` is an object array of
+    arrays, which ``np.array(..., dtype=float)`` cannot take)."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value] if value.dtype == object else value.tolist()
+    return value
