@@ -313,7 +313,13 @@ def test_best_measured_and_share_measured_give_every_verdict():
     assert c.share_measured([h, h, n]).verdict == "holds"
     v = c.share_measured([h, i])
     assert v.verdict == "inconclusive" and "1 hold, 1 inconclusive" in v.rule
-    assert c.share_measured([h, f, i]).verdict == "fails"  # 1 of 3 < 50 %
+    # 1 of 3 holds, one open: fails if it failed, partly if it held -> the row stays open
+    open_row = c.share_measured([h, f, i])
+    assert open_row.verdict == "inconclusive" and "fails .. partly" in open_row.rule
+    # 3 hold, 2 open, 1 fails: 3/6 or 5/6 -> partly either way; 0 hold, 2 open, 4 fail: fails
+    assert c.share_measured([h, h, h, i, i, f]).verdict == "partly"
+    assert c.share_measured([i, i, f, f, f, f]).verdict == "fails"
+    assert c.share_measured([h, f, f, f, i, i, i, i]).verdict == "inconclusive"  # 1/8 .. 5/8
     assert c.share_measured([h, h, f]).verdict == "partly"
     assert c.share_measured([f, f]).verdict == "fails"
     assert c.share_measured([n]).verdict == "not comparable"

@@ -117,6 +117,24 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
         src = re.search(r'src="\.\./(plotly-[^"]+\.min\.js)"', page)
         assert src and (tmp_path / "figures" / src.group(1)).exists(), fig["name"]
         assert len(page) < 5_000_000, "plotly.js is not embedded in every figure"
+    for saved in results.get("measurements", []):  # raw measurements read back
+        assert (tmp_path / "figures" / name / saved["file"]).exists(), saved
+    if name == "11_ps2stream_partitioning":  # its saved runs regrade to the same table
+        _regrades_as_written(tmp_path / "figures" / name, results)
+
+
+def _regrades_as_written(folder, results: dict) -> None:
+    import pandas as pd
+
+    from routelab.spatial.cost import CostParams
+    from routelab.spatial.lab.partitioning import claims as sc
+
+    p = results["parameters"]
+    assert [m["name"] for m in results["measurements"]] == ["runs"]
+    runs = pd.read_parquet(folder / "runs.parquet")
+    rows = sc.claims_from_runs(runs, p["workers"], p["scal_countries"], CostParams(), p["c_paper"])
+    again = [(r["claim"], r["verdict"].verdict, r["verdict"].rule) for r in rows]
+    assert again == [(c["claim"], c["verdict"], c["rule"]) for c in results["claims"]]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

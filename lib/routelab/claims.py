@@ -892,9 +892,11 @@ def share_measured(
     verdicts: Sequence[Verdict], *, partly_at: float = 0.5, rule: str = "cases"
 ) -> Verdict:
     """A claim over several cases, each judged on repeated measurements: holds if every
-    judged case holds; inconclusive if none fails but some are inconclusive; otherwise
-    partly/fails by the share that holds (:func:`share`). Cases that are not comparable are
-    left out and counted in the rule."""
+    judged case holds; otherwise partly/fails by the share that holds (:func:`share`), but
+    only where the inconclusive cases cannot change it: the verdict with every inconclusive
+    case holding and with every one failing must agree, else the row is inconclusive (one
+    case that noise happened to decide, among cases it left open, does not decide the row).
+    Cases that are not comparable are left out and counted in the rule."""
     judged = [v for v in verdicts if v.verdict != "not comparable"]
     skipped = len(verdicts) - len(judged)
     n_ok = sum(v.verdict == "holds" for v in judged)
@@ -908,10 +910,12 @@ def share_measured(
     repeats = min(v.repeats for v in judged)
     if n_ok == len(judged):
         return Verdict("holds", text + f" ({n_ok}/{len(judged)})", repeats)
-    if n_fail == 0:
-        return Verdict("inconclusive", text, repeats)
-    v = share(n_ok, len(judged), partly_at=partly_at, rule=text)
-    return Verdict(v.verdict, v.rule, repeats)
+    worst = share(n_ok, len(judged), partly_at=partly_at, rule=text).verdict
+    best = share(n_ok + n_open, len(judged), partly_at=partly_at, rule=text).verdict
+    if worst != best:
+        return Verdict("inconclusive", f"{text}; the inconclusive cases would make it "
+                       f"{worst} .. {best}", repeats)  # fmt: skip
+    return Verdict(worst, text, repeats)
 
 
 def geometric_mean(values: Iterable[float], *, positive_only: bool = False) -> float:
