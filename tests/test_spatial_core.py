@@ -519,7 +519,7 @@ def test_overlap_mask_equals_the_array_expression_on_random_ranges():
 
 
 def test_sorted_member_equals_isin():
-    from routelab.spatial.cost import sorted_member
+    from routelab.uniques import sorted_member
 
     rng = np.random.default_rng(8)
     for n_keys in (0, 1, 7, 500):

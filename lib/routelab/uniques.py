@@ -7,7 +7,8 @@ against 0.06 s). :func:`unique` gives ``np.unique(a)``'s answer (the sorted dist
 of the flattened array, same dtype) by one ``np.sort``; other dtypes (floats, with their
 NaN rule; strings; objects) go to ``np.unique``. Use it for plain ``np.unique(a)`` calls;
 those with ``return_index``/``return_inverse``/``return_counts`` already take NumPy's sort
-path.
+path. :func:`sorted_member` answers ``np.isin(values, keys)`` for keys already sorted (such
+as :func:`unique`'s) by binary search, without sorting or hashing the keys again.
 """
 
 from __future__ import annotations
@@ -28,3 +29,13 @@ def unique(a: ArrayLike) -> np.ndarray:
     keep[0] = True
     np.not_equal(flat[1:], flat[:-1], out=keep[1:])
     return flat[keep]
+
+
+def sorted_member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_keys)`` for keys already sorted: one binary search per
+    value instead of sorting or hashing the (much longer) keys again."""
+    if not len(sorted_keys):
+        return np.zeros(len(values), dtype=bool)
+    pos = np.searchsorted(sorted_keys, values)
+    np.minimum(pos, len(sorted_keys) - 1, out=pos)
+    return sorted_keys[pos] == values

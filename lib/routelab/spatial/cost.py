@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.model import Objects, Queries
-from routelab.uniques import unique
+from routelab.uniques import sorted_member, unique
 
 COST_MODELS = ("gi2_checks", "pairs_unit", "pairs_literal")
 UPDATE_UNITS = ("query", "posting")
@@ -413,13 +413,3 @@ def overlap_mask(ranges: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.n
             and (ranges[i, 3] >= y0)
         )
     return out
-
-
-def sorted_member(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
-    """``np.isin(values, sorted_keys)`` for keys already sorted: one binary search per
-    value instead of sorting or hashing the (much longer) keys again."""
-    if not len(sorted_keys):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.searchsorted(sorted_keys, values)
-    np.minimum(pos, len(sorted_keys) - 1, out=pos)
-    return sorted_keys[pos] == values

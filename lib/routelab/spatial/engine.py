@@ -509,9 +509,7 @@ def merge_count(runs: list[WorkerRun]) -> tuple[int, int]:
         pairs = np.stack([pq.astype(np.int64), po.astype(np.int64)], axis=1)
         distinct = len(np.unique(pairs, axis=0))
     else:
-        key = _pair_keys(pq, po, lo_q, lo_o, span)
-        key.sort()
-        distinct = _distinct_sorted(key)
+        distinct = len(unique(_pair_keys(pq, po, lo_q, lo_o, span)))
     return distinct, len(pq) - distinct
 
 
@@ -534,15 +532,6 @@ def _pair_keys(pq: np.ndarray, po: np.ndarray, lo_q: int, lo_o: int, span: int) 
     for i in range(len(pq)):
         key[i] = (np.int64(pq[i]) - lo_q) * span + (np.int64(po[i]) - lo_o)
     return key
-
-
-@numba.njit(cache=True)
-def _distinct_sorted(key: np.ndarray) -> int:
-    """The distinct values of a sorted, non-empty array."""
-    n = 1
-    for i in range(1, len(key)):
-        n += key[i] != key[i - 1]
-    return n
 
 
 def run_pipeline(
