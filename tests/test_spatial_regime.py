@@ -219,6 +219,9 @@ def test_counting_merge_equals_the_set_merge():
     counted = run_pipeline(setup, part, keep_pairs=False)
     assert counted.info["distinct_pairs"] == len(oracle_pairs(st)) and counted.pairs == set()
     assert counted.duplicates == kept.duplicates
+    skipped = run_pipeline(setup, part, keep_pairs=False, count_pairs=False)
+    assert (skipped.info["distinct_pairs"], skipped.duplicates) == (-1, -1)
+    assert skipped.info["copies"] == counted.info["copies"]  # the same routing and replays
 
 
 def test_one_stream_serves_several_worker_counts():
@@ -235,6 +238,11 @@ def test_one_stream_serves_several_worker_counts():
     hybrid = next(r for r in rows if r["algorithm"] == "hybrid")
     assert {"ns", "nt", "root_similarity", "probe_similarities"} <= set(hybrid)
     assert all(len(r["w_busy"]) == r["n_workers"] and r["peak_rss_mb"] > 0 for r in rows)
+    # no claim reads the merger's counts: skipped unless asked for, then every partitioner's
+    # workers together deliver the same distinct pairs
+    assert {(r["pairs"], r["duplicates"]) for r in rows} == {(-1, -1)}
+    counted = sx.run_algorithms({**params, "n_workers": [3], "count_pairs": True})
+    assert len({r["pairs"] for r in counted}) == 1 and counted[0]["pairs"] > 0
     # latency is modelled only where Fig. 8 reads it: the compared three at the first N
     modelled = {(r["n_workers"], r["algorithm"]) for r in rows if r["latency_runs"]}
     assert modelled == {(3, "hybrid"), (3, "kd-tree")}
