@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 
 from routelab.spatial.cost import CostParams
-from routelab.spatial.engine import build_partition, first_object, prepare, run_pipeline
+from routelab.spatial.engine import (
+    build_partition,
+    first_object,
+    make_gridt,
+    prepare,
+    run_pipeline,
+)
 from routelab.spatial.gi2 import WorkerTuples
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.lab import regime as rg
@@ -222,6 +228,30 @@ def test_counting_merge_equals_the_set_merge():
     skipped = run_pipeline(setup, part, keep_pairs=False, count_pairs=False)
     assert (skipped.info["distinct_pairs"], skipped.duplicates) == (-1, -1)
     assert skipped.info["copies"] == counted.info["copies"]  # the same routing and replays
+
+
+def test_stats_read_with_other_costs_equal_stats_built_with_them():
+    """The posting-unit builds reuse the sample's statistics (``with_costs``) instead of
+    rebuilding them: every load and every partition equals a fresh build's."""
+    st = random_workload(5, n_objects=500, n_queries=120, mu=40)
+    posting = CostParams(update_unit="posting")
+    plain = prepare(st, GRID, np.arange(250), np.arange(60))
+    fresh = prepare(st, GRID, np.arange(250), np.arange(60), posting)
+    reread = plain.stats.with_costs(posting)
+    assert reread.costs == posting and plain.stats.costs == CostParams()
+    for rect in [(0, 0, 32, 32), (3, 5, 17, 30), (10, 10, 11, 11)]:
+        assert np.allclose(reread.term_loads(*rect), fresh.stats.term_loads(*rect))
+        assert np.allclose(reread.cell_loads(*rect), fresh.stats.cell_loads(*rect))
+    # the query-unit reading is not changed by the copy
+    assert not np.allclose(plain.stats.term_loads(0, 0, 32, 32), reread.term_loads(0, 0, 32, 32))
+    from dataclasses import replace
+
+    for alg in ("hybrid", "kd-tree", "metric"):
+        a, _ = build_partition(replace(plain, stats=reread), alg, 3)
+        b, _ = build_partition(fresh, alg, 3)
+        ga, gb = make_gridt(fresh, a), make_gridt(fresh, b)  # who gets each (cell, term)
+        assert np.array_equal(ga.cell_owner, gb.cell_owner), alg
+        assert np.array_equal(ga.tables, gb.tables), alg
 
 
 def test_one_stream_serves_several_worker_counts():

@@ -31,6 +31,7 @@ Unit costs are ratios; :func:`calibrate_costs` measures them on the GI2 kernel.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -155,6 +156,15 @@ class SampleStats:
         self._p_postings = _prefix2d(np.asarray(self.n_q.sum(axis=1)).ravel(), g)
         self.q_terms_q, self.q_terms_t = queries.all_terms()
         self._cache: dict[tuple, UnitSets] = {}
+
+    def with_costs(self, costs: CostParams) -> SampleStats:
+        """The same statistics read with other unit costs (a reading such as updates per
+        posting): the sample's counts do not depend on the costs, so they are shared, not
+        recomputed; only the unit cache starts empty."""
+        out = copy.copy(self)
+        out.costs = costs
+        out._cache = {}
+        return out
 
     # ------------------------------------------------------------------ helpers
     def _expand(self, q_idx: np.ndarray, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

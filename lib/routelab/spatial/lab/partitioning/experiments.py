@@ -340,9 +340,7 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
     rows = [{**r, "units": costs.update_unit, "rss_start_mb": rss0, "mu": wp.mu} for r in rows]
     if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
         posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
-        s_p = make_setup(
-            wp, int(params.get("g", 256)), posting, sample_min=int(params.get("sample_min", 50_000))
-        )
+        s_p = replace(setup, stats=setup.stats.with_costs(posting))  # the same sample
         more = _run_at(
             s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting, latency=False
         )
