@@ -73,7 +73,7 @@ def test_churn_legend_states_the_claims_halving_rate():
     legend = {t.name.split(" (")[0]: t.name for t in fig.data}
     summary = ad.typical_halving(halving.loc["dynamic"], max(RATES))
     # the claim's measured text and the legend carry one number, not a median beside a mean
-    row = ac.churn_row(halving.loc["dynamic"], max(RATES))
+    row = ac.churn_row(churn, max(RATES))
     number = f"{summary.rate:,.0f}"
     assert f"halves at {number}/s" in legend["dynamic"], legend
     assert f"halves at {number} changes/s" in row["measured"], row["measured"]

@@ -258,18 +258,52 @@ def test_most_of_the_time_is_a_sign_test_over_the_windows():
     assert ac.saturation_rows(coin, 100_000)[2]["verdict"].verdict in ("inconclusive", "partly")
 
 
+def _churn(at_high: list[float], rates=(100, 1_000, 10_000), never_halves: bool = False):
+    """A churn sweep by hand: dynamic's throughput 1,000/s at 100 changes/s on every seed,
+    ``at_high[i]`` x that at 1,000/s on seed i, then a quarter of it at 10,000/s (or flat
+    when ``never_halves``); No Change flat."""
+    rows = []
+    for seed, f in enumerate(at_high):
+        for rate in rates:
+            k = {100: 1.0, 1_000: f}.get(rate, f if never_halves else 0.25)
+            for second in range(2):
+                rows += [{"strategy": "dynamic", "seed": seed, "rate": rate, "second": second,
+                          "throughput": 1_000.0 * k * (1 + 0.01 * second)},
+                         {"strategy": "no_change", "seed": seed, "rate": rate,
+                          "second": second, "throughput": 900.0}]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def test_churn_rule_gives_each_verdict():
-    hold = ac.churn_row(pd.Series([20_000.0, 25_000.0, 30_000.0]), 100_000)
+    hold = ac.churn_row(_churn([0.97, 0.95, 0.99]), 10_000)
     assert hold["verdict"].verdict == "holds"
-    fail = ac.churn_row(pd.Series([200.0, 250.0, 300.0]), 100_000)
+    assert hold["measured"].startswith("throughput at 1,000 changes/s: 0.97x")
+    assert "halves at" in hold["measured"]  # the legend's rate, beside the rule's ratio
+    fail = ac.churn_row(_churn([0.2, 0.3, 0.25]), 10_000)
     assert fail["verdict"].verdict == "fails"
-    wide = ac.churn_row(pd.Series([300.0, 1_000.0, 5_000.0]), 100_000)
+    wide = ac.churn_row(_churn([0.2, 0.9, 0.6]), 10_000)
     assert wide["verdict"].verdict == "inconclusive"
-    never = ac.churn_row(pd.Series([math.inf] * 3), 100_000)
-    assert never["verdict"].verdict == "holds" and "never halved" in never["measured"]
-    low_top = ac.churn_row(pd.Series([math.inf] * 3), 500)
-    assert low_top["verdict"].verdict == "not comparable"  # the sweep stopped at 500/s
-    assert ac.churn_row(pd.Series([1e4, 2e4]), 1e5)["verdict"].verdict == "not comparable"
+    never = ac.churn_row(_churn([0.97, 0.95, 0.99], never_halves=True), 10_000)
+    assert never["verdict"].verdict == "holds"
+    assert "never halves up to 10,000 changes/s" in never["measured"]
+    # the rule reads 100/s and 1,000/s themselves: a sweep without them is not comparable
+    no_high = ac.churn_row(_churn([0.97] * 3, rates=(100, 5_000)), 5_000)
+    assert no_high["verdict"].verdict == "not comparable"
+    assert "1,000" in no_high["verdict"].rule
+    assert ac.churn_row(_churn([0.97, 0.95]), 10_000)["verdict"].verdict == "not comparable"
+
+
+def test_churn_rule_is_not_moved_by_a_seed_that_never_halves():
+    """The halving rate mixes values with lower bounds (a seed that never halved counts at
+    the sweep's top) and reads inconclusive across three seeds; the rule's ratio does not."""
+    churn = _churn([0.98, 0.97, 0.99])
+    flat = churn["seed"].eq(1) & churn["rate"].gt(1_000) & churn["strategy"].eq("dynamic")
+    churn.loc[flat, "throughput"] = 970.0  # seed 1 never halves
+    churn.loc[churn["seed"].eq(2) & churn["rate"].eq(10_000) & churn["strategy"].eq("dynamic"),
+              "throughput"] = 10.0  # seed 2 halves early, between 1,000 and 10,000/s  # fmt: skip
+    row = ac.churn_row(churn, 10_000)
+    assert row["verdict"].verdict == "holds"
+    assert "1 of 3 seeds never halved" in row["measured"]
 
 
 def _real(times: dict[str, float], noise: float = 0.02, seeds: int = 3) -> pd.DataFrame:

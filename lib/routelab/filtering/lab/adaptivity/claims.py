@@ -27,7 +27,7 @@ from routelab.claims import (
     t_interval,
     within_factor_measured,
 )
-from routelab.filtering.lab.adaptivity.experiments import typical_halving
+from routelab.filtering.lab.adaptivity.experiments import halving_rates, typical_halving
 
 SWITCH_H = 2.0  # W2 begins (Sect. 6.2.3)
 #: C14: "At the end the event throughput is divided by two" (No Change): last / first
@@ -382,14 +382,17 @@ def _per_seed_col(windows: pd.DataFrame, scenario: str, strategy: str, window: f
     return sub.set_index("seed")[column].sort_index()
 
 
-def churn_row(halving: pd.Series, max_rate: float) -> dict:
-    """Sect. 7 (6): "our algorithm can support high rates of subscription changes": the
-    per-seed change rate at which dynamic's throughput halves (a seed whose throughput never
-    halved counts with the sweep's highest rate, a lower bound), against 10x the paper's
-    100 changes per second."""
-    typical = typical_halving(halving, max_rate)  # the figure's legend states the same
-    never, n = typical.never, typical.seeds
-    g, glo, ghi = typical.rate, typical.low, typical.high
+def churn_row(churn: pd.DataFrame, max_rate: float, strategy: str = "dynamic") -> dict:
+    """Sect. 7 (6): "our algorithm can support high rates of subscription changes", checked
+    as the row states it: per seed, ``strategy``'s throughput at 10x the paper's 100 changes
+    per second over its throughput at the paper's rate (medians over each rate's seconds),
+    the geometric mean of the seeds' ratios with its t interval, against one half.
+
+    The rate at which throughput halves (the figure's legend) is reported beside it; it is
+    not the rule: a seed whose throughput never halved is only a lower bound there, and the
+    geometric interval over a few seeds mixing bounds and values is too wide to decide (one
+    of two runs of the default profile read 36,000 [571, 2,269,298] changes/s with one
+    seed of three never halving)."""
     base = {
         "claim": "churn sweep: dynamic's throughput stays above half at 10x the paper's rate",
         "paper": "Sect. 7 (6); Sect. 6.2.3 runs 100 changes/s",
@@ -399,24 +402,36 @@ def churn_row(halving: pd.Series, max_rate: float) -> dict:
         "note": "a check of our configuration: a change costs microseconds here, so this "
         "cannot fail at these rates; the paper's statement is graded by the insertion-cost row",
     }
+    mine = churn[churn["strategy"] == strategy]
+    per = mine.groupby(["seed", "rate"])["throughput"].median().unstack("rate")
+    rates = set(per.columns.tolist())
+    if PAPER_CHANGES not in rates or HIGH_RATE not in rates:
+        why = f"the sweep does not run both {PAPER_CHANGES:,.0f} and {HIGH_RATE:,.0f} changes/s"
+        return base | {"measured": "not measured", "verdict": not_comparable(why)}
+    at_high, at_paper = per[HIGH_RATE].to_numpy(float), per[PAPER_CHANGES].to_numpy(float)
+    n = int(np.sum(np.isfinite(at_high) & np.isfinite(at_paper)))
     if n < 3:
-        return base | {"measured": "not measured", "verdict": not_comparable("fewer than 3 seeds")}
+        return base | {
+            "measured": "not measured",
+            "verdict": not_comparable(f"{n} seeds; the rule needs 3"),
+        }
+    r, lo, hi = ratio_interval(at_high, at_paper)
     what = (
-        f"the halving rate (geometric, over seeds; a seed that never halved counts at the "
-        f"sweep's top, {max_rate:,.0f}/s)"
+        f"the throughput at {HIGH_RATE:,.0f} changes/s over that at {PAPER_CHANGES:,.0f}/s "
+        "(paired by seed, geometric mean)"
     )
-    if never == n and max_rate < HIGH_RATE:
-        verdict = not_comparable(
-            f"{what} never halved and the sweep stops below {HIGH_RATE:,.0f}/s"
-        )
-    elif never == n:
-        verdict = Verdict("holds", f"{what} never halved up to {max_rate:,.0f}/s, above "
-                          f"{HIGH_RATE:,.0f}/s", n)  # fmt: skip
+    verdict = beyond_measured(r, lo, hi, 0.5, expected="above", repeats=n, what=what)
+    h = typical_halving(halving_rates(churn).loc[strategy], max_rate)  # the legend's number
+    if h.never == h.seeds:
+        legend = f"never halves up to {max_rate:,.0f} changes/s"
     else:
-        verdict = beyond_measured(g, glo, ghi, HIGH_RATE, expected="above", repeats=n, what=what)
-    measured = f"throughput halves at {g:,.0f} changes/s [{glo:,.0f}, {ghi:,.0f}]"
-    if never:
-        measured += f" ({never} of {n} seeds never halved up to {max_rate:,.0f}/s)"
+        legend = f"halves at {h.rate:,.0f} changes/s [{h.low:,.0f}, {h.high:,.0f}]"
+        if h.never:
+            legend += f", {h.never} of {h.seeds} seeds never halved up to {max_rate:,.0f}/s"
+    measured = (
+        f"throughput at {HIGH_RATE:,.0f} changes/s: {_fmt(r, lo, hi)} of that at "
+        f"{PAPER_CHANGES:,.0f}/s over {n} seeds; {legend}"
+    )
     return base | {"measured": measured, "verdict": verdict}
 
 
