@@ -118,6 +118,15 @@ def test_halving_rate_interpolates_on_a_log_scale():
     assert math.isnan(ad.halving_rate(pd.DataFrame({"rate": [], "throughput": []})))
 
 
+def test_churn_points_time_enough_events_per_second():
+    """200 events a second (about 2 ms of matching) left the churn check's per-seed ratios
+    to the scheduler; the sweep's points carry the module's 2,000 unless told."""
+    pts = ad.churn_points(1_000, [100, 1_000], 1, [0, 1], CostConstants())
+    assert {p["events"] for p in pts} == {ad.CHURN_EVENTS} == {2000}
+    assert len(pts) == 2 * len(ad.STRATEGIES)
+    assert {p["events"] for p in ad.churn_points(1_000, [100], 1, [0], CostConstants(), 50)} == {50}
+
+
 def test_churn_run_rows():
     rows = pd.DataFrame(
         ad.churn_run({"strategy": "no_change", "seed": 0, "n_live": 2_000,
