@@ -288,6 +288,9 @@ def test_churn_rule_gives_each_verdict():
     assert hold["verdict"].verdict == "holds"
     assert hold["measured"].startswith("throughput at 1,000 changes/s: 0.97x")
     assert "halves at" in hold["measured"]  # the legend's rate, beside the rule's ratio
+    timed = _churn([0.97, 0.95, 0.99]).assign(us_per_change=20.0)
+    assert "a change cost 20.0 µs" in ac.churn_row(timed, 10_000)["note"]
+    assert "2.0% of a second" in ac.churn_row(timed, 10_000)["note"]
     fail = ac.churn_row(_churn([0.2, 0.3, 0.25]), 10_000)
     assert fail["verdict"].verdict == "fails"
     wide = ac.churn_row(_churn([0.2, 0.9, 0.6]), 10_000)

@@ -399,10 +399,18 @@ def churn_row(churn: pd.DataFrame, max_rate: float, strategy: str = "dynamic") -
         "paper_value": f"throughput above half at >= {HIGH_RATE:,.0f} changes/s (our reading)",
         "timing": True,
         "kind": "check",
-        "note": "a check of our configuration: a change costs microseconds here, so this "
-        "cannot fail at these rates; the paper's statement is graded by the insertion-cost row",
+        "note": "a check of our configuration; the paper's statement is graded by the "
+        "insertion-cost row",
     }
     mine = churn[churn["strategy"] == strategy]
+    if "us_per_change" in mine.columns:  # what the changes take of each second, measured
+        cost = float(mine.loc[np.isclose(mine["rate"], HIGH_RATE), "us_per_change"].median())
+        if np.isfinite(cost):
+            base["note"] = (
+                f"a check of our configuration: a change cost {cost:.1f} µs (median at "
+                f"{HIGH_RATE:,.0f}/s), so {HIGH_RATE:,.0f} changes take {cost * HIGH_RATE / 1e6:.1%} "
+                "of a second; the paper's statement is graded by the insertion-cost row"
+            )
     per = mine.groupby(["seed", "rate"])["throughput"].median().unstack("rate")
     rates = set(per.columns.tolist())
     if PAPER_CHANGES not in rates or HIGH_RATE not in rates:
