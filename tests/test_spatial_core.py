@@ -527,3 +527,55 @@ def test_sorted_member_equals_isin():
         values = rng.integers(-5, 1010, 300)
         assert np.array_equal(sorted_member(values, keys), np.isin(values, keys))
     assert sorted_member(np.array([3, 4, 9]), np.array([1, 3, 9])).tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("use_filter", [True, False])
+def test_one_hq_pass_serves_every_partitioner_of_a_stream(use_filter: bool) -> None:
+    """The ``H_q`` pass is partition-independent: routing each partitioner from one shared
+    pass gives exactly the copies, postings and counts of a fresh dispatch per
+    partitioner, and the shared pipeline's answer is the oracle's."""
+    from routelab.spatial.engine import filter_stream, make_gridt
+
+    setup = _setup(31, n_objects=400, n_queries=150, mu=50)
+    st = setup.stream
+    shared = filter_stream(setup, use_filter)
+    assert shared[1] > 0 and len(shared[0].ptr) == len(st.kind) + 1
+    for alg in ("hybrid", "kd-tree", "metric"):
+        p, _ = build_partition(setup, alg, 3, hybrid=HybridParams(min_objects=20))
+        fresh = dispatch(
+            make_gridt(setup, p), DispatcherState(), st.kind, st.ref, setup.obj_cell,
+            st.objects, st.queries, setup.q_range, use_filter=use_filter,
+        )  # fmt: skip
+        res = run_pipeline(setup, p, use_filter=use_filter, filtered=shared)
+        for f in ("tup", "worker", "post_ptr", "post_cell", "post_key"):
+            assert np.array_equal(getattr(res.routed, f), getattr(fresh, f)), (alg, f)
+        assert (res.routed.discarded, res.routed.hq_peak) == (fresh.discarded, fresh.hq_peak)
+        assert res.dispatch_s >= shared[1]  # the shared pass plus this gridt's owners' pass
+        assert res.pairs == oracle_pairs(st)
+
+
+def test_hq_pass_in_pieces_equals_one_pass() -> None:
+    """``filter_tuples`` keeps ``H_q`` in its state: a stream filtered in three pieces keeps
+    the same terms per object as one pass (and without the filter, every term)."""
+    from routelab.spatial.gridt import filter_tuples
+
+    setup = _setup(32, n_objects=300, n_queries=120, mu=40)
+    st = setup.stream
+    args = (setup.obj_cell, st.objects, st.queries, setup.q_range, GRID.g, len(st.vocab))
+    whole = filter_tuples(DispatcherState(), st.kind, st.ref, *args)
+    state, cuts = DispatcherState(), [0, len(st.kind) // 3, 2 * len(st.kind) // 3, len(st.kind)]
+    parts = [
+        filter_tuples(state, st.kind, st.ref, *args, lo, hi)
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+    for i in range(len(st.kind)):
+        part = next(p for p in parts if p.lo <= i < p.hi)
+        j = i - part.lo
+        got = part.terms[part.ptr[j] : part.ptr[j + 1]].tolist()
+        assert got == whole.terms[whole.ptr[i] : whole.ptr[i + 1]].tolist()
+    assert (parts[-1].hq_peak, parts[-1].hq_final) == (whole.hq_peak, whole.hq_final)
+    kept = whole.ptr[-1]
+    every = filter_tuples(DispatcherState(), st.kind, st.ref, *args, use_filter=False)
+    obj = st.kind == OBJ
+    n_terms = np.diff(st.objects.term_ptr)[st.ref[obj]].sum()
+    assert every.ptr[-1] == n_terms and 0 < kept < n_terms

@@ -34,11 +34,13 @@ from routelab.spatial.gi2 import GI2Kernel, GI2Reference, WorkerTuples, make_ind
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.gridt import (
     DispatcherState,
+    Filtered,
     Gridt,
     Routed,
     build_gridt,
-    dispatch,
     dispatcher_memory_bytes,
+    filter_tuples,
+    route,
 )
 from routelab.spatial.hybrid import HybridParams, hybrid_partition
 from routelab.spatial.kdt import Partition
@@ -534,6 +536,19 @@ def _pair_keys(pq: np.ndarray, po: np.ndarray, lo_q: int, lo_o: int, span: int) 
     return key
 
 
+def filter_stream(setup: Setup, use_filter: bool = True) -> tuple[Filtered, float]:
+    """The stream's ``H_q`` pass (:func:`~routelab.spatial.gridt.filter_tuples`) from a fresh
+    dispatcher state, and its seconds (compiled before timing): every partitioner of the
+    stream routes from it (:func:`run_pipeline`'s ``filtered``)."""
+    st = setup.stream
+    args = (setup.obj_cell, st.objects, st.queries, setup.q_range, setup.grid.g,
+            len(st.vocab))  # fmt: skip
+    filter_tuples(DispatcherState(), st.kind[:0], st.ref[:0], *args)  # compile
+    t0 = time.perf_counter()
+    f = filter_tuples(DispatcherState(), st.kind, st.ref, *args, use_filter=use_filter)
+    return f, time.perf_counter() - t0
+
+
 def run_pipeline(
     setup: Setup,
     partition: Partition,
@@ -544,6 +559,7 @@ def run_pipeline(
     fixed: bool = False,
     best_of: int = 1,
     count_pairs: bool = True,
+    filtered: tuple[Filtered, float] | None = None,
 ) -> PipelineResult:
     """Dispatch the whole stream (one dispatcher) and replay every worker locally, each
     worker's timed section decoding its routed rows before its index work
@@ -553,27 +569,20 @@ def run_pipeline(
     keeping them, and drops the workers' match lists (large runs); with
     ``count_pairs=False`` too the merger is skipped (``info["distinct_pairs"]`` and
     ``duplicates`` are -1): a sweep whose rows no claim reads the pairs of (notebook 11's:
-    the merger's count is one sort of every worker's matches, about 5 % of its sweep)."""
+    the merger's count is one sort of every worker's matches, about 5 % of its sweep).
+
+    ``filtered`` is the stream's ``H_q`` pass with its seconds (:func:`filter_stream`, the
+    half of a dispatch no partition changes), shared by every partitioner of a stream;
+    ``dispatch_s`` is then its seconds plus this gridt's owners' pass, what one dispatcher
+    of this partitioner spends."""
     st = setup.stream
     gt = make_gridt(setup, partition)
-    state = DispatcherState()
-    dispatch(
-        gt, state, st.kind[:0], st.ref[:0], setup.obj_cell, st.objects, st.queries, setup.q_range
-    )  # compile
-    state = DispatcherState()
+    f, filter_s = filtered if filtered is not None else filter_stream(setup, use_filter)
+    args = (st.kind, st.ref, setup.obj_cell, st.queries, setup.q_range)
+    route(gt, Filtered(0, 0, f.ptr[:1], f.terms[:0], 0, 0), *args)  # compile
     t0 = time.perf_counter()
-    routed = dispatch(
-        gt,
-        state,
-        st.kind,
-        st.ref,
-        setup.obj_cell,
-        st.objects,
-        st.queries,
-        setup.q_range,
-        use_filter=use_filter,
-    )
-    dispatch_s = time.perf_counter() - t0
+    routed = route(gt, f, *args)
+    dispatch_s = filter_s + time.perf_counter() - t0
     first = first_object(st)
     runs = []
     for w in range(partition.n_workers):

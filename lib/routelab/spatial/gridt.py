@@ -167,7 +167,7 @@ def _grow_rows(o_tup, o_w, o_ptr, n_out):
 
 
 @numba.njit(cache=True)
-def _dispatch(
+def _filter(
     rk_keys,
     rk_vals,
     rk_cnt,
@@ -182,14 +182,80 @@ def _dispatch(
     q_range,
     key_ptr,
     keys,
+    g,
+    n_terms,
+    use_filter,
+):
+    """``H_q``'s pass over tuples ``lo..hi``: every query request updates the reference
+    counts of its (cell, key) postings; every object keeps the terms with a live query in
+    its cell (all its terms without the filter), ``terms[ptr[i - lo]:ptr[i - lo + 1]]``."""
+    n = hi - lo
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    cap = 1024
+    out = np.empty(cap, dtype=np.int64)
+    n_f = 0
+    for i in range(lo, hi):
+        k = kind[i]
+        r = ref[i]
+        if k == 0:
+            c = obj_cell[r]
+            for j in range(obj_term_ptr[r], obj_term_ptr[r + 1]):
+                t = obj_terms[j]
+                if use_filter and tb.find(rk_keys, c * n_terms + t) < 0:
+                    continue
+                if n_f == cap:
+                    cap *= 2
+                    grown = np.empty(cap, dtype=np.int64)
+                    grown[:n_f] = out[:n_f]
+                    out = grown
+                out[n_f] = t
+                n_f += 1
+        elif k > 0:
+            for cy in range(q_range[r, 1], q_range[r, 3] + 1):
+                for cx in range(q_range[r, 0], q_range[r, 2] + 1):
+                    c = cy * g + cx
+                    for j in range(key_ptr[r], key_ptr[r + 1]):
+                        rk = c * n_terms + keys[j]
+                        slot = tb.find(rk_keys, rk)
+                        if k == 1:
+                            if slot >= 0:
+                                rk_vals[slot] += 1
+                                continue
+                            counters[0] += 1
+                            if counters[0] > counters[1]:
+                                counters[1] = counters[0]
+                            rk_keys, rk_vals = tb.put(rk_keys, rk_vals, rk_cnt, rk, 1)
+                        elif slot >= 0:
+                            if rk_vals[slot] > 1:
+                                rk_vals[slot] -= 1
+                            else:
+                                tb.remove_at(rk_keys, rk_cnt, slot)
+                                counters[0] -= 1
+        ptr[i - lo + 1] = n_f
+    return ptr, out[:n_f], rk_keys, rk_vals
+
+
+@numba.njit(cache=True)
+def _route(
+    kind,
+    ref,
+    lo,
+    hi,
+    f_ptr,
+    f_terms,
+    obj_cell,
+    q_range,
+    key_ptr,
+    keys,
     cell_owner,
     tables,
     g,
-    n_terms,
     n_workers,
-    use_filter,
     emit_queries,
 ):
+    """The owners' pass over tuples ``lo..hi`` (after :func:`_filter`): an object goes to
+    ``H_o[c](t)`` of each of its kept terms, a query request to the owner of each of its
+    (cell, key) postings, INS rows carrying their postings grouped per worker."""
     n = hi - lo
     cap = max(16, 2 * n)
     o_tup = np.empty(cap, dtype=np.int64)
@@ -202,6 +268,7 @@ def _dispatch(
     n_post = 0
     discarded = 0
     w_posts = np.zeros(n_workers, dtype=np.int64)
+    w_at = np.zeros(n_workers, dtype=np.int64)
     scap = 1024  # one query's (cell, key, worker) placements, in enumeration order
     s_cell = np.empty(scap, dtype=np.int64)
     s_key = np.empty(scap, dtype=np.int64)
@@ -212,16 +279,10 @@ def _dispatch(
         if k < 0:  # not this dispatcher's (global adjustment's dual strategies)
             continue
         if k == 0:
-            c = obj_cell[r]
+            own = cell_owner[obj_cell[r]]
             m = 0
-            own = cell_owner[c]
-            for j in range(obj_term_ptr[r], obj_term_ptr[r + 1]):
-                t = obj_terms[j]
-                if use_filter:
-                    if tb.find(rk_keys, c * n_terms + t) >= 0:
-                        m |= np.int64(1) << _owner(own, tables, t)
-                else:
-                    m |= np.int64(1) << _owner(own, tables, t)
+            for j in range(f_ptr[i - lo], f_ptr[i - lo + 1]):
+                m |= np.int64(1) << _owner(own, tables, f_terms[j])
             if m == 0:
                 discarded += 1
                 continue
@@ -233,7 +294,7 @@ def _dispatch(
                     o_w[n_out] = w
                     n_out += 1
                     o_ptr[n_out] = n_post
-        else:
+        elif emit_queries:
             x0 = q_range[r, 0]
             y0 = q_range[r, 1]
             x1 = q_range[r, 2]
@@ -259,45 +320,33 @@ def _dispatch(
                         s_w[n_s] = w
                         n_s += 1
                         w_posts[w] += 1
-                        rk = c * n_terms + t
-                        slot = tb.find(rk_keys, rk)
-                        if k == 1:
-                            if slot >= 0:
-                                rk_vals[slot] += 1
-                                continue
-                            counters[0] += 1
-                            if counters[0] > counters[1]:
-                                counters[1] = counters[0]
-                            rk_keys, rk_vals = tb.put(rk_keys, rk_vals, rk_cnt, rk, 1)
-                        elif slot >= 0:
-                            if rk_vals[slot] > 1:
-                                rk_vals[slot] -= 1
-                            else:
-                                tb.remove_at(rk_keys, rk_cnt, slot)
-                                counters[0] -= 1
-            if not emit_queries:
-                continue
+            if k == 1:  # the postings grouped per worker (a counting sort, stable)
+                need = n_post + n_s
+                if need > pcap:
+                    while pcap < need:
+                        pcap *= 2
+                    a2 = np.empty(pcap, dtype=np.int64)
+                    a2[:n_post] = p_cell[:n_post]
+                    p_cell = a2
+                    b2 = np.empty(pcap, dtype=np.int64)
+                    b2[:n_post] = p_key[:n_post]
+                    p_key = b2
+                at = n_post
+                for w in range(n_workers):
+                    w_at[w] = at
+                    at += w_posts[w]
+                for x in range(n_s):
+                    w = s_w[x]
+                    p_cell[w_at[w]] = s_cell[x]
+                    p_key[w_at[w]] = s_key[x]
+                    w_at[w] += 1
             for w in range(n_workers):
                 if w_posts[w] == 0:
                     continue
                 if n_out + 1 >= len(o_tup):
                     o_tup, o_w, o_ptr = _grow_rows(o_tup, o_w, o_ptr, n_out)
                 if k == 1:
-                    need = n_post + w_posts[w]
-                    if need > pcap:
-                        while pcap < need:
-                            pcap *= 2
-                        a2 = np.empty(pcap, dtype=np.int64)
-                        a2[:n_post] = p_cell[:n_post]
-                        p_cell = a2
-                        b2 = np.empty(pcap, dtype=np.int64)
-                        b2[:n_post] = p_key[:n_post]
-                        p_key = b2
-                    for x in range(n_s):
-                        if s_w[x] == w:
-                            p_cell[n_post] = s_cell[x]
-                            p_key[n_post] = s_key[x]
-                            n_post += 1
+                    n_post += w_posts[w]
                 o_tup[n_out] = i
                 o_w[n_out] = w
                 n_out += 1
@@ -309,8 +358,92 @@ def _dispatch(
         p_cell[:n_post],
         p_key[:n_post],
         discarded,
-        rk_keys,
-        rk_vals,
+    )
+
+
+@dataclass
+class Filtered:
+    """The partition-independent half of routing tuples ``lo..hi`` (:func:`filter_tuples`):
+    each object's terms with a live query in its cell, ``terms[ptr[i - lo]:ptr[i - lo +
+    1]]`` for stream position ``i``, and ``H_q``'s peak and final entry counts. Every
+    partitioner of one stream shares it: ``H_q`` is keyed by (cell, key), never by worker,
+    so only the owners' pass (:func:`route`) depends on the gridt."""
+
+    lo: int
+    hi: int
+    ptr: np.ndarray
+    terms: np.ndarray
+    hq_peak: int
+    hq_final: int
+
+
+def filter_tuples(
+    state: DispatcherState,
+    kind: np.ndarray,
+    ref: np.ndarray,
+    obj_cell: np.ndarray,
+    objects: Objects,
+    queries: Queries,
+    q_range: np.ndarray,
+    g: int,
+    n_terms: int,
+    lo: int = 0,
+    hi: int | None = None,
+    use_filter: bool = True,
+) -> Filtered:
+    """``H_q``'s pass over tuples ``lo..hi`` (state kept in ``state`` between calls)."""
+    hi = len(kind) if hi is None else hi
+    ptr, terms, rk_keys, rk_vals = _filter(
+        *state.ref,
+        state.counters,
+        kind.astype(np.int8),
+        ref.astype(np.int64),
+        lo,
+        hi,
+        obj_cell.astype(np.int64),
+        objects.term_ptr,
+        objects.terms,
+        q_range.astype(np.int64),
+        queries.key_ptr,
+        queries.keys,
+        g,
+        n_terms,
+        use_filter,
+    )
+    state.ref = (rk_keys, rk_vals, state.ref[2])
+    return Filtered(lo, hi, ptr, terms, int(state.counters[1]), int(state.counters[0]))
+
+
+def route(
+    gridt: Gridt,
+    filtered: Filtered,
+    kind: np.ndarray,
+    ref: np.ndarray,
+    obj_cell: np.ndarray,
+    queries: Queries,
+    q_range: np.ndarray,
+    emit_queries: bool = True,
+) -> Routed:
+    """The owners' pass: tuples ``filtered.lo..hi`` routed through ``gridt``."""
+    tup, w, ptr, pc, pk, disc = _route(
+        kind.astype(np.int8),
+        ref.astype(np.int64),
+        filtered.lo,
+        filtered.hi,
+        filtered.ptr,
+        filtered.terms,
+        obj_cell.astype(np.int64),
+        q_range.astype(np.int64),
+        queries.key_ptr,
+        queries.keys,
+        gridt.cell_owner,
+        gridt.tables,
+        gridt.g,
+        gridt.n_workers,
+        emit_queries,
+    )
+    return Routed(
+        tup, w, ptr, pc, pk.astype(np.int32), int(disc), filtered.hq_peak, filtered.hq_final
     )
 
 
@@ -328,41 +461,14 @@ def dispatch(
     use_filter: bool = True,
     emit_queries: bool = True,
 ) -> Routed:
-    """Route tuples ``lo..hi`` of a stream (kernel). ``emit_queries=False`` updates ``H_q``
-    without sending query requests (the extra dispatchers of the replay)."""
-    hi = len(kind) if hi is None else hi
-    tup, w, ptr, pc, pk, disc, rk_keys, rk_vals = _dispatch(
-        *state.ref,
-        state.counters,
-        kind.astype(np.int8),
-        ref.astype(np.int64),
-        lo,
-        hi,
-        obj_cell.astype(np.int64),
-        objects.term_ptr,
-        objects.terms,
-        q_range.astype(np.int64),
-        queries.key_ptr,
-        queries.keys,
-        gridt.cell_owner,
-        gridt.tables,
-        gridt.g,
-        gridt.n_terms,
-        gridt.n_workers,
+    """Route tuples ``lo..hi`` of a stream (kernel): :func:`filter_tuples`, then
+    :func:`route`. ``emit_queries=False`` updates ``H_q`` without sending query requests
+    (the extra dispatchers of the replay)."""
+    f = filter_tuples(
+        state, kind, ref, obj_cell, objects, queries, q_range, gridt.g, gridt.n_terms, lo, hi,
         use_filter,
-        emit_queries,
-    )
-    state.ref = (rk_keys, rk_vals, state.ref[2])
-    return Routed(
-        tup,
-        w,
-        ptr,
-        pc,
-        pk.astype(np.int32),
-        int(disc),
-        int(state.counters[1]),
-        int(state.counters[0]),
-    )
+    )  # fmt: skip
+    return route(gridt, f, kind, ref, obj_cell, queries, q_range, emit_queries)
 
 
 def dispatch_reference(

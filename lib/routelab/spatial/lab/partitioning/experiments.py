@@ -50,12 +50,14 @@ from routelab.spatial.engine import (
     Setup,
     build_partition,
     build_sample,
+    filter_stream,
     first_object,
     grid_for,
     pooled_fixed,
     prepare,
     run_pipeline,
 )
+from routelab.spatial.gridt import Filtered
 from routelab.spatial.hybrid import HybridParams
 from routelab.spatial.kdt import Partition
 from routelab.spatial.lab.regime import C_GRID_US, throughput_at
@@ -331,19 +333,21 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
     hp = HybridParams(**params.get("hybrid", {}))
     ns = params["n_workers"]
     ns = [int(n) for n in ns] if isinstance(ns, list | tuple) else [int(ns)]
+    shared = filter_stream(setup)  # H_q's pass: the same for every partitioner
     rows = []
     for i, n_w in enumerate(ns):
         algs = (
             params["algorithms"] if i == 0 else params.get("scal_algorithms", params["algorithms"])
         )
-        rows += _run_at(setup, params, list(algs), n_w, hp, costs, latency=i == 0)
+        rows += _run_at(setup, params, list(algs), n_w, hp, costs, shared, latency=i == 0)
     rows = [{**r, "units": costs.update_unit, "rss_start_mb": rss0, "mu": wp.mu} for r in rows]
     if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
         posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
         s_p = replace(setup, stats=setup.stats.with_costs(posting))  # the same sample
         more = _run_at(
-            s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting, latency=False
-        )
+            s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting, shared,
+            latency=False,
+        )  # fmt: skip
         rows += [{**r, "units": "posting", "rss_start_mb": rss0, "mu": wp.mu} for r in more]
     return rows
 
@@ -355,10 +359,13 @@ def _run_at(
     n_w: int,
     hp: HybridParams,
     costs: CostParams,
+    shared: tuple[Filtered, float] | None = None,
     *,
     latency: bool = True,
 ) -> list[dict[str, Any]]:
-    """Every algorithm at ``n_w`` workers on one prepared stream: one row each.
+    """Every algorithm at ``n_w`` workers on one prepared stream: one row each, routed
+    from the stream's ``H_q`` pass ``shared`` (:func:`~routelab.spatial.engine.filter_stream`,
+    computed here when None).
 
     Latency (Fig. 8) is modelled only where a claim or figure reads it: with ``latency``, on
     the algorithms of ``params["latency_algorithms"]`` (default :data:`COMPARED`, Fig. 8's
@@ -381,6 +388,7 @@ def _run_at(
             fixed=True,
             best_of=int(params.get("best_of", 1)),
             count_pairs=bool(params.get("count_pairs", False)),
+            filtered=shared,
         )
         m = measure(setup, res, n_d, costs)
         results[alg] = res
