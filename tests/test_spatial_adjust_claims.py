@@ -250,3 +250,23 @@ def test_fig16_and_the_global_adjustment_take_their_own_seeds():
     same = {p["scenario"]: None for p in jx.points(*args)}
     assert [p["seed"] for p in jx.points(*args) if p["scenario"] == "flips"] == [0, 1, 2]
     assert set(same) == {"drift", "flips", "pairs", "global"}
+
+
+def _second(dp, other):
+    rows = [{"mu": 1_000, "seed": s, "selector": sel, "lat_fast": 1 - v}
+            for s, (a, b) in enumerate(zip(dp, other, strict=True))
+            for sel, v in (("DP", a), ("SI", b))]  # fmt: skip
+    return jc._fewer_delayed(pd.DataFrame(rows), "DP", "SI", 1_000)
+
+
+def test_dp_is_second_grades_the_paired_difference_of_delayed_shares():
+    """Fig. 12(c)'s "DP delays fewer tuples than SI": by hand, DP delays 1 %, 2 %, 1.5 %,
+    3 %, 0.5 % against SI's 0.01 %, 1 %, 0.2 %, 1 %, 0.1 %: differences +0.99, +1, +1.3,
+    +2, +0.4 points, mean +1.14 %, every seed above 0: fails. Their ratio spans 2x-100x
+    per seed, an interval of about 0.8x-90x (inconclusive under a ratio rule); the
+    difference decides."""
+    text, v = _second([0.01, 0.02, 0.015, 0.03, 0.005], [0.0001, 0.01, 0.002, 0.01, 0.001])
+    assert v.verdict == "fails" and "+1.14%" in text
+    assert _second([0.001, 0.002, 0.0], [0.03, 0.05, 0.04])[1].verdict == "holds"
+    assert _second([0.03, 0.01, 0.04], [0.01, 0.03, 0.02])[1].verdict == "inconclusive"
+    assert _second([0.01, 0.02], [0.03, 0.05])[1].verdict == "not comparable"

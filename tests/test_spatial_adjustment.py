@@ -226,3 +226,34 @@ def test_time_selections_repeats_fast_selectors_and_reports_their_choice():
         assert r["select_s"] > 0
     once = time_selections(replace(params, time_budget_s=0.0), snap, 0, 4)
     assert all(r["repeats"] == 1 for r in once)
+
+
+def test_time_selections_interleaves_the_repeats(monkeypatch):
+    """Round by round over the selectors still timing: a slow stretch of the machine slows
+    every selector's repeat of that round alike. A selector past its budget after one run
+    (DP's tens of ms) stops; the fast ones go on alternating to ``time_repeats``."""
+    import time as clock
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from routelab.spatial import adjustment as adj
+
+    calls: list[str] = []
+
+    def entry(name, pause):
+        def kernel(*_):
+            calls.append(name)
+            if pause:
+                clock.sleep(pause)
+            return SimpleNamespace(cells=np.arange(2), cost=1.0, status="ok")
+
+        return SimpleNamespace(kernel=kernel, check_params=lambda kw: kw)
+
+    table = {"SLOW": entry("SLOW", 0.02), "A": entry("A", 0), "B": entry("B", 0)}
+    monkeypatch.setattr(adj, "SELECTORS", SimpleNamespace(lookup=table.__getitem__))
+    params = SimpleNamespace(time_selectors=("SLOW", "A", "B"), time_params={},
+                             time_repeats=4, time_budget_s=0.01)  # fmt: skip
+    rows = adj.time_selections(params, (None, None, 0.0), 0, 2)
+    assert calls == ["SLOW", "A", "B", "A", "B", "A", "B", "A", "B"]
+    assert [r["repeats"] for r in rows] == [1, 4, 4]
