@@ -329,10 +329,10 @@ def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
 def _fewer_delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[str, Verdict]:
     """``a`` delays fewer tuples than ``b``, graded like the middle bucket
     (:func:`_middle_bucket_row`) on the paired **difference** of the delayed shares (one
-    pair per seed, its t interval): holds below 0, fails above. Delayed shares are a few
-    per cent or less, so a seed where ``b`` delays almost nothing makes the ratio's log
-    unbounded (one run read DP / SI 33.6x [2.5, 452] over 5 seeds, another 2.4x [0.72,
-    7.96]); the difference stays in the scale the paper plots (Fig. 12(c), shares)."""
+    pair per seed, its t interval): holds below 0, fails above. A seed where ``b`` delays
+    almost nothing makes the ratio's log unbounded (two runs read DP / SI 33.6x [2.5, 452]
+    and 2.4x [0.72, 7.96] over 5 seeds); the difference stays in the scale the paper plots
+    (Fig. 12(c), shares)."""
     x, y = _delayed(runs, a, b, mu)
     d = x - y
     mean, lo, hi = t_interval(d)
