@@ -43,7 +43,8 @@ def _frame(values=BASE, mus=(1_000, 5_000), seeds=3, noise=0.01, grow=2.0, big=N
                 if sel != "none":  # the four selectors timed on GR's snapshots
                     rows.append({"level": "selection", "scenario": "drift", "mu": mu,
                                  "seed": s, "selector": sel, "snapshot_of": "GR",
-                                 "select_ms_mean": ms * f[0], "snapshots": 4,
+                                 "select_ms_mean": ms * f[0], "select_ms_geo": ms * f[0],
+                                 "snapshots": 4,
                                  "oom": oom})  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -270,3 +271,25 @@ def test_dp_is_second_grades_the_paired_difference_of_delayed_shares():
     assert _second([0.001, 0.002, 0.0], [0.03, 0.05, 0.04])[1].verdict == "holds"
     assert _second([0.03, 0.01, 0.04], [0.01, 0.03, 0.02])[1].verdict == "inconclusive"
     assert _second([0.01, 0.02], [0.03, 0.05])[1].verdict == "not comparable"
+
+
+def test_snapshot_rows_pair_the_selectors_snapshot_by_snapshot():
+    """By hand: GR takes 1, 100 and 4 ms on three snapshots, RA 2, 50 and 8 ms (2x, 0.5x,
+    2x snapshot by snapshot), DP runs out of memory on the third. The geometric means over
+    the two snapshots all solved are GR 10 and RA 10 ms: ratio 1 = the geometric mean of
+    2x and 0.5x; their plain means (50.5 vs 26 ms) would read RA twice as fast, decided by the
+    one large snapshot."""
+    from routelab.spatial.lab.adjustment.experiments import snapshot_rows
+
+    sel = pd.DataFrame([
+        {"period": p, "selector": n, "select_s": ms / 1e3, "status": st, "cells_offered": 9}
+        for p, (gr, ra, dp) in enumerate([(1, 2, "ok"), (100, 50, "ok"), (4, 8, "oom")])
+        for n, ms, st in (("GR", gr, "ok"), ("RA", ra, "ok"), ("DP", 30, dp))
+    ])  # fmt: skip
+    rows = {r["selector"]: r for r in snapshot_rows(sel, "GR")}
+    assert rows["GR"]["select_ms_geo"] == pytest.approx(10.0)
+    assert rows["RA"]["select_ms_geo"] == pytest.approx(10.0)
+    assert rows["DP"]["select_ms_geo"] == pytest.approx(30.0)
+    assert rows["GR"]["common_snapshots"] == 2 and rows["DP"]["oom"] == 1
+    assert rows["GR"]["select_ms_mean"] == pytest.approx(35.0)  # the bars: every solved one
+    assert rows["DP"]["select_ms_mean"] == pytest.approx(30.0)

@@ -157,28 +157,34 @@ def _dp_oom(runs: pd.DataFrame, mu: int) -> int:
     return int(dp["oom"].sum()) if len(dp) and "oom" in dp else 0
 
 
+#: the selection rows' measure: per seed, a selector's geometric mean over the snapshots
+#: every selector solved (:func:`~routelab.spatial.lab.adjustment.experiments.snapshot_rows`)
+SELECT_MS = "select_ms_geo"
+
+
 def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list[dict]:
     """Sect. VI-D, Figs. 12(a), 13: the four selectors timed on the **same** snapshots of the
     hot worker's cells (GR's run, every Phase II trigger; Phase I moves select nothing and
-    are not among them), the mean per snapshot paired by seed."""
+    are not among them): per seed the geometric mean over the snapshots (:data:`SELECT_MS`,
+    so a ratio pairs the selectors snapshot by snapshot), paired by seed."""
     snap = _snapshots(frame)
     if not len(snap):
         return [_row("DP's selection runs significantly longer than GR's, SI's and RA's",
                      "Sect. VI-D, Fig. 12(a)", "significantly longer", "not measured",
                      not_comparable("no selection snapshots in the runs"), note, timing=True)]  # fmt: skip
-    longer = [_pair(snap, "select_ms_mean", "DP", o, small,
+    longer = [_pair(snap, SELECT_MS, "DP", o, small,
                     lambda x, y: direction_measured(x, y, expected="above", margin=MIN_EFFECT), "")
               for o in ("GR", "SI", "RA")]  # fmt: skip
-    fastest = [_pair(snap, "select_ms_mean", "RA", o, small,
+    fastest = [_pair(snap, SELECT_MS, "RA", o, small,
                      lambda x, y: direction_measured(x, y, expected="below"), "")
                for o in ("GR", "SI")]  # fmt: skip
-    efficient = [_pair(snap, "select_ms_mean", o, "DP", small,
+    efficient = [_pair(snap, SELECT_MS, o, "DP", small,
                        lambda x, y: direction_measured(x, y, expected="below",
                                                        margin=1 / VERY_EFFICIENT - 1), "")
                  for o in ("GR", "SI")]  # fmt: skip
     flat = []
     for name in ("GR", "SI", "RA"):
-        x, y = _paired_mus(snap, "select_ms_mean", name, small, big)
+        x, y = _paired_mus(snap, SELECT_MS, name, small, big)
         if len(x) >= 3 and small != big:
             r, lo, hi = ratio_interval(x, y)
             flat.append((f"{name} {r:.2f}x [{lo:.2f}, {hi:.2f}]",
@@ -186,7 +192,8 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
                                     repeats=len(x))))  # fmt: skip
         else:
             flat.append((name, not_comparable("one query count, or fewer than 3 seeds")))
-    where_small = f"on the same snapshots at {small:,} queries"
+    where_small = (f"on the same snapshots at {small:,} queries (per seed the geometric mean "
+                   "over the snapshots: ratios paired snapshot by snapshot)")  # fmt: skip
     oom_big = int(snap[(snap["selector"] == "DP") & (snap["mu"] == big)]["oom"].sum())
     n_big = int(snap[(snap["selector"] == "DP") & (snap["mu"] == big)]["snapshots"].sum())
     return [
