@@ -293,3 +293,14 @@ def test_snapshot_rows_pair_the_selectors_snapshot_by_snapshot():
     assert rows["GR"]["common_snapshots"] == 2 and rows["DP"]["oom"] == 1
     assert rows["GR"]["select_ms_mean"] == pytest.approx(35.0)  # the bars: every solved one
     assert rows["DP"]["select_ms_mean"] == pytest.approx(30.0)
+
+
+def test_ra_fastest_needs_the_smallest_effect():
+    """RA "selects fastest" holds only below 1 / 1.25 against GR and SI: RA as fast as
+    both (ratios near 1, tight) fails in every run instead of drifting between "fails" and
+    "inconclusive"; RA at 0.8x with wide noise straddles the edge: inconclusive."""
+    same = {**BASE, "GR": (0.1, *BASE["GR"][1:]), "SI": (0.1, *BASE["SI"][1:])}
+    assert _verdicts(_frame(same))["RA selects fastest"] == "fails"
+    edge = {**BASE, "GR": (0.125, *BASE["GR"][1:]), "SI": (0.125, *BASE["SI"][1:])}
+    assert _verdicts(_frame(edge, noise=0.3))["RA selects fastest"] == "inconclusive"
+    assert _verdicts(_frame())["RA selects fastest"] == "holds"  # 0.5x and 0.67x
