@@ -15,8 +15,11 @@ be discarded if it contains no terms in H_q"); with ``use_filter=False`` objects
 are routed with ``H_o`` instead (every owner of one of its terms), an ablation.
 
 :func:`dispatch` is the numba kernel (state kept between calls, so a stream can be routed
-in pieces); :func:`dispatch_reference` walks the kdt-tree with Python dicts. Up to 64
-workers (worker sets are 64-bit masks).
+in pieces), two passes in a row: :func:`filter_tuples`, ``H_q``'s pass (no partition changes
+it: ``H_q`` is keyed by (cell, key)), then :func:`route`, the owners' pass through one gridt,
+so every partitioner of a stream can route from one ``H_q`` pass.
+:func:`dispatch_reference` walks the kdt-tree with Python dicts. Up to 64 workers (worker
+sets are 64-bit masks).
 """
 
 from __future__ import annotations
