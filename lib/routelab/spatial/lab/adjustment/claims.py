@@ -171,10 +171,12 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     are not among them): per seed the geometric mean over the snapshots (:data:`SELECT_MS`,
     so a ratio pairs the selectors snapshot by snapshot), paired by seed."""
     snap = _snapshots(frame)
-    if not len(snap):
+    if not len(snap) or SELECT_MS not in snap:
+        why = (f"the runs lack {SELECT_MS} (a frame recorded before it)" if len(snap)
+               else "no selection snapshots in the runs")  # fmt: skip
         return [_row("DP's selection runs significantly longer than GR's, SI's and RA's",
                      "Sect. VI-D, Fig. 12(a)", "significantly longer", "not measured",
-                     not_comparable("no selection snapshots in the runs"), note, timing=True)]  # fmt: skip
+                     not_comparable(why), note, timing=True)]  # fmt: skip
     longer = [_pair(snap, SELECT_MS, "DP", o, small,
                     lambda x, y: direction_measured(x, y, expected="above", margin=MIN_EFFECT), "")
               for o in ("GR", "SI", "RA")]  # fmt: skip
