@@ -552,6 +552,8 @@ def test_one_hq_pass_serves_every_partitioner_of_a_stream(use_filter: bool) -> N
         assert (res.routed.discarded, res.routed.hq_peak) == (fresh.discarded, fresh.hq_peak)
         assert res.dispatch_s >= shared[1]  # the shared pass plus this gridt's owners' pass
         assert res.pairs == oracle_pairs(st)
+    with pytest.raises(ValueError, match="use_filter"):
+        run_pipeline(setup, p, use_filter=not use_filter, filtered=shared)
 
 
 def test_hq_pass_in_pieces_equals_one_pass() -> None:

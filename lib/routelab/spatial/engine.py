@@ -578,6 +578,11 @@ def run_pipeline(
     st = setup.stream
     gt = make_gridt(setup, partition)
     f, filter_s = filtered if filtered is not None else filter_stream(setup, use_filter)
+    if f.use_filter != use_filter:
+        raise ValueError(
+            f"the shared H_q pass was made with use_filter={f.use_filter}, "
+            f"the pipeline asks use_filter={use_filter}"
+        )
     args = (st.kind, st.ref, setup.obj_cell, st.queries, setup.q_range)
     route(gt, Filtered(0, 0, f.ptr[:1], f.terms[:0], 0, 0), *args)  # compile
     t0 = time.perf_counter()

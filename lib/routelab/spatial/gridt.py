@@ -370,7 +370,8 @@ class Filtered:
     each object's terms with a live query in its cell, ``terms[ptr[i - lo]:ptr[i - lo +
     1]]`` for stream position ``i``, and ``H_q``'s peak and final entry counts. Every
     partitioner of one stream shares it: ``H_q`` is keyed by (cell, key), never by worker,
-    so only the owners' pass (:func:`route`) depends on the gridt."""
+    so only the owners' pass (:func:`route`) depends on the gridt. ``use_filter``: whether
+    objects kept only the terms with a live query (False: every term, the ablation)."""
 
     lo: int
     hi: int
@@ -378,6 +379,7 @@ class Filtered:
     terms: np.ndarray
     hq_peak: int
     hq_final: int
+    use_filter: bool = True
 
 
 def filter_tuples(
@@ -414,7 +416,7 @@ def filter_tuples(
         use_filter,
     )
     state.ref = (rk_keys, rk_vals, state.ref[2])
-    return Filtered(lo, hi, ptr, terms, int(state.counters[1]), int(state.counters[0]))
+    return Filtered(lo, hi, ptr, terms, int(state.counters[1]), int(state.counters[0]), use_filter)
 
 
 def route(

@@ -364,8 +364,8 @@ def _run_at(
     latency: bool = True,
 ) -> list[dict[str, Any]]:
     """Every algorithm at ``n_w`` workers on one prepared stream: one row each, routed
-    from the stream's ``H_q`` pass ``shared`` (:func:`~routelab.spatial.engine.filter_stream`,
-    computed here when None).
+    from the stream's ``H_q`` pass ``shared`` (:func:`~routelab.spatial.engine.filter_stream`;
+    None: each partitioner's pipeline makes its own).
 
     Latency (Fig. 8) is modelled only where a claim or figure reads it: with ``latency``, on
     the algorithms of ``params["latency_algorithms"]`` (default :data:`COMPARED`, Fig. 8's
