@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from routelab import claims as c
@@ -103,6 +104,27 @@ def test_equivalent_can_show_absence_and_presence():
         c.equivalent(0, 1, -1, margin=0.1)
     with pytest.raises(ValueError):
         c.equivalent(0, -1, 1, margin=0)
+
+
+def test_equivalent_measured_every_verdict_and_the_repeats_that_would_decide():
+    """Paired ratios against a 1.5x margin either way. Hand-computed: log ratios 0, +-0.05
+    (ratios 1, e^0.05, e^-0.05) have mean 0 and sd 0.05, so the 95 % interval is
+    +-4.303 * 0.05 / sqrt(3) = +-0.124, inside +-ln 1.5 = +-0.405: holds."""
+    den = np.ones(3)
+    same = c.equivalent_measured(np.exp([0.0, 0.05, -0.05]), den, 1.5)
+    assert same.verdict == "holds" and same.repeats == 3
+    assert "[0.667, 1.5]" in same.rule
+    assert "ratio 1 [0.883, 1.13] over 3 repeats" in same.rule
+    halved = c.equivalent_measured(np.exp([-0.7, -0.75, -0.65]), den, 1.5)
+    assert halved.verdict == "fails" and "outside the margin" in halved.rule
+    # mean -0.2, sd 0.2 over 4: the interval -0.2 +- 3.182 * 0.1 reaches -0.518, past -0.405
+    edge = c.equivalent_measured(np.exp([0.0, -0.2, -0.4, -0.2 + 0.0]), np.ones(4), 1.5)
+    assert edge.verdict == "inconclusive" and "crosses the margin" in edge.rule
+    n = c.repeats_to_decide([0.0, -0.2, -0.4, -0.2], [-math.log(1.5), math.log(1.5)])
+    assert n is not None and n > 4 and f"about {n} repeats would decide" in edge.rule
+    assert c.equivalent_measured([1.0, 1.1], [1.0, 1.0], 1.5).verdict == "not comparable"
+    with pytest.raises(ValueError):
+        c.equivalent_measured(den, den, 1.0)
 
 
 def test_combine():

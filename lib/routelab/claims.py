@@ -312,6 +312,43 @@ def equivalent(
     return Verdict("inconclusive", rule + "; the interval crosses the margin", repeats)
 
 
+def equivalent_measured(
+    numerator: Sequence[float] | Any,
+    denominator: Sequence[float] | Any,
+    factor: float,
+    *,
+    min_repeats: int = MIN_REPEATS,
+    confidence: float = CONFIDENCE,
+) -> Verdict:
+    """:func:`equivalent` on paired repeated measurements ("does not change with N"): the
+    paired ratio ``numerator / denominator`` (:func:`ratio_interval`) against the margin
+    ``factor`` either way (the log interval inside ``+-ln factor``). Holds if the interval
+    lies within ``[1 / factor, factor]``, fails if it lies wholly outside it, inconclusive
+    if it straddles an edge (with the repeats that would decide at the measured spread).
+    Fewer than ``min_repeats`` pairs: not comparable."""
+    if factor <= 1:
+        raise ValueError(f"factor must be > 1, got {factor}")
+    n = int(sum(1 for a, b in zip(numerator, denominator, strict=True) if a > 0 and b > 0))
+    rule = (f"holds if the {confidence:.0%} interval of the paired ratio lies within "
+            f"{factor:g}x either way ([{_fmt(1 / factor)}, {_fmt(factor)}], >= {min_repeats} "
+            "repeats)")  # fmt: skip
+    if n < min_repeats:
+        return not_comparable(f"{rule}; only {n} paired repeats")
+    ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
+    rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
+    if 1 / factor < low and high < factor:
+        return Verdict("holds", rule, n)
+    if high <= 1 / factor or low >= factor:
+        return Verdict("fails", rule + "; the change is outside the margin", n)
+    edges = [-math.log(factor), math.log(factor)]
+    return Verdict(
+        "inconclusive",
+        rule + "; the interval crosses the margin"
+        + _more_repeats(_log_ratios(numerator, denominator), edges),
+        n,
+    )  # fmt: skip
+
+
 def state_once(rules: Sequence[str]) -> str:
     """Several parts' rules as one text, each rule stated once: parts whose rules open with
     the same clauses (clauses are separated by "; ") share them, stated once with the
