@@ -336,17 +336,15 @@ def equivalent_measured(
         return not_comparable(f"{rule}; only {n} paired repeats")
     ratio, low, high = ratio_interval(numerator, denominator, confidence=confidence)
     rule += f"; ratio {_fmt(ratio)} [{_fmt(low)}, {_fmt(high)}] over {n} repeats"
-    if 1 / factor < low and high < factor:
-        return Verdict("holds", rule, n)
-    if high <= 1 / factor or low >= factor:
-        return Verdict("fails", rule + "; the change is outside the margin", n)
-    edges = [-math.log(factor), math.log(factor)]
-    return Verdict(
-        "inconclusive",
-        rule + "; the interval crosses the margin"
-        + _more_repeats(_log_ratios(numerator, denominator), edges),
-        n,
-    )  # fmt: skip
+    margin = math.log(factor)
+    verdict = equivalent(math.log(ratio), math.log(low), math.log(high), margin).verdict
+    if verdict == "fails":
+        rule += "; the change is outside the margin"
+    elif verdict == "inconclusive":
+        rule += "; the interval crosses the margin" + _more_repeats(
+            _log_ratios(numerator, denominator), [-margin, margin]
+        )
+    return Verdict(verdict, rule, n)
 
 
 def state_once(rules: Sequence[str]) -> str:
