@@ -59,6 +59,7 @@ OVERRIDES: dict[str, dict[str, dict[str, Any]]] = {
             "churn_live": 5_000,
             "churn_rates": [100, 1_000, 10_000],
             "churn_seconds": 1,
+            "churn_seeds": [0, 1, 2],
             "real_n": 2_000,
             "real_repeats": 3,
             "routing_n": 5_000,
