@@ -228,12 +228,20 @@ def test_time_selections_repeats_fast_selectors_and_reports_their_choice():
     assert all(r["repeats"] == 2 for r in once)
 
 
+def _busy(seconds: float) -> None:
+    """Work (not wait) ``seconds`` by the clock of timed regions, whichever it reads."""
+    from routelab.timing import now
+
+    end = now() + seconds
+    while now() < end:
+        pass
+
+
 def test_time_selections_interleaves_the_repeats(monkeypatch):
     """Round by round over the selectors still timing: a slow stretch of the machine slows
     every selector's repeat of that round alike. A selector past its budget at its fastest
     of two runs (DP's tens of ms) stops; the fast ones go on alternating to
     ``time_repeats``."""
-    import time as clock
     from types import SimpleNamespace
 
     import numpy as np
@@ -246,7 +254,7 @@ def test_time_selections_interleaves_the_repeats(monkeypatch):
         def kernel(*_):
             calls.append(name)
             if pause:
-                clock.sleep(pause)
+                _busy(pause)
             return SimpleNamespace(cells=np.arange(2), cost=1.0, status="ok")
 
         return SimpleNamespace(kernel=kernel, check_params=lambda kw: kw)
@@ -264,7 +272,6 @@ def test_time_selections_a_stalled_repeat_does_not_end_the_timing(monkeypatch):
     """A selector whose first repeat stalls past the budget (a preemption of the shared
     machine) goes on to ``time_repeats``: the budget is charged at its fastest reading, and
     the median is the undisturbed time, not the stall. One slow on every repeat stops."""
-    import time as clock
     from types import SimpleNamespace
 
     import numpy as np
@@ -276,7 +283,7 @@ def test_time_selections_a_stalled_repeat_does_not_end_the_timing(monkeypatch):
     def entry(name, first, rest):
         def kernel(*_):
             seen[name] += 1
-            clock.sleep(first if seen[name] == 1 else rest)
+            _busy(first if seen[name] == 1 else rest)
             return SimpleNamespace(cells=np.arange(1), cost=1.0, status="ok")
 
         return SimpleNamespace(kernel=kernel, check_params=lambda kw: kw)

@@ -5,7 +5,7 @@ numbers, records each paper claim with the value we measured, and ends with
 :meth:`NotebookReport.finish`, which writes ``figures/<notebook>/results.json``::
 
     {"notebook": ..., "profile": ..., "parameters": {...}, "git_commit": ...,
-     "generated_at": ..., "headline": {...}, "figures": [...],
+     "clock": ..., "generated_at": ..., "headline": {...}, "figures": [...],
      "claims": [{"claim", "paper", "paper_value", "measured", "verdict", "rule",
                  "note", "kind"}, ...]}
 
@@ -17,6 +17,9 @@ One claims schema everywhere (results.json, the notebook table, ``figures/index.
   computed, with the tolerance declared in code before the run (see :mod:`routelab.claims`);
 - ``note``: why it differs, what is missing; ``kind``: ``claim`` (the paper's) or ``check``
   (a check of our own configuration, e.g. a distribution we drew ourselves).
+
+``clock`` names the clock of the run's timed regions (:mod:`routelab.timing`: "cpu",
+the timed thread's CPU time, or "wall").
 
 Every row is graded: :meth:`NotebookReport.claim` takes a verdict with its rule and nothing
 else (the older boolean ``holds=`` is gone; results.json files written with it are still
@@ -40,6 +43,7 @@ import pandas as pd
 from routelab.claims import KINDS, MIN_REPEATS, VERDICTS, Verdict
 from routelab.paths import figures_dir, git_commit
 from routelab.plots import save_figure, show_figure, stamp
+from routelab.timing import clock_name
 
 CLAIM_KEYS = (
     "claim", "paper", "paper_value", "measured", "verdict", "rule", "note", "kind", "timing",
@@ -328,6 +332,7 @@ class NotebookReport:
                 "profile": self.profile,
                 "parameters": self.parameters,
                 "git_commit": git_commit(),
+                "clock": clock_name(),
                 "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "headline": self.headline,
                 "figures": self.figures,

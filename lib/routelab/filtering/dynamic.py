@@ -75,7 +75,6 @@ the saturation experiments start from the static clustering optimal for W1); wit
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -88,6 +87,7 @@ from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.model import EQ, Events, Subscriptions, ranges
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, equality_matrix, table_nu
+from routelab.timing import now as clock
 from routelab.uniques import unique
 
 Schema = tuple[int, ...]
@@ -343,7 +343,7 @@ class DynamicMatcher(ClusterMatcher):
             self.index.compact()  # growth and moves leave garbage behind: keep it dense
         if not self.adapt:
             return step
-        t0 = time.perf_counter()
+        t0 = clock()
         moves0 = self.moves
         self._step_ids = []
         th = self.thresholds
@@ -382,7 +382,7 @@ class DynamicMatcher(ClusterMatcher):
                 break
             self._create(best, step)
         step.moved = self.moves - moves0
-        step.seconds = time.perf_counter() - t0
+        step.seconds = clock() - t0
         if step.created or step.dropped or step.moved:
             self.log.append(step)
         return step

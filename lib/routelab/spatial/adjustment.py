@@ -42,7 +42,6 @@ becomes a space-only cell again: a merge). One (w_max, w_min) pair per period.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,6 +69,7 @@ from routelab.spatial.kdt import Partition
 from routelab.spatial.migration import SELECTORS, load_to_move, triggered
 from routelab.spatial.model import DEL, INS, OBJ
 from routelab.spatial.phase_one import cells_of
+from routelab.timing import now as clock
 from routelab.uniques import unique
 
 
@@ -296,9 +296,9 @@ def replay_adjusted(
             touched = []
             for act in actions:
                 cells = np.array([act.cell])
-                t0 = time.perf_counter()
+                t0 = clock()
                 info = migrate(workers, strat, cells, hot, cold, act.terms)
-                move_s = time.perf_counter() - t0
+                move_s = clock() - t0
                 migrations.append(
                     {"period": p, "phase": f"I-{act.kind}", "from": hot, "to": cold, "cell": act.cell,
                      "need": np.nan, "cells": 1, "moved_load": act.moved_load,
@@ -314,15 +314,15 @@ def replay_adjusted(
                 mine = np.setdiff1d(cells_of(strat.gt, hot), touched)
                 size = workers.postings_per_cell(hot, n_cells)
                 snap = (cell_loads[hot][mine], _bytes(mine, size), need)
-                t0 = time.perf_counter()
+                t0 = clock()
                 sel = method.kernel(*snap, **sel_params)
-                select_s = time.perf_counter() - t0
+                select_s = clock() - t0
                 selections += time_selections(params, snap, p, len(mine))
                 cells = mine[sel.cells]
                 if sel.status != "oom" and len(cells):
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     info = migrate(workers, strat, cells, hot, cold)
-                    move_s = time.perf_counter() - t0
+                    move_s = clock() - t0
                     migrations.append(
                         {"period": p, "phase": "II", "from": hot, "to": cold, "need": need,
                          "cells": len(cells), "moved_load": sel.load, "selected_cost": sel.cost,
@@ -390,9 +390,9 @@ def time_selections(
     active = list(chosen)
     while active:
         for name, kernel, kw in active:
-            t0 = time.perf_counter()
+            t0 = clock()
             sels[name] = kernel(*snap, **kw)
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(clock() - t0)
         active = [(n, k, kw) for n, k, kw in active
                   if len(times[n]) < params.time_repeats
                   and (len(times[n]) < 2

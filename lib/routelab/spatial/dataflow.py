@@ -22,7 +22,6 @@ same matches as :class:`routelab.spatial.adjust_workers.LocalWorkers` (tested).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +41,7 @@ from routelab.spatial.gi2 import ReplayResult, WorkerTuples, make_index
 from routelab.spatial.gridt import DispatcherState, Gridt, Routed, combine_routed, dispatch
 from routelab.spatial.kdt import Partition
 from routelab.spatial.model import OBJ, Objects, Queries, Stream
+from routelab.timing import now as clock
 
 
 @dataclass
@@ -75,7 +75,7 @@ def _dispatch_task(data: _Shipped, d: int) -> tuple[int, float, Routed]:
         data.q_range,
     )  # compile
     state = DispatcherState()
-    t0 = time.perf_counter()
+    t0 = clock()
     r = dispatch(
         data.gridt,
         state,
@@ -87,7 +87,7 @@ def _dispatch_task(data: _Shipped, d: int) -> tuple[int, float, Routed]:
         data.q_range,
         emit_queries=(d == 0),
     )
-    busy = time.perf_counter() - t0
+    busy = clock() - t0
     r.tup = sub[r.tup]
     return d, busy, r
 
@@ -156,9 +156,9 @@ def _period_task(shared: tuple, w: int, post: Postings, wt: WorkerTuples):  # ty
     idx = make_index(impl, objects, queries, obj_cell, n_terms)
     if len(post[0]):
         idx.replay(insertions(*post))
-    t0 = time.perf_counter()
+    t0 = clock()
     res = idx.replay(wt)
-    busy = time.perf_counter() - t0
+    busy = clock() - t0
     return w, res, busy, idx.cell_postings(np.arange(n_cells))
 
 

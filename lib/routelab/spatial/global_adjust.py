@@ -23,7 +23,6 @@ improvement on the sample) and the end of the dual period (``rho``).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -41,6 +40,7 @@ from routelab.spatial.engine import (
 from routelab.spatial.gi2 import make_index
 from routelab.spatial.gridt import DispatcherState, Gridt, Routed, combine_routed, dispatch
 from routelab.spatial.model import DEL, INS, OBJ
+from routelab.timing import now as clock
 from routelab.uniques import unique
 
 
@@ -144,7 +144,7 @@ class Strategies:
     ) -> dict:
         """Build a partition on the recent sample and switch if it pays (module docstring)."""
         st = setup.stream
-        t0 = time.perf_counter()
+        t0 = clock()
         lo = max(0, end - (params.window or params.every))
         objs = unique(st.ref[lo:end][st.kind[lo:end] == OBJ])
         live = self.live(setup, end)
@@ -166,7 +166,7 @@ class Strategies:
         return {
             "at_tuple": end, "event": "switch" if switch else "keep",
             "load_current": current, "load_new": candidate, "old_queries": self.at_switch if switch else 0,
-            "seconds": time.perf_counter() - t0,
+            "seconds": clock() - t0,
         }  # fmt: skip
 
     def drained(self, setup: Setup, end: int, params: GlobalParams) -> bool:
@@ -177,7 +177,7 @@ class Strategies:
         """The old queries still alive migrate to their places under the new gridt and the
         old strategy stops."""
         st = setup.stream
-        t0 = time.perf_counter()
+        t0 = clock()
         n_cells = len(self.gt.cell_owner)
         everything = np.arange(n_cells)
         moved_postings = 0
@@ -209,5 +209,5 @@ class Strategies:
         return {
             "at_tuple": end, "event": "drain", "load_current": np.nan, "load_new": np.nan,
             "old_queries": len(ids), "postings_dropped": moved_postings, "postings_placed": placed,
-            "bytes": n_bytes, "seconds": time.perf_counter() - t0,
+            "bytes": n_bytes, "seconds": clock() - t0,
         }  # fmt: skip
