@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+import pandas as pd  # at module level: pandas_udf resolves the "pd.Series" type hints
 import pytest
 
 from routelab.cli import main
@@ -166,3 +167,52 @@ def test_cli_preprocess(spark, tmp_path: Path, capsys) -> None:
     )
     err = capsys.readouterr().err
     assert code == 2 and "nope.csv: no such file or directory" in err
+
+
+def _distinct_posts(spark):
+    """TRICKY plus a missing, a blank and a one-word text, every post_id once."""
+    rows = [(i + 1, datetime(2013, 4, 1 + i), t) for i, t in enumerate(TRICKY)]
+    rows += [(20, None, None), (21, datetime(2013, 5, 2), "   "), (22, None, "flu")]
+    return spark.createDataFrame(rows, "post_id long, ts timestamp, text string")
+
+
+def test_written_in_one_evaluation_counted_as_the_cached_path(spark, tmp_path, monkeypatch):
+    """With ``out`` and no duplicate ids every row is cleaned once, while it is written, and
+    the tally observed on the way equals the cached path's (no ``out``) reason by reason."""
+    from routelab.corpus import preprocess as pp
+
+    cached = preprocess(_distinct_posts(spark), None, min_words=2, progress=False)
+    expected = (cached.report.to_dict(), sorted(map(tuple, cached.df.collect())))
+    cached.unpersist()
+    cleaned = spark.sparkContext.accumulator(0)
+
+    def counting_udf(stopwords, stem, stem_mode):
+        from pyspark.sql.functions import pandas_udf
+
+        @pandas_udf("array<string>")
+        def words(texts: pd.Series) -> pd.Series:
+            from routelab.corpus.text import clean_many
+
+            cleaned.add(len(texts))
+            return pd.Series(clean_many(texts.tolist(), None, stem, stem_mode), index=texts.index)
+
+        return words
+
+    monkeypatch.setattr(pp, "_words_udf", counting_udf)
+    res = preprocess(_distinct_posts(spark), tmp_path / "out", min_words=2, progress=False)
+    assert cleaned.value == 11  # each of the 11 rows cleaned once
+    got = res.report.to_dict()
+    assert {k: got[k] for k in ("rows_in", "rows_out", "dropped")} == {
+        k: expected[0][k] for k in ("rows_in", "rows_out", "dropped")
+    }
+    assert got["dropped"] == {
+        "duplicate_post_id": 0, "missing_text": 2, "empty_after_cleaning": 2, "too_few_words": 1,
+    }  # fmt: skip
+    assert sorted(map(tuple, read_posts(spark, tmp_path / "out").collect())) == expected[1]
+
+
+def test_duplicates_with_out_take_the_cached_path(spark, tmp_path) -> None:
+    res = preprocess(_posts(spark), tmp_path / "out", min_words=2, progress=False)
+    assert res.report.dropped["duplicate_post_id"] == 2
+    assert res.report.rows_out == read_posts(spark, tmp_path / "out").count()
+    assert res.report.rows_in - sum(res.report.dropped.values()) == res.report.rows_out

@@ -9,17 +9,24 @@ plus ``source``, ``lat``, ``lon`` when the input has them.
 Steps, each counted in the :class:`PreprocessReport` (``rows_in - sum(dropped) ==
 rows_out``):
 
-1. each text becomes its word set with :func:`routelab.corpus.text.clean_words`, run as a
+1. the ids alone are counted (rows and distinct ``post_id``; a Parquet input reads that
+   one column), which tells whether step 3 is needed;
+2. each text becomes its word set with :func:`routelab.corpus.text.clean_words`, run as a
    vectorized (Arrow) pandas UDF whose Python workers keep a stem cache (each distinct
-   word is stemmed once per worker); this is the expensive step and runs once per row (the
-   tagged rows are cached). An input with fewer partitions than task slots (one Parquet
-   file, one CSV) is spread over ``2 x slots`` partitions first, so every core cleans;
-2. duplicates of a ``post_id`` are dropped (``duplicate_post_id``; checked with a cheap
-   distinct count of the ids, the de-duplication shuffle runs only when there are any). The
-   kept row is chosen deterministically: one that survives cleaning, then the earliest
-   ``ts``, then the smallest word set;
-3. of the remaining rows, those without text (``missing_text``), with no word left
+   word is stemmed once per worker); this is the expensive step and runs once per row. An
+   input with fewer partitions than task slots (one Parquet file, one CSV) is spread over
+   ``2 x slots`` partitions first, so every core cleans;
+3. duplicates of a ``post_id`` are dropped (``duplicate_post_id``). The kept row is chosen
+   deterministically: one that survives cleaning, then the earliest ``ts``, then the
+   smallest word set;
+4. of the remaining rows, those without text (``missing_text``), with no word left
    (``empty_after_cleaning``) or fewer than ``min_words`` (``too_few_words``) are dropped.
+
+With ``out`` and no duplicate ids (the common case) steps 2 and 4 are one evaluation: the
+rows are cleaned while they are written, and the tally by reason is observed on the rows
+the write reads (``DataFrame.observe``), so the cleaned rows are neither cached nor read
+twice. With duplicates, or without ``out``, the tagged rows are cached, tallied in one job,
+de-duplicated (a shuffle) where needed, and written from the cache.
 
 With ``out`` the result goes to ``out/posts.parquet`` (row order not significant) and the
 report to ``out/report.json``.
@@ -180,14 +187,21 @@ def preprocess(
     start = time.perf_counter()
     df, loader_report = _input_frame(data)
     spark = df.sparkSession
+    bar = tqdm(total=3, desc="preprocess", disable=not progress, leave=False)
+    # the ids alone first (a Parquet input reads one column): are there duplicates?
+    bar.set_postfix_str("counting post ids")
+    id_check = df.select(F.col("post_id").cast("long").alias("post_id")).agg(
+        F.count(F.lit(1)).alias("rows"), F.count_distinct("post_id").alias("ids")
+    )
+    counts = id_check.first()
+    rows_in, distinct = int(counts["rows"]), int(counts["ids"])
+    bar.update()
     slots = task_slots(spark)
     if df.rdd.getNumPartitions() < slots:
         df = df.repartition(2 * slots)
     extra = [c for c in OPTIONAL_COLUMNS if c in df.columns]
     ts = F.col("ts").cast("timestamp") if "ts" in df.columns else F.lit(None).cast("timestamp")
-    bar = tqdm(total=3, desc="preprocess", disable=not progress, leave=False)
-
-    # clean every row once (the expensive step), tag the rows to drop, keep them cached
+    # clean every row once (the expensive step) and tag the rows to drop
     words = _words_udf(stopwords, stem, stem_mode)(F.col("text"))
     tagged = (
         df.select(
@@ -204,60 +218,79 @@ def preprocess(
             .when(F.size("words") < min_words, "too_few_words"),
         )
         .drop("text")
-        .persist(StorageLevel.MEMORY_AND_DISK)
     )
-    bar.set_postfix_str("cleaning")
-    rows_in, distinct, by_reason = _tally(tagged, with_distinct=True)
-    bar.update()
-    cached = [tagged]
-    if distinct < rows_in:
-        # keep one row per post_id, deterministically: a row that survives cleaning first,
-        # then the earliest ts, then the smallest word set
-        bar.set_postfix_str("removing duplicate post ids")
-        key = F.struct(
-            F.col("reason").isNotNull().alias("k0"),
-            F.col("ts").isNull().alias("k1"),
-            "ts",
-            "words",
-            "reason",
-            *extra,
-        )
-        tagged = (
-            tagged.groupBy("post_id")
-            .agg(F.min(key).alias("r"))
-            .select("post_id", "r.ts", "r.words", "r.reason", *[f"r.{c}" for c in extra])
-            .persist(StorageLevel.MEMORY_AND_DISK)
-        )
+    columns = ["post_id", "ts", "words", *extra]
+    settings = {
+        "min_words": min_words,
+        "stem": stem,
+        "stem_mode": stem_mode if stem else None,
+        "stopwords": "default" if stopwords is None else f"custom ({len(stopwords)})",
+    }
+    cached: list[Any] = []
+    path = None
+    if out is not None and distinct == rows_in:
+        # one evaluation: every row cleaned once while it is written; the tally is observed
+        # on the way (the rows counted are the rows the write read)
+        from pyspark.sql import Observation
+
+        bar.set_postfix_str("cleaning and writing Parquet")
+        path = _output_path(out)
+        seen = Observation("preprocess_tally")
+        tagged.observe(seen, *_tally_columns()).filter(F.col("reason").isNull()).select(
+            *columns
+        ).write.mode("overwrite").parquet(str(path))
+        counted, _, by_reason = _tally_from(seen.get, with_distinct=False)
+        if counted != rows_in:
+            raise RuntimeError(
+                f"preprocess: the input gave {rows_in:,} rows to the id check and {counted:,} "
+                "to the write; is its source changing while it is read?"
+            )
+        bar.update()
+    else:
+        tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
+        bar.set_postfix_str("cleaning")
         cached.append(tagged)
         _, _, by_reason = _tally(tagged, with_distinct=False)
-    bar.update()
-    dropped = {"duplicate_post_id": rows_in - distinct}
-    dropped.update({r: by_reason.get(r, 0) for r in DROP_REASONS[1:]})
-    rows_out = by_reason.get(None, 0)
-    result = tagged.filter(F.col("reason").isNull()).select("post_id", "ts", "words", *extra)
-    report = PreprocessReport(
-        rows_in=rows_in,
-        rows_out=rows_out,
-        dropped=dropped,
-        loader=loader_report,
-        settings={
-            "min_words": min_words,
-            "stem": stem,
-            "stem_mode": stem_mode if stem else None,
-            "stopwords": "default" if stopwords is None else f"custom ({len(stopwords)})",
-        },
-    )
-    path = None
-    if out is not None:
+        if distinct < rows_in:
+            # keep one row per post_id, deterministically: a row that survives cleaning
+            # first, then the earliest ts, then the smallest word set
+            bar.set_postfix_str("removing duplicate post ids")
+            key = F.struct(
+                F.col("reason").isNotNull().alias("k0"),
+                F.col("ts").isNull().alias("k1"),
+                "ts",
+                "words",
+                "reason",
+                *extra,
+            )
+            tagged = (
+                tagged.groupBy("post_id")
+                .agg(F.min(key).alias("r"))
+                .select("post_id", "r.ts", "r.words", "r.reason", *[f"r.{c}" for c in extra])
+                .persist(StorageLevel.MEMORY_AND_DISK)
+            )
+            cached.append(tagged)
+            _, _, by_reason = _tally(tagged, with_distinct=False)
+        bar.update()
+    result = tagged.filter(F.col("reason").isNull()).select(*columns)
+    if out is not None and path is None:
         bar.set_postfix_str("writing Parquet")
-        out_dir = Path(out)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        path = out_dir / POSTS_DIR
+        path = _output_path(out)
         result.write.mode("overwrite").parquet(str(path))
         for frame in cached:
             frame.unpersist()
         cached = []
+    if path is not None:
         result = spark.read.parquet(str(path))
+    dropped = {"duplicate_post_id": rows_in - distinct}
+    dropped.update({r: by_reason.get(r, 0) for r in DROP_REASONS[1:]})
+    report = PreprocessReport(
+        rows_in=rows_in,
+        rows_out=by_reason.get(None, 0),
+        dropped=dropped,
+        loader=loader_report,
+        settings=settings,
+    )
     report.seconds = time.perf_counter() - start
     if out is not None:
         (Path(out) / REPORT_FILE).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
@@ -266,21 +299,39 @@ def preprocess(
     return PreprocessResult(df=result, report=report, path=path, _cached=cached)
 
 
-def _tally(tagged: DataFrame, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
-    """One job: rows, distinct post ids (optional), and rows per drop reason (None = kept)."""
+def _output_path(out: str | Path) -> Path:
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir / POSTS_DIR
+
+
+#: the rows per drop reason, None = kept (the order of the tally's ``r<i>`` columns)
+_REASONS: tuple[str | None, ...] = (None, *DROP_REASONS[1:])
+
+
+def _tally_columns(with_distinct: bool = False) -> list[Any]:
+    """The tally's aggregates: rows, distinct post ids (optional), rows per reason."""
     import pyspark.sql.functions as F
 
     aggs = [F.count(F.lit(1)).alias("rows")]
     if with_distinct:
         aggs.append(F.count_distinct("post_id").alias("ids"))
-    reasons = [None, *DROP_REASONS[1:]]
-    for i, reason in enumerate(reasons):
+    for i, reason in enumerate(_REASONS):
         test = F.col("reason").isNull() if reason is None else F.col("reason") == reason
         aggs.append(F.sum(test.cast("long")).alias(f"r{i}"))
-    row = tagged.agg(*aggs).first()
+    return aggs
+
+
+def _tally_from(row: Any, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
+    """(rows, distinct ids or rows, rows per reason) from a row of :func:`_tally_columns`."""
     rows = int(row["rows"])
-    by_reason = {reason: int(row[f"r{i}"] or 0) for i, reason in enumerate(reasons)}
+    by_reason = {reason: int(row[f"r{i}"] or 0) for i, reason in enumerate(_REASONS)}
     return rows, int(row["ids"]) if with_distinct else rows, by_reason
+
+
+def _tally(tagged: DataFrame, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
+    """One job: rows, distinct post ids (optional), and rows per drop reason (None = kept)."""
+    return _tally_from(tagged.agg(*_tally_columns(with_distinct)).first(), with_distinct)
 
 
 def read_posts(spark: SparkSession, path: str | Path) -> DataFrame:
