@@ -33,6 +33,10 @@ def test_measure_point_and_worked_example():
     assert [p["repeats"] for p in points if p["n"] == 60] == [8]  # 4 batches x 2 seeds
     assert [p["seed"] for p in points if p["n"] == 60] == [0]  # the big N: first seed only
     assert [p["algorithms"] for p in points if p["n"] == 60] == [["b"]]
+    bigger = fx.scalability_points(["a"], [10], 60, ["a"], seeds=[0, 1], repeats=4, big_repeats=45)
+    assert [p["repeats"] for p in bigger] == [4, 4, 45]  # the big N's own batch count
+    with pytest.raises(ValueError, match="big_repeats"):
+        fx.scalability_points(["a"], [10], 60, ["a"], big_repeats=0)
     # one point times every algorithm interleaved on the same batches
     grouped = fx.run_points(
         [{"algorithms": ["counting", "static"], "workload": "W0", "n": 500, "repeats": 2,

@@ -259,11 +259,15 @@ def scalability_points(
     big_algorithms: list[str],
     seeds: int | Sequence[int] = 0,
     repeats: int = 3,
+    big_repeats: int | None = None,
 ) -> list[dict[str, Any]]:
     """Fig. 3(a, c, d): W0 at each N and seed, every algorithm timed in one point (see
     :func:`measure_point`), plus the big N for the fast ones (first seed only: building 6M
-    subscriptions is the cost, a batch is cheap, so it times ``repeats`` x seeds batches)."""
+    subscriptions is the cost, a batch is cheap, so it times ``big_repeats`` batches, by
+    default ``repeats`` x seeds)."""
     seeds = _seeds(seeds)
+    if big_repeats is not None and big_repeats < 1:
+        raise ValueError(f"big_repeats must be >= 1, got {big_repeats}")
     points = [
         {"algorithms": list(algorithms), "workload": "W0", "n": n, "seed": s, "repeats": repeats,
          "time_builds": True}
@@ -273,7 +277,7 @@ def scalability_points(
     if big:
         points.append(
             {"algorithms": list(big_algorithms), "workload": "W0", "n": big, "seed": seeds[0],
-             "repeats": repeats * len(seeds)}
+             "repeats": big_repeats or repeats * len(seeds)}
         )  # fmt: skip
     return points
 
