@@ -243,6 +243,16 @@ def test_saturation_rules_direction_only_and_inconclusive():
     assert "inconclusive" in _verdicts(noisy)
 
 
+def test_a_benefit_within_the_margin_does_not_overcome():
+    """C15's second half: dynamic level with No Change after hour 10 (within 5 %) fails in
+    every run, not "inconclusive" by the noise; the paper's 1.1-1.25x above holds."""
+    level = _scenario(nc_end=(50, 80), dyn_end=(87.5, 80), jitter=0.005)
+    v = _verdicts(_windows(level))
+    assert v[5] == "fails"
+    assert "lies above 1.05" in ac.saturation_rows(_windows(level), 100_000)[5]["verdict"].rule
+    assert _verdicts(_paper_windows(jitter=0.005))[5] == "holds"
+
+
 def test_saturation_rules_need_three_seeds():
     w = _paper_windows()
     two = w[w["seed"] < 2]

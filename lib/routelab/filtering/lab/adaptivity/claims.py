@@ -45,6 +45,12 @@ SKEW_TOL = 1.125
 SAME_MARGIN = math.log(1.15)
 #: C15: "after 8 hours the matching benefit ... overcomes the maintenance cost"
 BENEFIT_AFTER_H = SWITCH_H + 8.0
+#: ... and the smallest benefit "overcomes" is read as: dynamic at least 5 % above No Change
+#: after hour 10 (the paper's end state implies 1.25x: No Change down 20 %, dynamic about as
+#: before). A benefit within 5 % either way fails in every run instead of drifting between
+#: "fails" and "inconclusive" with the noise (two runs read 0.99x [0.98, 1.01] and
+#: 0.95x [0.93, 0.96])
+BENEFIT_MARGIN = 0.05
 #: Sect. 7 "high rates of subscription changes": throughput stays above half up to 10x the
 #: paper's own 100 changes per second (50 inserts + 50 deletes)
 PAPER_CHANGES = 100.0
@@ -245,7 +251,7 @@ def _benefit_after_row(windows: pd.DataFrame, note: str) -> dict:
     if "dynamic" not in mean.index or "no_change" not in mean.index:
         return base | {"measured": "not measured", "verdict": not_comparable("no runs")}
     a, b = _paired(mean.loc["dynamic"], mean.loc["no_change"])
-    later = direction_measured(a, b, expected="above")
+    later = direction_measured(a, b, expected="above", margin=BENEFIT_MARGIN)
     per = _window_ratios(windows, "skew")
     first = per.iloc[0] if len(per) else None
     fa, fb = _paired(*(
