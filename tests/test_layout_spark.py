@@ -84,8 +84,6 @@ ALLOWED: dict[str, str] = {
     "bundled_posts(spark) (typed against SparkSession)",
     "routelab.s3tm.lab.drift.experiments": "notebook 05 filters the bundled corpus by time "
     "and source on Spark before collecting",
-    "routelab.spatial.lab.workload": "builds the bundled word sets once (bundled_posts) when "
-    "they are missing; being reorganised by another change, not moved here",
     "routelab.compare.stream": "starts a session for the bundled corpus when none is given; "
     "being reorganised by another change, not moved here",
 }

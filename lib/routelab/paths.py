@@ -11,10 +11,25 @@ can redirect output without touching the checkout:
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import subprocess
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) for the ``with`` block,
+    across every process of this machine (``flock``; blocks until it is free)."""
+    with Path(path).open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def repo_root() -> Path:

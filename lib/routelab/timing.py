@@ -23,12 +23,13 @@ wall clock, for this process and the Spark tasks of jobs built after it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from routelab.paths import file_lock
 
 LOCK_NAME = "routelab-timing.lock"
 
@@ -78,9 +79,5 @@ def lock_path() -> Path:
 @contextlib.contextmanager
 def timing_lock() -> Iterator[None]:
     """Hold the machine's timing lock for the ``with`` block (blocks until it is free)."""
-    with lock_path().open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with file_lock(lock_path()):
+        yield

@@ -12,6 +12,7 @@ sample is a contiguous stretch of the stream, as a learning window would be.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,23 +35,40 @@ def bundled_posts(
     Returns:
         The posts DataFrame and the preprocessing report of the full corpus.
     """
-    from routelab.corpus.preprocess import (
-        POSTS_DIR,
-        bundled_words_dir,
-        preprocess_bundled,
-        read_posts,
-        read_report,
-    )
+    from routelab.corpus.preprocess import read_posts, read_report
 
-    out = bundled_words_dir()
-    if not (out / POSTS_DIR).exists() or not (out / "report.json").exists():
-        preprocess_bundled(spark, out, progress=progress)
+    out = bundled_words(spark, progress=progress)
     posts = read_posts(spark, out)
     if max_posts is not None:
         if max_posts <= 0:
             raise ValueError(f"max_posts must be positive or None, got {max_posts}")
         posts = posts.orderBy("ts", "post_id").limit(int(max_posts))
     return posts, read_report(out)
+
+
+def bundled_words(spark: SparkSession | None = None, *, progress: bool = True) -> Path:
+    """The directory of the bundled tweets as word sets (:func:`~routelab.corpus.preprocess.
+    bundled_words_dir`), preprocessed on first use. It counts as built once its
+    ``report.json``, written last, exists; one process builds it while the others wait on a
+    lock file beside it (two notebooks started together on a fresh checkout would otherwise
+    write into the same directory at once, and one would fail or read a partial one)."""
+    from routelab.corpus.preprocess import POSTS_DIR, REPORT_FILE, bundled_words_dir
+    from routelab.paths import file_lock
+
+    out = bundled_words_dir()
+
+    def built() -> bool:
+        return (out / POSTS_DIR).exists() and (out / REPORT_FILE).exists()
+
+    if not built():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with file_lock(out.parent / f"{out.name}.lock"):
+            if not built():
+                from routelab.corpus.preprocess import preprocess_bundled
+                from routelab.spark import get_spark
+
+                preprocess_bundled(spark or get_spark(), out, progress=progress)
+    return out
 
 
 def real_posts_frame(

@@ -68,16 +68,11 @@ class WorkloadParams:
 
 def _tweet_words() -> pd.DataFrame:
     """Bundled tweets as word lists with their account (post_id, words, account)."""
-    from routelab.corpus.preprocess import POSTS_DIR, bundled_words_dir
+    from routelab.corpus.corpora import bundled_words
+    from routelab.corpus.preprocess import POSTS_DIR
     from routelab.datasets.bundled import read_prepared
 
-    path = bundled_words_dir() / POSTS_DIR
-    if not path.exists():
-        from routelab.corpus.corpora import bundled_posts
-        from routelab.spark import get_spark
-
-        bundled_posts(get_spark(), progress=False)
-    posts = pd.read_parquet(path, columns=["post_id", "words"])
+    posts = pd.read_parquet(bundled_words(progress=False) / POSTS_DIR, columns=["post_id", "words"])
     accounts = read_prepared("tweets", ["post_id", "account"])
     out = posts.merge(accounts, on="post_id", how="inner")
     return out[out["words"].map(len) > 0].reset_index(drop=True)
