@@ -262,7 +262,7 @@ def test_timing_rows_outside_the_regime_are_not_comparable() -> None:
     assert "flip point c*: none in 0-100 µs" in best["note"]
     for label, frames in {
         "fixed cost": [_work(f, share=0.4) for f in (f6, f7, f11)],
-        "busy 50 ms": [_work(f, busy=0.05) for f in (f6, f7, f11)],
+        "busy 30 ms": [_work(f, busy=0.03) for f in (f6, f7, f11)],
         "1 seed(s)": [_work(f, seeds=1) for f in (f6, f7, f11)],
         "fails closed": [f6, f7, f11],  # no regime columns at all
     }.items():
@@ -283,12 +283,12 @@ def test_timing_rows_are_graded_on_the_work_dominated_sets_only() -> None:
 
     def regime(f: pd.DataFrame) -> pd.DataFrame:
         w = _work(f)
-        return w.assign(busy_min_s=np.where(w.country == "US", 0.05, 0.5))  # US too short
+        return w.assign(busy_min_s=np.where(w.country == "US", 0.03, 0.5))  # US too short
 
     rows = sc.all_rows(*(regime(f) for f in (f6, f7, f11)))
     best = next(r for r in rows if r["claim"].startswith("hybrid partitioning is best"))
     assert _v(best) == "holds" and "UK" in best["measured"] and "US" not in best["measured"]
-    assert "left out (not work-dominated): US-Q1: busiest worker busy 50 ms" in best["note"]
+    assert "left out (not work-dominated): US-Q1: busiest worker busy 30 ms" in best["note"]
     memory = next(r for r in rows if r["claim"].startswith("dispatcher memory is small"))
     assert "left out" not in memory.get("note", "")  # model rows use every set
     assert len(sc.in_regime(regime(f7))) == len(_work(f7)[_work(f7).country == "GB"])

@@ -15,10 +15,12 @@ from routelab.spatial.lab.adjustment import claims as jc
 from routelab.spatial.lab.adjustment.experiments import run_throughput
 
 
-def _runs(share: float = 0.02, busy: float = 0.5, seeds: int = 3, sets=(("US", "Q1"),)):
+def _runs(share: float = 0.02, busy: float = 0.5, seeds: int = 3, sets=(("US", "Q1"),),
+          clock: str = "wall"):  # fmt: skip
     return pd.DataFrame(
         [{"country": c, "query_set": q, "algorithm": a, "seed": s, "fixed_share": share,
-          "busy_min_s": busy} for c, q in sets for a in ("hybrid", "kd-tree") for s in range(seeds)]
+          "busy_min_s": busy, "clock": clock}
+         for c, q in sets for a in ("hybrid", "kd-tree") for s in range(seeds)]
     )  # fmt: skip
 
 
@@ -43,6 +45,31 @@ def test_gate_gives_each_verdict_and_fails_closed() -> None:
     assert rg.runs_reason(_runs()) == "" and "fails closed" in rg.runs_reason(closed)
     assert "busy 100 ms" in rg.runs_reason(_runs(busy=0.1))
     assert rg.runs_reason(_runs().iloc[:0]) == "no runs"
+
+
+def test_the_busy_floor_follows_the_runs_clock() -> None:
+    """0.2 s on the wall clock (which charges another process's turn on the core), 0.05 s on
+    the CPU clock (which does not); runs that mix clocks meet the stricter floor; runs that
+    do not say take this process's clock."""
+    from routelab import timing
+
+    assert rg.runs_reason(_runs(busy=0.06, clock="cpu")) == ""
+    assert "busy 40 ms on its shortest run (at least 50 ms)" in rg.runs_reason(
+        _runs(busy=0.04, clock="cpu")
+    )
+    assert "(at least 200 ms)" in rg.runs_reason(_runs(busy=0.06, clock="wall"))
+    mixed = pd.concat([_runs(busy=0.06, clock="cpu"), _runs(busy=0.06, clock="wall")])
+    assert rg.min_busy_s(mixed) == rg.MIN_BUSY_S and "(at least 200 ms)" in rg.runs_reason(mixed)
+    assert rg.regime_table(_runs(busy=0.06, clock="cpu")).work_dominated.tolist() == [True]
+    unsaid = _runs(busy=0.06).drop(columns=["clock"])
+    before = timing.clock_name()
+    try:
+        timing.use_clock("cpu")
+        assert rg.min_busy_s(unsaid) == rg.MIN_BUSY_CPU_S
+        timing.use_clock("wall")
+        assert rg.min_busy_s(unsaid) == rg.MIN_BUSY_S
+    finally:
+        timing.use_clock(before)
 
 
 def test_a_stream_outside_the_regime_leaves_its_set_with_the_others() -> None:
@@ -320,7 +347,7 @@ def test_notebook12_regime_table_and_map() -> None:
     # equal at 100 µs
     assert set(vmap[vmap.c_us <= 75].verdict) == {"holds"}
     assert vmap[vmap.c_us == 100].verdict.iloc[0] != "holds"
-    short = _adjust_runs(3.0, 1.0, busy=0.05).assign(level="run", scenario="flips")
+    short = _adjust_runs(3.0, 1.0, busy=0.03).assign(level="run", scenario="flips")
     assert not jc.regime_table(short).work_dominated.any() and not len(jc.regime_map(short))
 
 

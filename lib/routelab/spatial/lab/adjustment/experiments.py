@@ -41,6 +41,7 @@ from routelab.spatial.lab.partitioning.experiments import make_setup
 from routelab.spatial.lab.regime import C_GRID_US
 from routelab.spatial.lab.workload import WorkloadParams
 from routelab.spatial.migration import SELECTORS
+from routelab.timing import clock_name
 
 NONE = "none"  # the run without adjustment
 GLOBAL = "GR+global"  # GR with global adjustment
@@ -83,7 +84,7 @@ def regime_columns(run: AdjustedRun) -> dict[str, float]:
         if fixed.size
         else float("nan")
     )
-    return {"fixed_share": share, "busy_min_s": total}
+    return {"fixed_share": share, "busy_min_s": total, "clock": clock_name()}
 
 
 def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:

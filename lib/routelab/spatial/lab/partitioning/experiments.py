@@ -63,6 +63,7 @@ from routelab.spatial.kdt import Partition
 from routelab.spatial.lab.regime import C_GRID_US, throughput_at
 from routelab.spatial.lab.workload import WorkloadParams, tweet_stream
 from routelab.spatial.model import DEL, INS, OBJ
+from routelab.timing import clock_name
 
 BASELINES = ("grid", "kd-tree", "r-tree", "frequency", "hypergraph", "metric")
 COMPARED = ("hybrid", "metric", "kd-tree")
@@ -247,6 +248,7 @@ def measure(
     return {
         "fixed_share": float(fixed[top] / max(busy[top], 1e-12)),
         "busy_min_s": float(runs.max(axis=0).min()),
+        "clock": clock_name(),
         "decode_share": float(res.workers[top].decode_s / max(busy[top], 1e-12)),
         "tuples": n,
         "throughput": n / max(busy.max(), 1e-9),
