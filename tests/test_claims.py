@@ -365,6 +365,19 @@ def test_beyond_measured_gives_each_verdict():
         verdict(0.6, 0.9, expected="beside")
 
 
+def test_beyond_measured_says_the_repeats_that_would_decide():
+    """A t interval 0.4 +- 0.2 over 4 repeats against 0.5: sd = 0.2 x 2 / t(3) = 0.1257;
+    8 repeats give t(7) x sd / sqrt 8 = 0.105 > the gap 0.1, 9 give 0.0966 < 0.1."""
+    from routelab.claims import beyond_measured
+
+    v = beyond_measured(0.4, 0.2, 0.6, 0.5, expected="above", what="x", repeats=4)
+    assert v.verdict == "inconclusive" and "about 9 repeats would decide" in v.rule
+    lopsided = beyond_measured(0.4, 0.1, 0.6, 0.5, expected="above", what="x", repeats=4)
+    assert "would decide" not in lopsided.rule  # not a t interval: no estimate
+    on_edge = beyond_measured(0.5, 0.3, 0.7, 0.5, expected="above", what="x", repeats=4)
+    assert "no number of repeats" in on_edge.rule
+
+
 def test_block_bootstrap_direction_gives_each_verdict() -> None:
     import numpy as np
 

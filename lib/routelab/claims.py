@@ -456,19 +456,28 @@ def repeats_to_decide(
     ``edges`` (log scale) the mean is not on. ``None`` where the mean sits on an edge or
     more than ``limit`` repeats would be needed."""
     import numpy as np
-    from scipy import stats
 
     x = np.asarray(log_ratios, dtype=np.float64)
     x = x[np.isfinite(x)]
     if len(x) < 2:
         return None
     mean, sd = float(x.mean()), float(x.std(ddof=1))
+    return _repeats_for(mean, sd, len(x), edges, confidence=confidence, limit=limit)
+
+
+def _repeats_for(
+    mean: float, sd: float, n0: int, edges: Sequence[float], *, confidence: float, limit: int
+) -> int | None:
+    """The smallest ``n >= n0`` whose t interval (``sd``, ``n - 1`` degrees of freedom)
+    around ``mean`` clears every edge (:func:`repeats_to_decide`)."""
+    from scipy import stats
+
     gap = min(abs(mean - e) for e in edges)
-    if gap <= 0:
+    if gap <= 0 or not math.isfinite(sd):
         return None
     if sd == 0:
-        return len(x)
-    for n in range(max(2, len(x)), limit + 1):
+        return n0
+    for n in range(max(2, n0), limit + 1):
         if float(stats.t.ppf(0.5 + confidence / 2, df=n - 1)) * sd / math.sqrt(n) < gap:
             return n
     return None
@@ -760,7 +769,17 @@ def beyond_measured(
         return Verdict("holds", rule, repeats)
     if wrong:
         return Verdict("fails", rule, repeats)
-    return Verdict("inconclusive", rule + f"; the interval includes {_fmt(edge)}", repeats)
+    rule += f"; the interval includes {_fmt(edge)}"
+    half = (high - low) / 2
+    if repeats >= 2 and abs((high - estimate) - (estimate - low)) <= 1e-9 * max(1.0, abs(half)):
+        # a t interval (estimate +- half): its spread tells the repeats that would decide
+        from scipy import stats
+
+        sd = half * math.sqrt(repeats) / float(stats.t.ppf(0.5 + confidence / 2, df=repeats - 1))
+        n = _repeats_for(estimate, sd, repeats, [edge], confidence=confidence, limit=1000)
+        rule += (f"; about {n} repeats would decide at this spread" if n
+                 else "; no number of repeats within 1,000 would decide at this spread")  # fmt: skip
+    return Verdict("inconclusive", rule, repeats)
 
 
 def slope_interval(
