@@ -34,7 +34,7 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``plots.py``           figure style; saving as HTML, PNG, SVG with a provenance footer
   ``paths.py``           where routelab reads and writes
   ``hashing.py``         seeded stable hashes (never Python's ``hash()``)
-  ``timing.py``          one timed region at a time on a shared machine (a file lock)
+  ``timing.py``          the clock of timed regions (CPU time) and one timed region at a time
   ``uniques.py``         sorted distinct values of an integer array by one sort
   ``errors.py``          errors reported to users as one clear message
   ``badrecords.py``      bad input records counted by reason, with file:line examples
