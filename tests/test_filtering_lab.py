@@ -33,8 +33,6 @@ def test_measure_point_and_worked_example():
     assert [p["repeats"] for p in points if p["n"] == 60] == [8]  # 4 batches x 2 seeds
     assert [p["seed"] for p in points if p["n"] == 60] == [0]  # the big N: first seed only
     assert [p["algorithms"] for p in points if p["n"] == 60] == [["b"]]
-    assert {p["build_repeats"] for p in fx.scalability_points(["a"], [10], None, [],
-                                                               build_repeats=3)} == {3}  # fmt: skip
     bigger = fx.scalability_points(["a"], [10], 60, ["a"], seeds=[0, 1], repeats=4, big_repeats=45)
     assert [p["repeats"] for p in bigger] == [4, 4, 45]  # the big N's own batch count
     with pytest.raises(ValueError, match="big_repeats"):
@@ -144,29 +142,3 @@ def test_builds_are_timed_under_the_lock_only_where_asked(monkeypatch):
     fx.measure_point({**point, "time_builds": True})
     assert len(taken) == 1 + 3  # and each of the two builds
     assert all(p["time_builds"] for p in fx.scalability_points(["a"], [10], None, []))
-
-
-def test_build_repeats_build_in_alternating_rounds_and_report_the_median(monkeypatch):
-    """Every algorithm built ``build_repeats`` times, round by round (the order reversed
-    every other round); ``build_s`` is the median of its builds, the last build matches."""
-    calls: list[str] = []
-    real = fx.build_matcher
-    ticks = iter(range(1_000))
-
-    def recording(base, subs, **kw):
-        calls.append(base)
-        return real(base, subs, **kw)
-
-    monkeypatch.setattr(fx, "build_matcher", recording)
-    monkeypatch.setattr(fx, "clock", lambda: float(next(ticks)) ** 2)  # growing build times
-    rows = pd.DataFrame(fx.measure_point({"algorithms": ["counting", "static"], "workload": "W0",
-                                          "n": 300, "repeats": 2, "build_repeats": 3,
-                                          "sample": 300}))  # fmt: skip
-    assert calls == ["counting", "static", "static", "counting", "counting", "static"]
-    assert set(rows["build_repeats"]) == {3}
-    # readings t^2 for t = 0, 1, ... (0, 1: the workload's generation): a build reading t-1
-    # and t spans 2t - 1; counting at t = 3, 9, 11 (5, 17, 21), static at 5, 7, 13 (9, 13, 25)
-    build = rows.groupby("algorithm")["build_s"].first()
-    assert build["counting"] == 17.0 and build["static"] == 13.0  # medians of 3 builds
-    with pytest.raises(ValueError, match="build_repeats"):
-        fx.measure_point({"algorithm": "static", "workload": "W0", "n": 100, "build_repeats": 0})

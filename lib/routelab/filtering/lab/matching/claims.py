@@ -375,9 +375,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
             "paper": "Sect. 6.2.1, Fig. 3d",
             "paper_value": "counting < propagation < static",
             "measured": ", ".join(f"{k} {_median(v):.2f} s" for k, v in load.items())
-            + f" at N={n:,} (median of {min((len(v) for v in load.values()), default=0)} seeds"
-            + _builds_each(frame)
-            + ")",
+            + f" at N={n:,} (median of {min((len(v) for v in load.values()), default=0)} seeds)",
             "verdict": ordering_measured(
                 load, ["counting", "propagation", "static"], paired=True, margin=MIN_EFFECT
             )
@@ -530,12 +528,6 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
     return at_paper_size(rows, frame)
 
 
-def _builds_each(frame: pd.DataFrame) -> str:
-    """What a loading row's text adds when every point built k > 1 times (else nothing)."""
-    k = int(frame["build_repeats"].max()) if "build_repeats" in frame and len(frame) else 1
-    return f", each the median of {k} builds" if k > 1 else ""
-
-
 def loading_dynamic_row(frame: pd.DataFrame) -> dict:
     """C11's second half: dynamic, inserting the subscriptions batch by batch into a live
     index that reorganises itself, loads faster than static, which computes its clustering
@@ -548,7 +540,7 @@ def loading_dynamic_row(frame: pd.DataFrame) -> dict:
         "paper_value": "dynamic < static",
         "measured": (
             f"static {_median(load['static']):.2f} s, dynamic {_median(load[CLUSTERED]):.2f} s "
-            f"at N={n:,} (medians of {len(load['static'])} seeds{_builds_each(frame)})"
+            f"at N={n:,} (medians of {len(load['static'])} seeds)"
             if ok
             else "not measured"
         ),

@@ -85,21 +85,12 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
     conditions, and (batch b, A) / (batch b, B) is a paired measurement. Each batch is
     matched once, cold: repeating one batch back to back would keep its clusters cached.
     Build time, bytes and work counts belong to the (workload, algorithm, point) and repeat
-    on its rows.
-
-    ``build_repeats`` (default 1) builds every algorithm that many times, in rounds, and
-    reports the median (``build_s``): a build's CPU time includes the kernel's backing of its
-    fresh memory (page faults, huge pages zeroed), which on a shared machine varies several
-    times over between two builds of one index in one process (propagation at 1M: 0.46 to
-    1.38 s, its user time 0.37-0.42 s throughout); the last build serves the matching."""
+    on its rows."""
     workloads = list(params.get("workloads") or [params["workload"]])
     n, seed = int(params["n"]), int(params.get("seed", 0))
     repeats = int(params.get("repeats", 3))
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
-    build_repeats = int(params.get("build_repeats", 1))
-    if build_repeats < 1:
-        raise ValueError(f"build_repeats must be >= 1, got {build_repeats}")
     algorithms = list(params.get("algorithms") or [params["algorithm"]])
     matchers: dict[tuple[str, str], Any] = {}
     point: dict[tuple[str, str], dict[str, Any]] = {}
@@ -108,40 +99,32 @@ def measure_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         t0 = clock()
         subs, stats, batches[workload] = workload_data(workload, n, seed, repeats + 1)
         generate_s = clock() - t0
-        builds: dict[str, list[float]] = {name: [] for name in algorithms}
-        for r in range(build_repeats):
-            # rounds over the algorithms, the order reversed every other round, so each
-            # algorithm's k-th build meets the machine (its memory) as the others' k-th did
-            for name in algorithms if r % 2 == 0 else algorithms[::-1]:
-                matchers.pop((workload, name), None)  # the previous build's memory is free
-                # "propagation:scan": the algorithm with the paper's catch-all scan
-                base, _, stage = name.partition(":")
-                extra = {"catch_all": stage} if stage else {}
-                # Fig. 3d's loading times are timed regions too: one at a time on the machine
-                with timing_lock() if params.get("time_builds") else nullcontext():
-                    t0 = clock()
-                    m = build_matcher(
-                        base, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000)),
-                        **extra,
-                    )  # fmt: skip
-                    builds[name].append(clock() - t0)
-                matchers[workload, name] = m
         for name in algorithms:
-            m = matchers[workload, name]
+            # "propagation:scan": the algorithm with the paper's catch-all scan
+            base, _, stage = name.partition(":")
+            extra = {"catch_all": stage} if stage else {}
+            # Fig. 3d's loading times are timed regions too: one at a time on the machine
+            with timing_lock() if params.get("time_builds") else nullcontext():
+                t0 = clock()
+                m = build_matcher(
+                    base, subs, stats=stats, greedy_sample=int(params.get("sample", 100_000)),
+                    **extra,
+                )  # fmt: skip
+                build_s = clock() - t0
             reg = m.registry
             warm = batches[workload][0]
             m.match(warm)  # warm-up (numba compilation, caches)
             phase1_batch(reg.phase1_index(), warm.widen(reg.n_attrs).values, reg.n_predicates())
+            matchers[workload, name] = m
             point[workload, name] = {
                 "workload": workload,
-                "build_s": float(np.median(builds[name])),
-                "build_repeats": build_repeats,
+                "build_s": build_s,
                 "generate_s": generate_s,
                 "index_mb": index_bytes(m) / 2**20,
                 "tables": len(getattr(m, "schemas", [])),
             }
         del subs
-    turns = [(w, name) for w in workloads for name in algorithms]
+    turns = list(matchers)
     rows = []
     with timing_lock():  # no two points of this machine time their kernels at once
         for b in range(repeats):
@@ -277,19 +260,17 @@ def scalability_points(
     seeds: int | Sequence[int] = 0,
     repeats: int = 3,
     big_repeats: int | None = None,
-    build_repeats: int = 1,
 ) -> list[dict[str, Any]]:
     """Fig. 3(a, c, d): W0 at each N and seed, every algorithm timed in one point (see
     :func:`measure_point`), plus the big N for the fast ones (first seed only: building 6M
     subscriptions is the cost, a batch is cheap, so it times ``big_repeats`` batches, by
-    default ``repeats`` x seeds). Fig. 3(d)'s points build each algorithm ``build_repeats``
-    times (:func:`measure_point`)."""
+    default ``repeats`` x seeds)."""
     seeds = _seeds(seeds)
     if big_repeats is not None and big_repeats < 1:
         raise ValueError(f"big_repeats must be >= 1, got {big_repeats}")
     points = [
         {"algorithms": list(algorithms), "workload": "W0", "n": n, "seed": s, "repeats": repeats,
-         "time_builds": True, "build_repeats": build_repeats}
+         "time_builds": True}
         for s in seeds
         for n in sizes
     ]  # fmt: skip
