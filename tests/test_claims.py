@@ -232,6 +232,15 @@ def test_ordering_measured_paired_separates_what_shared_noise_hides():
     assert c.ordering_measured(noisy, order, paired=True).verdict == "inconclusive"
     backwards = {"a": shared["c"], "b": shared["b"], "c": shared["a"]}
     assert c.ordering_measured(backwards, order, paired=True).verdict == "fails"
+    # b/a's log ratios 0.2, 0, 0.1 (mean 0.1, sd 0.1) against the edge 0: t(n-1) x 0.1 /
+    # sqrt(n) < 0.1 first at n = 7 (t(6) = 2.447 < 2.646; t(5) = 2.571 > sqrt 6 = 2.449)
+    import math
+
+    b = [math.exp(0.2), 1.0, math.exp(0.1)]
+    open_b = c.ordering_measured({"a": [1.0] * 3, "b": b, "c": [10 * x for x in b]}, order,
+                                 paired=True)  # fmt: skip
+    assert open_b.verdict == "inconclusive"
+    assert "about 7 paired repeats would decide" in open_b.rule
     v = c.ordering_measured({**shared, "b": [2.0, 6.0]}, order, paired=True)
     assert v.verdict == "not comparable"
 

@@ -903,6 +903,17 @@ def ordering_measured(
     if in_order == len(pairs):
         return Verdict("holds", rule, n)
     if reversed_ == 0:
+        if paired:  # the paired repeats that would separate every open pair at its spread
+            import numpy as np
+
+            open_pairs = [(a, b) for a, b in pairs
+                          if not (ratio[a, b][1] > 1 + margin or ratio[a, b][2] < 1 + margin)]  # fmt: skip
+            need = [repeats_to_decide(np.log(np.asarray(samples[b], float)
+                                             / np.asarray(samples[a], float)),
+                                      [math.log(1 + margin)]) for a, b in open_pairs]  # fmt: skip
+            rule += (f"; about {max(need)} paired repeats would decide at this spread"
+                     if need and all(need) else
+                     "; no number of repeats within 1,000 would decide at this spread")  # fmt: skip
         return Verdict("inconclusive", rule, n)
     v = share(in_order, len(pairs), partly_at=partly_at, rule=rule)
     return Verdict(v.verdict, v.rule, n)
