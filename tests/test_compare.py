@@ -6,6 +6,7 @@ verdict the cross-system claims can give."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -339,3 +340,30 @@ def test_each_adapter_answers_as_its_paper_does_and_only_key_grouping_routes_key
     assert len(want["S3-TM"]) and len(want["Fabret"])  # the tiny stream has matches
     with pytest.raises(ValueError, match="unknown router 'magic' of Fabret"):
         SYSTEMS_BY_NAME["Fabret"].answer("magic", 2, stream, interests)
+
+
+def test_the_stream_cache_is_renamed_into_place(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """The cached stream is written beside its name and renamed (a reader meets the whole
+    file or none); a second call reads it without building."""
+    import routelab.compare.stream as cs
+    import routelab.paths
+
+    built: list[int] = []
+    frame = pd.DataFrame({"post_id": [1, 2], "window": [0, 1]})
+    monkeypatch.setattr(routelab.paths, "prepared_dir", lambda: tmp_path)
+    monkeypatch.setattr(cs, "_build", lambda *a: built.append(1) or frame)
+    monkeypatch.setattr(cs, "_fingerprint", lambda **kw: "test")
+    written: list[str] = []
+    real_write = pd.DataFrame.to_parquet
+
+    def recording(self, path, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        written.append(Path(path).name)
+        return real_write(self, path, *a, **kw)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", recording)
+    first = cs.common_stream(None, 2, windows=2)
+    files = [p.name for p in (tmp_path / "compare").iterdir()]
+    assert files == ["stream-test.parquet"] and written[0].endswith(".partial")
+    again = cs.common_stream(None, 2, windows=2)
+    assert built == [1]
+    pd.testing.assert_frame_equal(again, first)

@@ -19,6 +19,7 @@ directory, keyed by the word cache, the parameters and this module.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,10 @@ def common_stream(
         return pd.read_parquet(path)
     frame = _build(spark, max_posts, seed, country, p_home, windows)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(path)
+    # written beside it, then renamed: a run reading the cache never meets a partial file
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    frame.to_parquet(partial)
+    os.replace(partial, path)
     return frame
 
 
