@@ -7,8 +7,8 @@ exclusive ``flock``); generating workloads and building indexes still run in par
 
 **The clock** (READINGS.md, "The clock of a timed region"). Every timed region a claim grades
 reads :func:`now`: by default the CPU time of the calling thread (``time.thread_time``,
-user + system), not the wall clock. The papers time dedicated machines, where a
-single-threaded region's CPU time and its wall time agree; on a shared 2-core machine the
+user + system), not the wall clock. Neither paper names its clock; where nothing else
+runs, a single-threaded region's CPU time and its wall time agree; on a shared 2-core machine the
 wall clock also counts the time a region waited for a core that another process held (a
 notebook beside it, Spark's JVM, the host), which is the machine's load, not the algorithm's
 work. The lock above keeps two timed regions apart; the CPU clock keeps untimed work out of
@@ -17,7 +17,7 @@ and memory bandwidth. Every timed region is single-threaded (numba kernels witho
 ``parallel``, numpy without BLAS); a region that waits for another process (a Spark job timed
 from the driver, a notebook's wall time) reads ``time.perf_counter`` directly.
 ``use_clock("wall")`` (or ``ROUTELAB_CLOCK=wall`` in the environment) switches back to the
-wall clock, for this process and the Spark tasks of jobs built after it.
+wall clock, for this process and, from the next ``get_spark`` call, its Spark tasks.
 """
 
 from __future__ import annotations
@@ -61,9 +61,10 @@ def clock_name() -> str:
 
 
 def use_clock(name: str = "cpu") -> None:
-    """Read ``name`` ("cpu", the default, or "wall") from now on, in this process and in the
-    Spark tasks of jobs built after this call (``routelab.spark.get_spark`` hands
-    ``ROUTELAB_CLOCK`` to every task of its session)."""
+    """Read ``name`` ("cpu", the default, or "wall") from now on in this process. Spark
+    tasks follow from the next :func:`routelab.spark.get_spark` call on: it hands
+    ``ROUTELAB_CLOCK`` to the tasks of jobs built after it (a session started later inherits
+    the variable this call sets)."""
     global _clock, _read
     if name not in CLOCKS:
         raise ValueError(f"unknown clock {name!r}: choose one of {', '.join(CLOCKS)}")

@@ -239,7 +239,7 @@ def preprocess(
         tagged.observe(seen, *_tally_columns()).filter(F.col("reason").isNull()).select(
             *columns
         ).write.mode("overwrite").parquet(str(path))
-        counted, _, by_reason = _tally_from(seen.get, with_distinct=False)
+        counted, by_reason = _tally_from(seen.get)
         if counted != rows_in:
             raise RuntimeError(
                 f"preprocess: the input gave {rows_in:,} rows to the id check and {counted:,} "
@@ -250,7 +250,7 @@ def preprocess(
         tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
         bar.set_postfix_str("cleaning")
         cached.append(tagged)
-        _, _, by_reason = _tally(tagged, with_distinct=False)
+        _, by_reason = _tally(tagged)
         if distinct < rows_in:
             # keep one row per post_id, deterministically: a row that survives cleaning
             # first, then the earliest ts, then the smallest word set
@@ -270,7 +270,7 @@ def preprocess(
                 .persist(StorageLevel.MEMORY_AND_DISK)
             )
             cached.append(tagged)
-            _, _, by_reason = _tally(tagged, with_distinct=False)
+            _, by_reason = _tally(tagged)
         bar.update()
     result = tagged.filter(F.col("reason").isNull()).select(*columns)
     if out is not None and path is None:
@@ -309,29 +309,25 @@ def _output_path(out: str | Path) -> Path:
 _REASONS: tuple[str | None, ...] = (None, *DROP_REASONS[1:])
 
 
-def _tally_columns(with_distinct: bool = False) -> list[Any]:
-    """The tally's aggregates: rows, distinct post ids (optional), rows per reason."""
+def _tally_columns() -> list[Any]:
+    """The tally's aggregates: rows, and rows per reason (:data:`_REASONS`)."""
     import pyspark.sql.functions as F
 
     aggs = [F.count(F.lit(1)).alias("rows")]
-    if with_distinct:
-        aggs.append(F.count_distinct("post_id").alias("ids"))
     for i, reason in enumerate(_REASONS):
         test = F.col("reason").isNull() if reason is None else F.col("reason") == reason
         aggs.append(F.sum(test.cast("long")).alias(f"r{i}"))
     return aggs
 
 
-def _tally_from(row: Any, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
-    """(rows, distinct ids or rows, rows per reason) from a row of :func:`_tally_columns`."""
-    rows = int(row["rows"])
-    by_reason = {reason: int(row[f"r{i}"] or 0) for i, reason in enumerate(_REASONS)}
-    return rows, int(row["ids"]) if with_distinct else rows, by_reason
+def _tally_from(row: Any) -> tuple[int, dict[str | None, int]]:
+    """(rows, rows per reason) from a row of :func:`_tally_columns`."""
+    return int(row["rows"]), {reason: int(row[f"r{i}"] or 0) for i, reason in enumerate(_REASONS)}
 
 
-def _tally(tagged: DataFrame, with_distinct: bool) -> tuple[int, int, dict[str | None, int]]:
-    """One job: rows, distinct post ids (optional), and rows per drop reason (None = kept)."""
-    return _tally_from(tagged.agg(*_tally_columns(with_distinct)).first(), with_distinct)
+def _tally(tagged: DataFrame) -> tuple[int, dict[str | None, int]]:
+    """One job: rows, and rows per drop reason (None = kept)."""
+    return _tally_from(tagged.agg(*_tally_columns()).first())
 
 
 def read_posts(spark: SparkSession, path: str | Path) -> DataFrame:
