@@ -159,8 +159,15 @@ def test_memory_and_loading_orderings():
     near = {"counting": 1.0, "propagation": 1.25, "static": 3.0}
     edge = fc.scalability_rows(_frame(WITH_STATIC, load=near, seeds=3, noise=0.05))
     assert _verdict(edge, "loading") == "inconclusive"  # 1.25x: the interval straddles 1.25
+    # every (N, seed) point is a paired repeat of the order: 3 sizes x 2 seeds decide it,
+    # 2 sizes x 1 seed do not
     two_seeds = fc.scalability_rows(_frame(WITH_STATIC, load=load, seeds=2))
-    assert _verdict(two_seeds, "loading") == "not comparable"  # a build per seed: 2 < 3
+    assert _verdict(two_seeds, "loading") == "holds"
+    assert "paired builds of 6 (N, seed) points" in _row(two_seeds, "loading")["measured"]
+    two_points = fc.scalability_rows(
+        _frame({k: v[:2] for k, v in WITH_STATIC.items()}, sizes=SIZES[:2], load=load, seeds=1)
+    )
+    assert _verdict(two_points, "loading") == "not comparable"  # 2 builds each: 2 < 3
     assert _verdict(good, "space is linear") == "holds"
     quad = fc.scalability_rows(
         _frame(BASE, mem={"propagation": 1.0}).assign(
