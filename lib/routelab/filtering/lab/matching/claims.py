@@ -398,8 +398,12 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
             "paper_value": "counting < propagation < static at every N",
             "measured": ", ".join(f"{k} {_median(v):.2f} s" for k, v in load.items())
             + f" at N={n:,} (median of {min((len(v) for v in load.values()), default=0)} seeds)"
-            + (f"; ordered on the paired builds of {len(every[loaders[0]])} (N, seed) points, "
-               f"N={sizes[0]:,}-{sizes[-1]:,}" if every else ""),
+            + (
+                f"; ordered on the paired builds of {len(every[loaders[0]])} (N, seed) points, "
+                f"N={sizes[0]:,}-{sizes[-1]:,}"
+                if every
+                else ""
+            ),
             "verdict": ordering_measured(every, loaders, paired=True, margin=MIN_EFFECT)
             if every
             else not_comparable("not every algorithm built at a common N"),
