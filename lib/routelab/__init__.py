@@ -30,11 +30,13 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``checks.py``          argument checks shared by every module (one ValueError each)
   ``palette.py``         one colour per method across every notebook
   ``progress.py``        progress bars (none inside batch notebook runs)
-  ``conf/``              the driver's log4j2 configuration (quiet Spark start-up)
+  ``conf/``              the driver's log4j2 configuration (quiet Spark start-up); the
+                         verdicts flipped readings decide (``reading_verdicts.json``)
   ``plots.py``           figure style; saving as HTML, PNG, SVG with a provenance footer
   ``paths.py``           where routelab reads and writes
   ``hashing.py``         seeded stable hashes (never Python's ``hash()``)
   ``timing.py``          the clock of timed regions (CPU time) and one timed region at a time
+  ``readings.py``        readings of READINGS.md flipped for a run; the verdicts they decide
   ``uniques.py``         sorted distinct values of an integer array by one sort
   ``errors.py``          errors reported to users as one clear message
   ``badrecords.py``      bad input records counted by reason, with file:line examples

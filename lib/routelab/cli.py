@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "routelab.commands.generate",
     "routelab.commands.figures",
     "routelab.commands.claims",
+    "routelab.commands.readings",
     "routelab.commands.filtering",
     "routelab.commands.grouping",
     "routelab.commands.spatial",

@@ -43,6 +43,7 @@ import pandas as pd
 from routelab.claims import KINDS, MIN_REPEATS, VERDICTS, Verdict
 from routelab.paths import figures_dir, git_commit
 from routelab.plots import save_figure, show_figure, stamp
+from routelab.readings import annotate, flipped
 from routelab.timing import clock_name
 
 CLAIM_KEYS = (
@@ -266,6 +267,8 @@ class NotebookReport:
         can regrade or replot a run without repeating it. Returns the path."""
         if not name.isidentifier():
             raise ValueError(f"a measurements name is one identifier, got {name!r}")
+        self.claims = [Claim(**row) for row in annotate(
+            self.notebook, self.profile, [asdict(c) for c in self.claims])]  # fmt: skip
         out = figures_dir() / self.notebook
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{name}.parquet"
@@ -333,6 +336,7 @@ class NotebookReport:
                 "parameters": self.parameters,
                 "git_commit": git_commit(),
                 "clock": clock_name(),
+                "reading": flipped(),
                 "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "headline": self.headline,
                 "figures": self.figures,
@@ -347,6 +351,8 @@ class NotebookReport:
         coloured; ``.frame`` is the DataFrame)."""
         if not self.claims:
             raise ValueError(f"{self.notebook}: a notebook must end with a claims table")
+        self.claims = [Claim(**row) for row in annotate(
+            self.notebook, self.profile, [asdict(c) for c in self.claims])]  # fmt: skip
         out = figures_dir() / self.notebook
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(json.dumps(self.to_dict(), indent=2) + "\n")

@@ -175,11 +175,15 @@ def get_spark(
 
 
 def _stamp_clock(spark: SparkSession) -> None:
-    """Hand this process's clock of timed regions (``routelab.timing``) to the tasks of jobs
-    built from now on, so a timed region on an executor reads the same clock as the driver."""
+    """Hand this process's clock of timed regions (``routelab.timing``) and its flipped
+    reading (``routelab.readings``) to the tasks of jobs built from now on, so a timed region
+    on an executor reads the same clock as the driver and a task the same reading."""
+    from routelab.readings import FLIP_ENV, flipped
     from routelab.timing import CLOCK_ENV, clock_name
 
     spark.sparkContext.environment[CLOCK_ENV] = clock_name()
+    # a reading flipped for this run (routelab.readings) reaches the tasks too
+    spark.sparkContext.environment[FLIP_ENV] = flipped() or ""
 
 
 def task_slots(spark: SparkSession) -> int:

@@ -7,7 +7,8 @@ Systems (one module each, each with ``register(subparsers)``): ``s3tm.py`` (S3-T
 ``match``, ``churn``), ``spatial.py`` (PS2Stream: ``match``, ``adjust``), ``compare.py`` (the five routers side by
 side: ``run``). Workbench commands: ``datasets.py``
 (pinned real data), ``generate.py`` (synthetic posts and key streams), ``figures.py`` (run the
-notebooks), ``claims.py`` (every notebook's claims table), ``bench.py`` (benchmarks: ``run``, and
+notebooks), ``claims.py`` (every notebook's claims table), ``readings.py`` (readings flipped
+for a run: ``list``, ``record``), ``bench.py`` (benchmarks: ``run``, and
 ``compare`` against an earlier commit).
 :mod:`routelab.cli` lists the modules it loads.
 

@@ -29,6 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from routelab.filtering.model import MISSING, Events
+from routelab.readings import pick
 
 
 @dataclass
@@ -45,7 +46,8 @@ class CostConstants:
     K_space: float = 4.0
     hash_space: float = 48.0
     init_space: float = 1024.0
-    checking: str = "unit"
+    #: our reading (READINGS.md); ``ROUTELAB_READING=checking`` flips the default for a run
+    checking: str = field(default_factory=lambda: pick("checking", "unit", "rows"))
 
     def check_cost(self, remaining: int) -> float:
         if self.checking == "unit":

@@ -87,6 +87,7 @@ from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.model import EQ, Events, Subscriptions, ranges
 from routelab.filtering.registry import Registry
 from routelab.filtering.static import assign_access, equality_matrix, table_nu
+from routelab.readings import is_flipped
 from routelab.timing import now as clock
 from routelab.uniques import unique
 
@@ -101,7 +102,8 @@ class Thresholds:
     b_min: float
     rp_min: float
     retrigger: float = 1.25
-    dmove_strict: bool = True
+    #: our reading (READINGS.md); ``ROUTELAB_READING=dmove`` flips the default for a run
+    dmove_strict: bool = field(default_factory=lambda: not is_flipped("dmove"))
 
     @classmethod
     def from_cost_model(

@@ -1,0 +1,75 @@
+"""``routelab readings``: the readings a run can flip, and the verdicts they decide."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "readings",
+        help="readings of the papers a run can flip, and the claims they were found to decide",
+        description="READINGS.md lists how routelab reads what the papers leave open. A "
+        "reading listed by `routelab readings list` can be flipped for a whole run "
+        "(ROUTELAB_READING=<key> routelab figures --only NN); `record` compares that run "
+        "with a default run of the same notebook and keeps the claims whose verdict differs "
+        "in lib/routelab/conf/reading_verdicts.json, and the notebook's claims table then "
+        "names the reading in those rows' notes.",
+    )
+    sub = parser.add_subparsers(dest="readings_command", metavar="ACTION", required=True)
+    p_list = sub.add_parser(
+        "list",
+        help="the flippable readings and what their recorded runs found",
+        description="Every reading ROUTELAB_READING can flip: its key, its READINGS.md "
+        "title, the alternative, the notebooks it reaches and, per recorded run, the claims "
+        "whose verdict it decides.",
+    )
+    p_list.set_defaults(func=_list)
+    p_rec = sub.add_parser(
+        "record",
+        help="compare a default run and a flipped run of one notebook; keep the differences",
+        description="BASE and FLIPPED are results.json files (or figures directories "
+        "holding one notebook's) of one notebook and profile: BASE a default run, FLIPPED "
+        "a run with ROUTELAB_READING set. The claims whose verdict differs are stored in "
+        "the ledger (replacing an earlier entry of the same reading, notebook and profile).",
+    )
+    p_rec.add_argument("base", type=Path, metavar="BASE", help="the default run")
+    p_rec.add_argument("flipped", type=Path, metavar="FLIPPED", help="the run under the flip")
+    p_rec.add_argument(
+        "--ledger", type=Path, default=None, help="the ledger file (default: the package's)"
+    )
+    p_rec.set_defaults(func=_record)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from routelab.readings import FLIP_ENV, FLIPS, load_ledger
+
+    ledger = load_ledger()
+    for key, flip in FLIPS.items():
+        print(f"{key}: {flip.title}")
+        print(f"    alternative: {flip.alternative} ({flip.parameter})")
+        print(f"    reaches: {', '.join(flip.notebooks)}; flip a run with {FLIP_ENV}={key}")
+        for e in (e for e in ledger if e["key"] == key):
+            found = "; ".join(
+                f"'{d['claim']}' {d['default']} -> {d['alternative']}" for d in e["differs"]
+            )
+            print(
+                f"    {e['notebook']} ({e['profile']}, {e['commit'][:7]} / "
+                f"{e['flipped_commit'][:7]}): {len(e['differs'])} of {e['compared']} rows "
+                f"differ{': ' + found if found else ''}"
+            )
+    return 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    from routelab.readings import record
+
+    entry = record(args.base, args.flipped, args.ledger)
+    print(
+        f"{entry.notebook} ({entry.profile}) under '{entry.key}': {len(entry.differs)} of "
+        f"{entry.compared} rows differ"
+    )
+    for d in entry.differs:
+        print(f"  {d['claim']}: {d['default']} -> {d['alternative']}")
+    return 0

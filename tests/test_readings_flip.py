@@ -1,0 +1,181 @@
+"""Readings flipped for a whole run (``routelab.readings``): the switch
+reaches the parameter defaults, a run records it, ``record`` keeps the verdicts it changes
+and a default run's claims table names the reading in those rows."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from routelab import readings
+from routelab.errors import BadInputError
+from routelab.filtering.costmodel import CostConstants
+from routelab.filtering.dynamic import Thresholds
+from routelab.readings import FLIP_ENV, FLIPS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_readings_pinned_walk import READINGS, parse_readings  # noqa: E402
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "ledger.json"
+    monkeypatch.setattr(readings, "LEDGER", path)
+    return path
+
+
+def test_no_flip_keeps_our_readings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    assert readings.flipped() is None
+    assert Thresholds(1.0, 1.0, 1.0).dmove_strict is True
+    assert CostConstants().checking == "unit"
+
+
+def test_a_flip_changes_only_its_own_readings_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FLIP_ENV, "dmove")
+    assert Thresholds(1.0, 1.0, 1.0).dmove_strict is False
+    assert CostConstants().checking == "unit"
+    assert Thresholds(1.0, 1.0, 1.0, dmove_strict=True).dmove_strict is True  # explicit wins
+    monkeypatch.setenv(FLIP_ENV, "checking")
+    assert CostConstants().checking == "rows"
+    assert Thresholds(1.0, 1.0, 1.0).dmove_strict is True
+    assert Thresholds.from_cost_model(CostConstants(), 0.1).dmove_strict is True
+
+
+def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FLIP_ENV, "strictness")
+    with pytest.raises(BadInputError, match="names no reading.*checking, dmove"):
+        readings.flipped()
+    with pytest.raises(KeyError, match="no flippable reading"):
+        readings.is_flipped("nope")
+
+
+def test_every_flip_is_a_switched_reading_of_readings_md() -> None:
+    by_title = {r.title: r for r in parse_readings(READINGS.read_text())}
+    for key, flip in FLIPS.items():
+        assert flip.title in by_title, f"{key}: {flip.title!r} is no READINGS.md title"
+        reading = by_title[flip.title]
+        assert reading.has_switch and flip.parameter in reading.switch, key
+        assert f"{FLIP_ENV}={key}" in " ".join(reading.text.split()), (
+            f"{key}: READINGS.md should say how to flip it for a run"
+        )
+        assert all(n[:2].isdigit() for n in flip.notebooks)
+
+
+def test_the_committed_ledger_names_known_flips_and_notebooks() -> None:
+    for e in readings.load_ledger():
+        assert e["key"] in FLIPS and e["title"] == FLIPS[e["key"]].title
+        assert e["notebook"] in FLIPS[e["key"]].notebooks
+        assert e["compared"] >= len(e["differs"])
+
+
+def _results(path: Path, verdicts: dict[str, str], *, reading: str | None = None,
+             notebook: str = "10_fabret_adaptivity", profile: str = "default") -> Path:  # fmt: skip
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "results.json").write_text(json.dumps({
+        "notebook": notebook, "profile": profile, "git_commit": "abcdef1234567", "clock": "cpu",
+        "reading": reading,
+        "claims": [{"claim": c, "verdict": v, "note": ""} for c, v in verdicts.items()],
+    }))  # fmt: skip
+    return path
+
+
+def test_record_keeps_the_rows_whose_verdict_differs(tmp_path: Path, ledger: Path) -> None:
+    base = _results(tmp_path / "base", {"a": "holds", "b": "fails", "c": "partly"})
+    flip = _results(tmp_path / "flip", {"a": "holds", "b": "holds", "d": "fails"}, reading="dmove")
+    entry = readings.record(base, flip)
+    assert entry.compared == 2  # a and b: c and d are in one run only
+    assert entry.differs == [{"claim": "b", "default": "fails", "alternative": "holds"}]
+    assert readings.load_ledger() == readings.load_ledger(ledger)
+    # recording again replaces the entry of that reading, notebook and profile
+    flip2 = _results(tmp_path / "flip2", {"a": "holds", "b": "fails"}, reading="dmove")
+    readings.record(base, flip2 / "results.json")
+    (only,) = readings.load_ledger()
+    assert only["differs"] == []
+
+
+@pytest.mark.parametrize(
+    ("base_kw", "flip_kw", "message"),
+    [
+        ({}, {"reading": None}, "no reading flipped"),
+        ({"reading": "dmove"}, {"reading": "dmove"}, "not a default run"),
+        ({}, {"reading": "dmove", "notebook": "09_fabret_matching"}, "is notebook"),
+        ({}, {"reading": "dmove", "profile": "smoke"}, "ran profile"),
+        ({}, {"reading": "nope"}, "is not one of"),
+    ],
+)
+def test_record_refuses_runs_that_do_not_compare(
+    tmp_path: Path, ledger: Path, base_kw: dict, flip_kw: dict, message: str
+) -> None:
+    base = _results(tmp_path / "base", {"a": "holds"}, **base_kw)
+    flip = _results(tmp_path / "flip", {"a": "fails"}, **flip_kw)
+    with pytest.raises(BadInputError, match=message):
+        readings.record(base, flip)
+    assert not ledger.exists()
+    with pytest.raises(BadInputError, match="no such results.json"):
+        readings.record(tmp_path / "missing.json", flip)
+
+
+def test_annotate_names_the_reading_where_it_decides(
+    tmp_path: Path, ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    base = _results(tmp_path / "base", {"a": "holds", "b": "fails"})
+    readings.record(base, _results(tmp_path / "f", {"a": "holds", "b": "holds"}, reading="dmove"))
+    rows = [{"claim": "a", "verdict": "holds", "note": ""},
+            {"claim": "b", "verdict": "fails", "note": "x"}]  # fmt: skip
+    out = readings.annotate("10_fabret_adaptivity", "default", rows)
+    assert out[0]["note"] == ""
+    assert out[1]["note"].startswith("x; the reading 'Dynamic clustering's Dmove")
+    assert "it read holds" in out[1]["note"] and "abcdef1" in out[1]["note"]
+    assert readings.annotate("10_fabret_adaptivity", "default", out) == out  # once only
+    # another verdict now than the ledger's default run read: the ledger no longer speaks
+    moved = [{"claim": "b", "verdict": "partly", "note": ""}]
+    assert readings.annotate("10_fabret_adaptivity", "default", moved) == moved
+    assert readings.annotate("10_fabret_adaptivity", "smoke", rows) == rows  # other profile
+    monkeypatch.setenv(FLIP_ENV, "dmove")  # a flipped run is not annotated
+    assert readings.annotate("10_fabret_adaptivity", "default", rows) == rows
+
+
+def test_a_run_records_its_flip_and_its_table_the_ledgers_notes(
+    tmp_path: Path, ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from routelab.claims import Verdict
+    from routelab.report import NotebookReport
+
+    monkeypatch.setenv("ROUTELAB_FIGURES_DIR", str(tmp_path / "figs"))
+    base = _results(tmp_path / "base", {"a": "fails"}, notebook="xx_flip")
+    flip = _results(tmp_path / "f", {"a": "holds"}, notebook="xx_flip", reading="checking")
+    readings.record(base, flip)
+    for env, noted in ((None, True), ("checking", False)):
+        if env:
+            monkeypatch.setenv(FLIP_ENV, env)
+        else:
+            monkeypatch.delenv(FLIP_ENV, raising=False)
+        report = NotebookReport("xx_flip", profile="default", show=False)
+        report.claim("a", "Sect. 1", "m", verdict=Verdict("fails", "r"))
+        report.finish()
+        out = json.loads((tmp_path / "figs" / "xx_flip" / "results.json").read_text())
+        assert out["reading"] == env
+        assert (
+            "the reading 'checking(p, s), cost model (Sect. 3.1)'" in out["claims"][0]["note"]
+        ) is noted
+
+
+def test_spark_tasks_read_the_drivers_flip(spark, monkeypatch: pytest.MonkeyPatch) -> None:
+    from routelab.spark import get_spark
+
+    def _task_flip(_: object) -> list[bool]:  # defined here: shipped by value, not by name
+        from routelab.filtering.dynamic import Thresholds
+
+        return [Thresholds(1.0, 1.0, 1.0).dmove_strict]
+
+    monkeypatch.setenv(FLIP_ENV, "dmove")
+    sc = get_spark().sparkContext  # the factory hands the flip to the jobs built after it
+    assert sc.parallelize([0], 1).mapPartitions(_task_flip).collect() == [False]
+    monkeypatch.delenv(FLIP_ENV)
+    sc = get_spark().sparkContext
+    assert sc.parallelize([0], 1).mapPartitions(_task_flip).collect() == [True]
