@@ -5,7 +5,7 @@ numbers, records each paper claim with the value we measured, and ends with
 :meth:`NotebookReport.finish`, which writes ``figures/<notebook>/results.json``::
 
     {"notebook": ..., "profile": ..., "parameters": {...}, "git_commit": ...,
-     "clock": ..., "generated_at": ..., "headline": {...}, "figures": [...],
+     "clock": ..., "reading": ..., "generated_at": ..., "headline": {...}, "figures": [...],
      "claims": [{"claim", "paper", "paper_value", "measured", "verdict", "rule",
                  "note", "kind"}, ...]}
 
@@ -19,7 +19,9 @@ One claims schema everywhere (results.json, the notebook table, ``figures/index.
   (a check of our own configuration, e.g. a distribution we drew ourselves).
 
 ``clock`` names the clock of the run's timed regions (:mod:`routelab.timing`: "cpu",
-the timed thread's CPU time, or "wall").
+the timed thread's CPU time, or "wall"). ``reading`` names the reading flipped for the run
+(:mod:`routelab.readings`; null in a default run); a default run's rows that a flipped reading
+was found to decide name it in their ``note``.
 
 Every row is graded: :meth:`NotebookReport.claim` takes a verdict with its rule and nothing
 else (the older boolean ``holds=`` is gone; results.json files written with it are still
@@ -267,8 +269,6 @@ class NotebookReport:
         can regrade or replot a run without repeating it. Returns the path."""
         if not name.isidentifier():
             raise ValueError(f"a measurements name is one identifier, got {name!r}")
-        self.claims = [Claim(**row) for row in annotate(
-            self.notebook, self.profile, [asdict(c) for c in self.claims])]  # fmt: skip
         out = figures_dir() / self.notebook
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{name}.parquet"
@@ -351,6 +351,7 @@ class NotebookReport:
         coloured; ``.frame`` is the DataFrame)."""
         if not self.claims:
             raise ValueError(f"{self.notebook}: a notebook must end with a claims table")
+        # rows a flipped reading was found to decide name it (routelab.readings)
         self.claims = [Claim(**row) for row in annotate(
             self.notebook, self.profile, [asdict(c) for c in self.claims])]  # fmt: skip
         out = figures_dir() / self.notebook
