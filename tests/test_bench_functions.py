@@ -54,3 +54,16 @@ def test_matching_benches_on_tiny_sizes():
     assert min(m["kernel_pubs_per_s"], m["reference_pubs_per_s"], m["oracle_pubs_per_s"]) > 0
     p = bench_lasp(300, 4, reference_subs=100)
     assert p["reference_agrees"] and p["kernel_subs_per_s"] > 0
+
+
+def test_spatial_adjustment_bench_times_warm_moves_between_copies():
+    """The selection and migration figures run (the migration: a compile call, then the best
+    of 3 moves between fresh copies of two GI2 indexes)."""
+    from routelab.spatial.lab.bench import adjustment_rows
+
+    rows = adjustment_rows(quick=True)
+    for row in rows:
+        assert row["value"] > 0 and math.isfinite(row["value"]), row
+    units = {r["unit"] for r in rows if r["what"].startswith("migration between GI2 indexes")}
+    assert units == {"cells/s", "MB/s"}
+    assert sum(r["what"].startswith("RA selection") for r in rows) == 2  # 100 and 1,000 cells

@@ -255,11 +255,17 @@ def adjustment_rows(quick: bool = False) -> list[dict[str, Any]]:
     dst.replay(worker_tuples(st, routed, 1))
     per_cell = src.postings_per_cell(setup.grid.g**2)
     cells = np.flatnonzero(per_cell)[::2]
-    t0 = time.perf_counter()
-    q, c, k = src.cell_postings(cells)
-    src.drop_cells(cells)
-    dst.replay(insertions(q, c, k))
-    move_s = time.perf_counter() - t0
+
+    def move(a: GI2Kernel, b: GI2Kernel, which: np.ndarray) -> tuple[float, np.ndarray]:
+        t0 = time.perf_counter()
+        q, c, k = a.cell_postings(which)
+        a.drop_cells(which)
+        b.replay(insertions(q, c, k))
+        return time.perf_counter() - t0, q
+
+    move(src.copy(), dst.copy(), cells[:1])  # compile (a cold numba cache) outside the timing
+    # the best of 3 moves, each between fresh copies of the two indexes (as _best_ms)
+    move_s, q = min((move(src.copy(), dst.copy(), cells) for _ in range(3)), key=lambda r: r[0])
     n_bytes = QUERY_BYTES * len(unique(q)) + POSTING_BYTES * len(q)
     rows.append(
         {
