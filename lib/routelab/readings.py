@@ -20,8 +20,8 @@ This module makes that run possible without editing code and keeps what it found
   both ways within one run).
 
 A flipped run is one run beside one default run: a verdict that differs is the reading's
-effect only where two default runs agree on the row (the ledger keeps the commit and the
-runs' clocks; its entries say which rows the default pair agreed on when that is known).
+effect only where two default runs of that commit agree on the row, so record against a run
+whose pair agreed (the ledger keeps both runs' commits and clocks).
 """
 
 from __future__ import annotations
