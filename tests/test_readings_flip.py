@@ -45,9 +45,20 @@ def test_a_flip_changes_only_its_own_readings_default(monkeypatch: pytest.Monkey
     assert Thresholds.from_cost_model(CostConstants(), 0.1).dmove_strict is True
 
 
+def test_the_load_flip_counts_pairs_per_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from routelab.spatial.cost import CostParams
+
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    assert CostParams().model == "gi2_checks"
+    monkeypatch.setenv(FLIP_ENV, "load")
+    assert CostParams().model == "pairs_unit"
+    assert CostParams(model="pairs_literal").model == "pairs_literal"  # explicit wins
+    assert CostConstants().checking == "unit"
+
+
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(FLIP_ENV, "strictness")
-    with pytest.raises(BadInputError, match="names no reading.*checking, dmove"):
+    with pytest.raises(BadInputError, match="names no reading.*checking, dmove, load"):
         readings.flipped()
     with pytest.raises(KeyError, match="no flippable reading"):
         readings.is_flipped("nope")

@@ -80,6 +80,12 @@ FLIPS: dict[str, Flip] = {
         alternative="checking(p, s) = K_c per remaining predicate",
         notebooks=("09_fabret_matching", "10_fabret_adaptivity"),
     ),
+    "load": Flip(
+        title="Worker load, Definition 1 (Sect. IV-A).",
+        parameter='routelab.spatial.cost.CostParams(model="pairs_unit")',
+        alternative="M counted per unit, Definition 3's |O_g| x |Q_g|",
+        notebooks=("12_ps2stream_adjustment", "11_ps2stream_partitioning", "13_five_routers"),
+    ),
 }
 
 

@@ -38,6 +38,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from routelab.readings import pick
 from routelab.spatial.grid import BaseGrid
 from routelab.spatial.model import Objects, Queries
 from routelab.timing import now as clock
@@ -51,7 +52,8 @@ UPDATE_UNITS = ("query", "posting")
 class CostParams:
     """Definition 1's unit costs (ratios) and the reading of the match count."""
 
-    model: str = "gi2_checks"
+    #: our reading (READINGS.md); ``ROUTELAB_READING=load`` flips it to "pairs_unit" for a run
+    model: str = field(default_factory=lambda: pick("load", "gi2_checks", "pairs_unit"))
     c_m: float = 1.0
     c_o: float = 10.0
     c_ins: float = 10.0
