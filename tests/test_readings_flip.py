@@ -56,9 +56,21 @@ def test_the_load_flip_counts_pairs_per_unit(monkeypatch: pytest.MonkeyPatch) ->
     assert CostConstants().checking == "unit"
 
 
+def test_the_merge_flip_accepts_within_sigma_of_the_average(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from routelab.spatial.hybrid import HybridParams
+
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    assert HybridParams().merge_rule == "max"
+    monkeypatch.setenv(FLIP_ENV, "merge")
+    assert HybridParams().merge_rule == "sigma_avg"
+    assert HybridParams(merge_rule="max").merge_rule == "max"  # explicit wins
+
+
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(FLIP_ENV, "strictness")
-    with pytest.raises(BadInputError, match="names no reading.*checking, dmove, load"):
+    with pytest.raises(BadInputError, match="names no reading.*checking, dmove, load, merge"):
         readings.flipped()
     with pytest.raises(KeyError, match="no flippable reading"):
         readings.is_flipped("nope")

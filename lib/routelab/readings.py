@@ -86,6 +86,12 @@ FLIPS: dict[str, Flip] = {
         alternative="M counted per unit, Definition 3's |O_g| x |Q_g|",
         notebooks=("12_ps2stream_adjustment", "11_ps2stream_partitioning", "13_five_routers"),
     ),
+    "merge": Flip(
+        title="MERGE's acceptance (Sect. IV-B).",
+        parameter='routelab.spatial.hybrid.HybridParams(merge_rule="sigma_avg")',
+        alternative="MERGE accepts while max <= sigma x average",
+        notebooks=("12_ps2stream_adjustment", "11_ps2stream_partitioning", "13_five_routers"),
+    ),
 }
 
 

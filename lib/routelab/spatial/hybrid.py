@@ -21,10 +21,11 @@ the current maximum (the other reading, ``max <= sigma * average``, is the param
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from routelab.readings import pick
 from routelab.spatial.baselines import node_text_split, space_split
 from routelab.spatial.cost import SampleStats, UnitSets
 from routelab.spatial.kdt import Node, Partition, make_space, space_children
@@ -42,7 +43,8 @@ class HybridParams:
     max_nodes_per_worker: int = 8
     query_terms: str = "all"  # similarity over all query keywords or registering keys only
     similarity: str = "plugin"  # the cosine's estimator: "plugin" or "debiased" (SampleStats)
-    merge_rule: str = "max"  # MERGE acceptance: "max" (default) or "sigma_avg"
+    # MERGE acceptance: "max" (default) or "sigma_avg"; ROUTELAB_READING=merge flips it for a run
+    merge_rule: str = field(default_factory=lambda: pick("merge", "max", "sigma_avg"))
 
 
 # --------------------------------------------------------------------------- phase 1
