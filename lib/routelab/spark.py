@@ -137,7 +137,7 @@ def get_spark(
     if active is not None:
         if quiet and "ROUTELAB_SPARK_LOG_LEVEL" not in os.environ:
             active.sparkContext.setLogLevel("FATAL")
-        _stamp_clock(active)
+        _stamp_task_env(active)
         return active
     master = master or os.environ.get("ROUTELAB_SPARK_MASTER") or "local[*]"
     check_master(master)
@@ -170,11 +170,11 @@ def get_spark(
     spark = builder.getOrCreate()
     default_level = "FATAL" if quiet else "ERROR"
     spark.sparkContext.setLogLevel(os.environ.get("ROUTELAB_SPARK_LOG_LEVEL", default_level))
-    _stamp_clock(spark)
+    _stamp_task_env(spark)
     return spark
 
 
-def _stamp_clock(spark: SparkSession) -> None:
+def _stamp_task_env(spark: SparkSession) -> None:
     """Hand this process's clock of timed regions (``routelab.timing``) and its flipped
     reading (``routelab.readings``) to the tasks of jobs built from now on, so a timed region
     on an executor reads the same clock as the driver and a task the same reading."""
