@@ -68,10 +68,37 @@ def test_the_merge_flip_accepts_within_sigma_of_the_average(
     assert HybridParams(merge_rule="max").merge_rule == "max"  # explicit wins
 
 
+def test_several_readings_flip_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from routelab.spatial.hybrid import HybridParams
+
+    monkeypatch.setenv(FLIP_ENV, "merge, dmove,")
+    assert readings.flipped_keys() == ("dmove", "merge")
+    assert readings.flipped() == "dmove,merge"
+    assert Thresholds(1.0, 1.0, 1.0).dmove_strict is False
+    assert HybridParams().merge_rule == "sigma_avg"
+    assert CostConstants().checking == "unit"  # not named: our reading
+
+
+def test_a_group_flip_is_recorded_under_every_reading_it_names(
+    tmp_path: Path, ledger: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    base = _results(tmp_path / "base", {"a": "holds", "b": "fails"})
+    flip = _results(tmp_path / "f", {"a": "holds", "b": "holds"}, reading="checking,dmove")
+    entry = readings.record(base, flip)
+    assert entry.key == "checking,dmove" and entry.title.count(" + ") == 1
+    rows = [{"claim": "b", "verdict": "fails", "note": ""}]
+    (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
+    assert "K_c per remaining predicate; Dmove's printed non-strict test" in out["note"]
+
+
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(FLIP_ENV, "strictness")
-    with pytest.raises(BadInputError, match="names no reading.*checking, dmove, load, merge"):
+    with pytest.raises(BadInputError, match="'strictness' names no reading.*checking, dmove"):
         readings.flipped()
+    monkeypatch.setenv(FLIP_ENV, "dmove, strictness")
+    with pytest.raises(BadInputError, match="'strictness' names no reading"):
+        readings.is_flipped("dmove")
     with pytest.raises(KeyError, match="no flippable reading"):
         readings.is_flipped("nope")
 
@@ -90,8 +117,10 @@ def test_every_flip_is_a_switched_reading_of_readings_md() -> None:
 
 def test_the_committed_ledger_names_known_flips_and_notebooks() -> None:
     for e in readings.load_ledger():
-        assert e["key"] in FLIPS and e["title"] == FLIPS[e["key"]].title
-        assert e["notebook"] in FLIPS[e["key"]].notebooks
+        keys = e["key"].split(",")
+        assert all(k in FLIPS for k in keys), e["key"]
+        assert e["title"] == " + ".join(FLIPS[k].title.rstrip(".") for k in keys) + "."
+        assert any(e["notebook"] in FLIPS[k].notebooks for k in keys)
         assert e["compared"] >= len(e["differs"])
 
 
@@ -127,7 +156,8 @@ def test_record_keeps_the_rows_whose_verdict_differs(tmp_path: Path, ledger: Pat
         ({"reading": "dmove"}, {"reading": "dmove"}, "not a default run"),
         ({}, {"reading": "dmove", "notebook": "09_fabret_matching"}, "is notebook"),
         ({}, {"reading": "dmove", "profile": "smoke"}, "ran profile"),
-        ({}, {"reading": "nope"}, "is not one of"),
+        ({}, {"reading": "nope"}, "is not among"),
+        ({}, {"reading": "dmove,nope"}, "is not among"),
     ],
 )
 def test_record_refuses_runs_that_do_not_compare(

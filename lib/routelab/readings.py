@@ -10,7 +10,10 @@ This module makes that run possible without editing code and keeps what it found
   environment variable :data:`FLIP_ENV` to a key (``ROUTELAB_READING=dmove routelab figures
   --only 10``) makes the reading's parameter default to the alternative in that process and
   in its Spark tasks (:func:`routelab.spark.get_spark` hands it on); the run's
-  ``results.json`` records it under ``"reading"``.
+  ``results.json`` records it under ``"reading"``. Several keys separated by commas flip
+  several readings in one run: a screen (one run per notebook with every reading that
+  reaches it flipped; where no verdict moves, none of them decides a row alone or together,
+  and where one moves, halving the set finds the reading).
 - :func:`record`: compares a default run and a flipped run of one notebook (two
   ``results.json`` of one profile) and stores, in the ledger :data:`LEDGER`, every claim whose
   verdict differs. ``routelab readings record`` does it from the command line.
@@ -41,6 +44,7 @@ __all__ = [
     "Flip",
     "annotate",
     "flipped",
+    "flipped_keys",
     "is_flipped",
     "load_ledger",
     "pick",
@@ -92,28 +96,42 @@ FLIPS: dict[str, Flip] = {
         alternative="MERGE accepts while max <= sigma x average",
         notebooks=("12_ps2stream_adjustment", "11_ps2stream_partitioning", "13_five_routers"),
     ),
+    # --- S3-TM (notebooks 01-06) -----------------------------------------------------------
+    # --- PKG and FISH (notebooks 07-08) ----------------------------------------------------
+    # --- PS2Stream, partitioning (notebooks 11-13) -----------------------------------------
+    # --- PS2Stream, workload, claims and adjustment (notebooks 11-13) ----------------------
+    # --- Fabret et al., across the papers, measurement --------------------------------------
 }
 
 
-def flipped() -> str | None:
-    """The key of the reading flipped for this process (:data:`FLIP_ENV`), None if none.
-    An unknown key is an error naming the keys there are."""
-    key = os.environ.get(FLIP_ENV, "").strip()
-    if not key:
-        return None
-    if key not in FLIPS:
+def flipped_keys() -> tuple[str, ...]:
+    """The keys of the readings flipped for this process (:data:`FLIP_ENV`, one key or
+    several separated by commas: flipping several at once screens a notebook for every
+    reading that reaches it in one run), sorted; empty if none. An unknown key is an error
+    naming the keys there are."""
+    raw = os.environ.get(FLIP_ENV, "")
+    keys = sorted({k.strip() for k in raw.split(",") if k.strip()})
+    unknown = [k for k in keys if k not in FLIPS]
+    if unknown:
         raise BadInputError(
-            f"{FLIP_ENV}={key!r} names no reading that can be flipped; "
-            f"choose one of {', '.join(sorted(FLIPS))} (see `routelab readings list`)"
+            f"{FLIP_ENV}={raw.strip()!r}: {', '.join(map(repr, unknown))} names no reading that "
+            f"can be flipped; choose among {', '.join(sorted(FLIPS))} (see `routelab readings "
+            "list`)"
         )
-    return key
+    return tuple(keys)
+
+
+def flipped() -> str | None:
+    """The reading (or comma-separated readings) flipped for this process, as a run records
+    it; None if none (:func:`flipped_keys`)."""
+    return ",".join(flipped_keys()) or None
 
 
 def is_flipped(key: str) -> bool:
     """Whether the reading ``key`` of :data:`FLIPS` is flipped for this process."""
     if key not in FLIPS:
         raise KeyError(f"no flippable reading {key!r}; known: {', '.join(sorted(FLIPS))}")
-    return flipped() == key
+    return key in flipped_keys()
 
 
 def pick(key: str, ours: Any, alternative: Any) -> Any:
@@ -187,14 +205,15 @@ def record(base: Path, flip: Path, ledger: Path | None = None) -> Entry:
     key = b.get("reading")
     if not key:
         raise BadInputError(f"{flip}: no reading flipped in this run (set {FLIP_ENV})")
-    if key not in FLIPS:
-        raise BadInputError(f"{flip}: flipped reading {key!r} is not one of {sorted(FLIPS)}")
+    keys = str(key).split(",")
+    if any(k not in FLIPS for k in keys):
+        raise BadInputError(f"{flip}: flipped reading {key!r} is not among {sorted(FLIPS)}")
     ours = {c["claim"]: c["verdict"] for c in a.get("claims", [])}
     other = {c["claim"]: c["verdict"] for c in b.get("claims", [])}
     common = [c for c in ours if c in other]
     entry = Entry(
         key=key,
-        title=FLIPS[key].title,
+        title=" + ".join(FLIPS[k].title.rstrip(".") for k in keys) + ".",
         notebook=a["notebook"],
         profile=a["profile"],
         commit=str(a.get("git_commit", ""))[:12],
@@ -237,8 +256,7 @@ def annotate(
         for e, d in found.get(row["claim"], []):
             if d["default"] != row["verdict"]:
                 continue
-            flip = FLIPS.get(e["key"])
-            what = flip.alternative if flip else e["key"]
+            what = "; ".join(FLIPS[k].alternative if k in FLIPS else k for k in e["key"].split(","))
             note = row.get("note", "") or ""
             named = f"the reading '{e['title'].rstrip('.')}' decides this row"
             if named in note:  # annotated already (a table finished twice)
