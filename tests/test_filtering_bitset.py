@@ -14,7 +14,7 @@ from routelab.filtering.bitset import BitsetIndex, BitsetMatcher, bitset_referen
 from routelab.filtering.cluster_matcher import BITSET_MIN
 from routelab.filtering.costmodel import EventStats
 from routelab.filtering.matchers import build_matcher
-from routelab.filtering.model import MISSING, Events, Subscriptions
+from routelab.filtering.model import EQ, GE, GT, LE, LT, MISSING, Events, Subscriptions
 from routelab.filtering.oracle import oracle_match
 from routelab.filtering.workload import RANGES, RangeWorkload, range_events, range_subscriptions
 
@@ -84,17 +84,32 @@ def test_random_layouts_equal_the_oracle(seed: int, d: int, n: int) -> None:
     )
 
 
-def test_anchors_are_nested_and_the_memory_bound_widens_the_step() -> None:
+def test_cell_bitsets_hold_what_a_cell_rules_out_and_the_memory_bound_widens_the_step() -> None:
     subs, events = _random(3, n=4000)
     t = subs.table
     idx = BitsetIndex(t.attr, t.op, t.value, subs.ptr, subs.preds, subs.n_attrs, 64, 2)
-    low, high = idx.low[3], idx.high[3]
-    # low anchor j holds the bounds in buckets >= j*step: each contains the next
-    assert np.all((low[:, 1:] & ~low[:, :-1]) == 0)
-    assert np.all((high[:, :-1] & ~high[:, 1:]) == 0)
+    # brute force: subscription k is in cell (a, c)'s bitset iff its interval on a has a
+    # finite low bound in a later cell or a finite high bound in an earlier one
+    lo_inf, hi_inf = np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max
+    expect = np.zeros((subs.n_attrs, 64 // 2, idx.words), dtype=np.uint64)
+    for k in range(len(subs)):
+        box: dict[int, list[int]] = {}
+        for p in subs.predicates_of(k).tolist():
+            a, o, v = int(t.attr[p]), int(t.op[p]), int(t.value[p])
+            lo, hi = box.setdefault(a, [lo_inf, hi_inf])
+            lo = max(lo, v if o in (EQ, GE) else v + 1 if o == GT else lo_inf)
+            hi = min(hi, v if o in (EQ, LE) else v - 1 if o == LT else hi_inf)
+            box[a] = [lo, hi]
+        for a, (lo, hi) in box.items():
+            cell_lo = int(np.searchsorted(idx.edges[a], lo, side="right")) // 2
+            cell_hi = int(np.searchsorted(idx.edges[a], hi, side="right")) // 2
+            for c in range(64 // 2):
+                if (lo > lo_inf and cell_lo > c) or (hi < hi_inf and cell_hi < c):
+                    expect[a, c, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    assert np.array_equal(idx.cells, expect)
     small = BitsetIndex(t.attr, t.op, t.value, subs.ptr, subs.preds, subs.n_attrs, 64, 2,
-                        max_bytes=2 * subs.n_attrs * 5 * idx.words * 8)  # fmt: skip
-    assert small.step == 16 and small.low[3].shape[1] == 64 // 16 + 1
+                        max_bytes=subs.n_attrs * 4 * idx.words * 8)  # fmt: skip
+    assert small.step == 16 and small.cells.shape[1] == 64 // 16
     assert np.array_equal(small.match(events.values)[1], idx.match(events.values)[1])
 
 
@@ -212,3 +227,17 @@ def test_rows_csr_follows_inserted_rows() -> None:
     assert preds[ptr[0] : ptr[1]].tolist() == reg.preds_of(3).tolist()
     assert preds[ptr[1] : ptr[2]].tolist() == reg.preds_of(20).tolist()
     assert preds[ptr[2] : ptr[3]].tolist() == reg.preds_of(0).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    built=hst.sets(hst.integers(0, 200), max_size=60),
+    rows=hst.sets(hst.integers(0, 200), max_size=60),
+)
+def test_the_stage_diff_is_the_set_difference(built: set[int], rows: set[int]) -> None:
+    from routelab.filtering.bitset import _sorted_diff
+
+    b, r = np.array(sorted(built), dtype=np.int64), np.array(sorted(rows), dtype=np.int64)
+    gone, new = _sorted_diff(b, r)
+    assert np.array_equal(gone, ~np.isin(b, r))
+    assert np.array_equal(new, np.setdiff1d(r, b))

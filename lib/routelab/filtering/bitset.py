@@ -117,8 +117,12 @@ def bitset_reference(subs: Subscriptions, events: Events) -> list[list[int]]:
 
 class BitsetIndex:
     """The bitsets and bucket lists over ``m`` subscriptions given as predicate CSR
-    (module docstring); bit ``k`` is the ``k``-th subscription. ``step`` is doubled until
-    the anchors fit in ``max_bytes``."""
+    (module docstring); bit ``k`` is the ``k``-th subscription. Buckets are grouped in cells
+    of ``step`` buckets; per (attribute, cell) one bitset holds every subscription a value
+    in that cell rules out whatever its bucket (low bound in a later cell, high bound in an
+    earlier one: HEM's one precomputed bitset per cell and attribute), so an event ORs one
+    bitset per attribute and walks only its own cell's buckets. ``step`` is doubled until
+    the bitsets fit in ``max_bytes``."""
 
     def __init__(
         self, attr: np.ndarray, op: np.ndarray, value: np.ndarray, ptr: np.ndarray,
@@ -130,74 +134,62 @@ class BitsetIndex:
         m = len(ptr) - 1
         d = int(n_attrs)
         self.words = max(1, -(-m // 64))
-        while step < buckets and 2 * d * (buckets // step + 1) * self.words * 8 > max_bytes:
+        while step < buckets and d * (buckets // step) * self.words * 8 > max_bytes:
             step *= 2
         self.m, self.d, self.B, self.step = m, d, int(buckets), int(step)
+        a = attr[preds].astype(np.int64)
+        o = op[preds].astype(np.int64)
+        v = value[preds].astype(np.int64)
         sub = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
-        a, o, v = (
-            attr[preds].astype(np.int64),
-            op[preds].astype(np.int64),
-            value[preds].astype(np.int64),
-        )
         ne = o == NE
         self.ne_sub, self.ne_attr, self.ne_val = sub[ne], a[ne], v[ne]
         lo = np.where((o == EQ) | (o == GE), v, np.where(o == GT, v + 1, LO_INF))
         hi = np.where((o == EQ) | (o == LE), v, np.where(o == LT, v - 1, HI_INF))
-        key = sub * d + a
-        order = np.argsort(key, kind="stable")
-        key, lo, hi = key[order], lo[order], hi[order]
-        first = (
-            np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
-        )
-        g_key = key[first]
-        g_lo = np.maximum.reduceat(lo, first) if len(first) else lo
-        g_hi = np.minimum.reduceat(hi, first) if len(first) else hi
-        g_sub, g_attr = g_key // d, g_key % d
+        # one interval per (subscription, attribute): predicates grouped by subscription
+        # already (CSR), sorted by attribute within each (stable, linear in numba)
+        g_sub, g_attr, g_lo, g_hi = _fold_intervals(ptr, a, lo, hi, ne, d)
         W = self.words
         self.never = _bits(unique(g_sub[g_lo > g_hi]), W)
         self.present = _fill_groups(g_sub, g_attr, d, W)  # subscriptions constraining a
         self.has_attr = np.bincount(g_attr, minlength=d) > 0
         self.edges = np.full((d, self.B - 1), HI_INF, dtype=np.int64)
+        by_attr = np.argsort(g_attr, kind="stable")
+        a_ptr = np.zeros(d + 1, dtype=np.int64)
+        np.cumsum(np.bincount(g_attr, minlength=d), out=a_ptr[1:])
         for att in np.flatnonzero(self.has_attr).tolist():
-            sel = g_attr == att
-            bounds = np.r_[g_lo[sel][g_lo[sel] > LO_INF], g_hi[sel][g_hi[sel] < HI_INF]]
+            sel = by_attr[a_ptr[att] : a_ptr[att + 1]]
+            lo_a, hi_a = g_lo[sel], g_hi[sel]
+            bounds = np.r_[lo_a[lo_a > LO_INF], hi_a[hi_a < HI_INF]]
             if len(bounds):
                 qs = np.quantile(bounds, np.linspace(0, 1, self.B + 1)[1:-1], method="lower")
                 e = unique(qs)
                 self.edges[att, : len(e)] = e
-        A = self.B // self.step + 1
-        self.low = self._side(g_sub, g_attr, g_lo, g_lo > LO_INF, W, A, suffix=True)
-        self.high = self._side(g_sub, g_attr, g_hi, g_hi < HI_INF, W, A, suffix=False)
+        low = self._side(g_sub, g_attr, g_lo, g_lo > LO_INF)
+        high = self._side(g_sub, g_attr, g_hi, g_hi < HI_INF)
+        self.low, self.high = low[:3], high[:3]
+        # cell c rules out: low bounds in cells > c, high bounds in cells < c
+        self.cells = _cell_bitsets(low[3], high[3])
 
-    def _side(self, g_sub, g_attr, bound, finite, W, A, suffix):  # type: ignore[no-untyped-def]
+    def _side(self, g_sub, g_attr, bound, finite):  # type: ignore[no-untyped-def]
         """One side's bucket lists (CSR over (attribute, bucket), sorted by bound) and its
-        anchors: ``suffix``: bitset ``j`` = bounds in buckets >= j*step (the low side);
-        else bounds in buckets < j*step (the high side)."""
+        bitsets per (attribute, cell) of the subscriptions with a bound in that cell."""
         d, B, step = self.d, self.B, self.step
         s, att, val = g_sub[finite], g_attr[finite], bound[finite]
-        bucket = np.empty(len(s), dtype=np.int64)
-        for a in unique(att).tolist():
-            sel = att == a
-            bucket[sel] = np.searchsorted(self.edges[a], val[sel], side="right")
-        order = np.lexsort((val, bucket, att))
-        s, att, val, bucket = s[order], att[order], val[order], bucket[order]
+        # sorted by (attribute, bound) is sorted by (attribute, bucket, bound): a bucket is
+        # a range of bounds of one attribute
+        order = np.lexsort((val, att))
+        s, att, val = s[order], att[order], val[order]
+        bucket = _buckets_of(att, val, self.edges)
         ptr = np.zeros(d * B + 1, dtype=np.int64)
         np.cumsum(np.bincount(att * B + bucket, minlength=d * B), out=ptr[1:])
-        groups = _fill_groups(s, att * (A - 1) + bucket // step, d * (A - 1), W).reshape(
-            d, A - 1, W
-        )
-        anchors = np.zeros((d, A, W), dtype=np.uint64)
-        if suffix:  # anchors[j] = OR of groups k >= j
-            for j in range(A - 2, -1, -1):
-                anchors[:, j] = anchors[:, j + 1] | groups[:, j]
-        else:  # anchors[j] = OR of groups k < j
-            for j in range(1, A):
-                anchors[:, j] = anchors[:, j - 1] | groups[:, j - 1]
-        return ptr, s.astype(np.int64), val, anchors
+        cells = B // step
+        groups = _fill_groups(s, att * cells + bucket // step, d * cells, self.words)
+        return ptr, s.astype(np.int64), val, groups.reshape(d, cells, self.words)
 
     def nbytes(self) -> int:
         return int(
             sum(x.nbytes for side in (self.low, self.high) for x in side)
+            + self.cells.nbytes
             + self.present.nbytes
             + self.edges.nbytes
             + self.never.nbytes
@@ -212,9 +204,81 @@ class BitsetIndex:
         start = self.never if masked is None else self.never | masked
         return _match(
             np.ascontiguousarray(values[:, : self.d], dtype=np.int64), start, self.has_attr,
-            self.present, self.edges, self.step, self.B, *self.low, *self.high,
+            self.present, self.edges, self.step, self.B, self.cells, *self.low, *self.high,
             self.ne_sub, self.ne_attr, self.ne_val, self.m,
         )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _fold_intervals(ptr, a, lo, hi, ne, d):  # type: ignore[no-untyped-def]
+    """Each subscription's predicates intersected per attribute (a ``!=`` bounds nothing
+    but still marks the attribute as constrained): the groups (subscription, attribute,
+    low, high) in subscription then attribute order."""
+    m = len(ptr) - 1
+    g_sub = np.empty(len(a), dtype=np.int64)
+    g_attr = np.empty(len(a), dtype=np.int64)
+    g_lo = np.empty(len(a), dtype=np.int64)
+    g_hi = np.empty(len(a), dtype=np.int64)
+    slot = np.full(d, -1, dtype=np.int64)
+    k = 0
+    for s in range(m):
+        first = k
+        for x in range(ptr[s], ptr[s + 1]):
+            att = a[x]
+            j = slot[att]
+            if j < 0:
+                j = k
+                slot[att] = j
+                g_sub[j], g_attr[j], g_lo[j], g_hi[j] = s, att, LO_INF, HI_INF
+                k += 1
+            if not ne[x]:
+                g_lo[j] = max(g_lo[j], lo[x])
+                g_hi[j] = min(g_hi[j], hi[x])
+        # this subscription's groups in attribute order (few: insertion sort)
+        for i in range(first + 1, k):
+            t_attr, t_lo, t_hi = g_attr[i], g_lo[i], g_hi[i]
+            q = i - 1
+            while q >= first and g_attr[q] > t_attr:
+                g_attr[q + 1], g_lo[q + 1], g_hi[q + 1] = g_attr[q], g_lo[q], g_hi[q]
+                q -= 1
+            g_attr[q + 1], g_lo[q + 1], g_hi[q + 1] = t_attr, t_lo, t_hi
+        for i in range(first, k):
+            slot[g_attr[i]] = -1
+    return g_sub[:k], g_attr[:k], g_lo[:k], g_hi[:k]
+
+
+@numba.njit(cache=True)
+def _buckets_of(att, val, edges):  # type: ignore[no-untyped-def]
+    """The bucket of each bound (``att``, ``val`` sorted by attribute then bound)."""
+    out = np.empty(len(val), dtype=np.int64)
+    x = 0
+    while x < len(val):
+        a = att[x]
+        y = x
+        while y < len(val) and att[y] == a:
+            y += 1
+        out[x:y] = np.searchsorted(edges[a], val[x:y], side="right")
+        x = y
+    return out
+
+
+@numba.njit(cache=True)
+def _cell_bitsets(low, high):  # type: ignore[no-untyped-def]
+    """Per (attribute, cell c): the low-side groups of cells > c OR the high-side groups of
+    cells < c (suffix and prefix unions, built in place)."""
+    d, cells, W = low.shape
+    out = np.zeros((d, cells, W), dtype=np.uint64)
+    acc = np.empty(W, dtype=np.uint64)
+    for a in range(d):
+        acc[:] = 0
+        for c in range(cells - 1, -1, -1):  # suffix: low bounds in cells > c
+            out[a, c] = acc
+            acc |= low[a, c]
+        acc[:] = 0
+        for c in range(cells):  # prefix: high bounds in cells < c
+            out[a, c] |= acc
+            acc |= high[a, c]
+    return out
 
 
 @numba.njit(cache=True)
@@ -224,13 +288,12 @@ def _set(un, s):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True)
 def _match(  # type: ignore[no-untyped-def]
-    values, start, has_attr, present, edges, step, B,
-    l_ptr, l_sub, l_val, l_anchor, h_ptr, h_sub, h_val, h_anchor,
+    values, start, has_attr, present, edges, step, B, cells,
+    l_ptr, l_sub, l_val, h_ptr, h_sub, h_val,
     ne_sub, ne_attr, ne_val, m,
 ):  # fmt: skip
     n_ev, d = values.shape
     W = len(start)
-    A = l_anchor.shape[1]
     un = np.empty(W, dtype=np.uint64)
     ptr = np.zeros(n_ev + 1, dtype=np.int64)
     checks = np.zeros(n_ev, dtype=np.int64)
@@ -248,11 +311,10 @@ def _match(  # type: ignore[no-untyped-def]
                 un |= present[a]
                 continue
             b = np.searchsorted(edges[a], v, side="right")
-            # low bounds above v: buckets > b whole, then bucket b bound by bound
-            j = (b + step) // step
-            if j < A:
-                un |= l_anchor[a, j]
-            top = min(j * step, B)
+            cell = b // step
+            un |= cells[a, cell]
+            # low bounds above v in this cell: buckets after b whole, then b bound by bound
+            top = min((cell + 1) * step, B)
             for x in range(l_ptr[a * B + b + 1], l_ptr[a * B + top]):
                 _set(un, l_sub[x])
                 c += 1
@@ -262,10 +324,8 @@ def _match(  # type: ignore[no-untyped-def]
                 x -= 1
                 c += 1
             c += 1
-            # high bounds below v: buckets < b whole, then bucket b
-            j = b // step
-            un |= h_anchor[a, j]
-            for x in range(h_ptr[a * B + j * step], h_ptr[a * B + b]):
+            # high bounds below v in this cell: buckets before b whole, then b
+            for x in range(h_ptr[a * B + cell * step], h_ptr[a * B + b]):
                 _set(un, h_sub[x])
                 c += 1
             x = h_ptr[a * B + b]
@@ -361,24 +421,35 @@ class BitsetStage:
         )
         self.rebuilds += 1
 
+    def _diff(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """Against the built set: the built positions gone from ``rows`` (a mask, None if
+        none) and the rows not built. Both sets are sorted, so one linear merge (and an
+        equality test first: between updates the set is the built one)."""
+        if len(rows) == len(self.rows) and np.array_equal(rows, self.rows):
+            return None, rows[:0]
+        gone, new = _sorted_diff(self.rows, rows)
+        return (gone if gone.any() else None), new
+
     def needs_rebuild(self, rows: np.ndarray) -> bool:
-        """Whether the set ``rows`` differs from the built one by more than
-        ``rebuild_fraction`` of it (or nothing is built yet)."""
-        changed = len(np.setxor1d(rows, self.rows, assume_unique=True))
-        return self.index is None or changed > self.rebuild_fraction * max(len(self.rows), 1024)
+        """Whether the set ``rows`` (registry rows) differs from the built one by
+        more than ``rebuild_fraction`` of it (or nothing is built yet)."""
+        if self.index is None:
+            return True
+        gone, new = self._diff(_sorted(rows))
+        changed = len(new) + (0 if gone is None else int(gone.sum()))
+        return changed > self.rebuild_fraction * max(len(self.rows), 1024)
 
     def match(
         self, values: np.ndarray, rows: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Matches of the subscriptions ``rows`` (registry rows) per event: CSR of registry
         rows, and the checks made one by one."""
-        rows = np.asarray(rows, dtype=np.int64)
+        rows = _sorted(rows)
         if self.needs_rebuild(rows):
             self.build(rows)
-        gone = ~np.isin(self.rows, rows, assume_unique=True)
-        new = rows[~np.isin(rows, self.rows, assume_unique=True)]
+        gone, new = self._diff(rows)
         assert self.index is not None
-        masked = _bits(np.flatnonzero(gone), self.index.words) if gone.any() else None
+        masked = None if gone is None else _bits(np.flatnonzero(gone), self.index.words)
         ptr, pos, checks = self.index.match(values, masked)
         found = self.rows[pos]
         if len(new):
@@ -394,6 +465,38 @@ class BitsetStage:
 
     def nbytes(self) -> int:
         return 0 if self.index is None else self.index.nbytes() + self.rows.nbytes
+
+
+def _sorted(rows: np.ndarray) -> np.ndarray:
+    """Distinct registry rows as a sorted int64 array (sorted only if they are not)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    return rows if len(rows) < 2 or bool(np.all(rows[1:] > rows[:-1])) else np.sort(rows)
+
+
+@numba.njit(cache=True)
+def _sorted_diff(built, rows):  # type: ignore[no-untyped-def]
+    """Two sorted sets of distinct rows: a mask over ``built`` of those not in ``rows``,
+    and the ``rows`` not in ``built`` (one merge)."""
+    gone = np.zeros(len(built), dtype=np.bool_)
+    new = np.empty(len(rows), dtype=np.int64)
+    i = j = k = 0
+    while i < len(built) and j < len(rows):
+        if built[i] == rows[j]:
+            i += 1
+            j += 1
+        elif built[i] < rows[j]:
+            gone[i] = True
+            i += 1
+        else:
+            new[k] = rows[j]
+            k += 1
+            j += 1
+    gone[i:] = True
+    while j < len(rows):
+        new[k] = rows[j]
+        k += 1
+        j += 1
+    return gone, new[:k]
 
 
 def merge_csr(
