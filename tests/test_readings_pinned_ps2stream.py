@@ -107,9 +107,9 @@ def test_gridt_discards_objects_without_live_query_terms_by_default() -> None:
     One worker; q0 'a' in cell (0, 0); then o0 'a' and o1 'b' in that cell: o1 has no
     live query under 'b': discarded with the filter (1 discarded), routed without it."""
     from routelab.spatial.engine import build_partition, make_gridt, prepare, run_pipeline
-    from routelab.spatial.gridt import DispatcherState, dispatch
+    from routelab.spatial.gridt import DispatcherState, dispatch, use_hq_filter
 
-    assert _default(run_pipeline, "use_filter") is True
+    assert _default(run_pipeline, "use_filter") is None and use_hq_filter() is True
     v = Vocabulary()
     objs = make_objects([0, 1], [0.5, 0.5], [0.5, 0.5], [["a"], ["b"]], v)
     qs = make_queries([0], [CELL00], [[["a"]]], v)
@@ -200,7 +200,10 @@ def test_baseline_grid_32_rtree_4n_and_purge_fraction_defaults() -> None:
 
     assert _default(build_partition, "grid_gb") == 32
     assert _default(build_partition, "r_leaf") == 4
-    assert _default(make_index, "purge_fraction") == 0.1
+    assert _default(make_index, "purge_fraction") is None  # resolved inside (readings.pick)
+    objs = make_objects([0], [0.5], [0.5], [["a"]], Vocabulary())
+    qs = make_queries([0], [CELL00], [[["a"]]], Vocabulary())
+    assert make_index("reference", objs, qs, np.zeros(1, np.int64), 1).purge_fraction == 0.1
 
 
 # --------------------------------------------------------------------------- workload

@@ -16,8 +16,9 @@ a timed region. What CPU time still carries from the machine is the contention f
 and memory bandwidth. Every timed region is single-threaded (numba kernels without
 ``parallel``, numpy without BLAS); a region that waits for another process (a Spark job timed
 from the driver, a notebook's wall time) reads ``time.perf_counter`` directly.
-``use_clock("wall")`` (or ``ROUTELAB_CLOCK=wall`` in the environment) switches back to the
-wall clock, for this process and, from the next ``get_spark`` call, its Spark tasks.
+``use_clock("wall")`` (or ``ROUTELAB_CLOCK=wall`` in the environment, or the reading flipped
+for a whole run, ``ROUTELAB_READING=clock``) switches back to the wall clock, for this process
+and, from the next ``get_spark`` call, its Spark tasks (handed ``ROUTELAB_CLOCK``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from routelab.paths import file_lock
+from routelab.readings import pick
 
 LOCK_NAME = "routelab-timing.lock"
 
@@ -39,7 +41,9 @@ CLOCK_ENV = "ROUTELAB_CLOCK"
 
 
 def _clock_from_env() -> str:
-    name = os.environ.get(CLOCK_ENV, "cpu")
+    """The clock named by ``ROUTELAB_CLOCK``; without it, "cpu" (our reading) or "wall"
+    when the reading is flipped for the run (``ROUTELAB_READING=clock``)."""
+    name = os.environ.get(CLOCK_ENV) or pick("clock", "cpu", "wall")
     if name not in CLOCKS:
         raise ValueError(f"{CLOCK_ENV}={name!r}: choose one of {', '.join(CLOCKS)}")
     return name

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd  # at module level: pandas_udf resolves the "pd.Series" type hints
 
 from routelab.badrecords import BadRecordReport
-from routelab.corpus.text import DEFAULT_STEM_MODE, STEM_MODES
+from routelab.corpus.text import DEFAULT_STOP_LIST, STEM_MODES, default_stem_mode, default_stop_list
 from routelab.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -125,17 +125,21 @@ class PreprocessResult:
         self._cached = None
 
 
-def _words_udf(stopwords: Collection[str] | None, stem: bool, stem_mode: str) -> Any:
-    """A vectorized UDF: text column -> word-set column (:func:`routelab.corpus.text.clean_many`)."""
+def _words_udf(
+    stopwords: Collection[str] | None, stem: bool, stem_mode: str, stop_list: str
+) -> Any:
+    """A vectorized UDF: text column -> word-set column (:func:`routelab.corpus.text.clean_many`;
+    without ``stopwords``, the list ``stop_list`` of :func:`routelab.corpus.text.load_stopwords`)."""
     from pyspark.sql.functions import pandas_udf
 
     stops = frozenset(stopwords) if stopwords is not None else None
 
     @pandas_udf("array<string>")
     def words(texts: pd.Series) -> pd.Series:
-        from routelab.corpus.text import clean_many
+        from routelab.corpus.text import clean_many, load_stopwords
 
-        return pd.Series(clean_many(texts.tolist(), stops, stem, stem_mode), index=texts.index)
+        chosen = load_stopwords(stop_list) if stops is None else stops
+        return pd.Series(clean_many(texts.tolist(), chosen, stem, stem_mode), index=texts.index)
 
     return words
 
@@ -157,7 +161,7 @@ def preprocess(
     *,
     min_words: int = 1,
     stem: bool = True,
-    stem_mode: str = DEFAULT_STEM_MODE,
+    stem_mode: str | None = None,
     stopwords: Collection[str] | None = None,
     progress: bool = True,
 ) -> PreprocessResult:
@@ -170,8 +174,10 @@ def preprocess(
             ``None`` to keep the result cached in memory only.
         min_words: drop posts with fewer words after cleaning.
         stem: Porter stemming on/off; ``stem_mode`` picks the variant
-            (:class:`routelab.corpus.text.CachedStemmer`).
-        stopwords: a custom stop-word set (default: :func:`routelab.corpus.text.load_stopwords`).
+            (:class:`routelab.corpus.text.CachedStemmer`; ``None``:
+            :func:`routelab.corpus.text.default_stem_mode`).
+        stopwords: a custom stop-word set (default: :func:`routelab.corpus.text.load_stopwords`
+            of :func:`routelab.corpus.text.default_stop_list`).
         progress: show a step progress bar.
     """
     import pyspark.sql.functions as F
@@ -182,8 +188,10 @@ def preprocess(
 
     if min_words < 1:
         raise ValueError(f"min_words must be >= 1, got {min_words}")
+    stem_mode = default_stem_mode() if stem_mode is None else stem_mode
     if stem_mode not in STEM_MODES:
         raise ValueError(f"unknown stem_mode {stem_mode!r}; choose from {STEM_MODES}")
+    stop_list = default_stop_list()
     start = time.perf_counter()
     df, loader_report = _input_frame(data)
     spark = df.sparkSession
@@ -202,7 +210,7 @@ def preprocess(
     extra = [c for c in OPTIONAL_COLUMNS if c in df.columns]
     ts = F.col("ts").cast("timestamp") if "ts" in df.columns else F.lit(None).cast("timestamp")
     # clean every row once (the expensive step) and tag the rows to drop
-    words = _words_udf(stopwords, stem, stem_mode)(F.col("text"))
+    words = _words_udf(stopwords, stem, stem_mode, stop_list)(F.col("text"))
     tagged = (
         df.select(
             F.col("post_id").cast("long").alias("post_id"),
@@ -224,7 +232,11 @@ def preprocess(
         "min_words": min_words,
         "stem": stem,
         "stem_mode": stem_mode if stem else None,
-        "stopwords": "default" if stopwords is None else f"custom ({len(stopwords)})",
+        "stopwords": (
+            ("default" if stop_list == DEFAULT_STOP_LIST else stop_list)
+            if stopwords is None
+            else f"custom ({len(stopwords)})"
+        ),
     }
     cached: list[Any] = []
     path = None
@@ -364,9 +376,11 @@ def bundled_words_dir() -> Path:
     """Where :func:`preprocess_bundled` writes by default and
     :func:`routelab.corpus.corpora.bundled_posts` reads: ``datasets/prepared/tweets_words-<fp>/``.
 
-    The fingerprint covers this module, the cleaning code, the stop-word list and the
-    prepared input, so a change to any of them re-runs preprocessing instead of serving
-    stale words; the CLI and the notebooks share the one cache.
+    The fingerprint covers this module, the cleaning code, the stop-word list, the stemming
+    mode (:func:`routelab.corpus.text.default_stem_mode`; both follow a flipped reading,
+    :mod:`routelab.readings`) and the prepared input, so a change to any of them re-runs
+    preprocessing instead of serving stale words; the CLI and the notebooks share the one
+    cache.
     """
     import hashlib
 
@@ -378,6 +392,7 @@ def bundled_words_dir() -> Path:
     for source in (Path(text_module.__file__), Path(__file__)):
         digest.update(source.read_bytes())
     digest.update(" ".join(sorted(text_module.load_stopwords())).encode())  # file + gensim's list
+    digest.update(text_module.default_stem_mode().encode())
     stat = prepared_path("tweets").stat()
     digest.update(f"{stat.st_size}:{int(stat.st_mtime)}".encode())
     return prepared_dir() / f"tweets_words-{digest.hexdigest()}"

@@ -40,6 +40,7 @@ from routelab.datasets.synthetic import (
     zipf_pmf,
 )
 from routelab.errors import BadInputError
+from routelab.readings import pick
 from routelab.uniques import unique
 
 if TYPE_CHECKING:
@@ -51,6 +52,12 @@ SUB_BLOCK = 1 << 16
 """Subscriptions per RNG block of the topic-based generator (fixed)."""
 TAG_TOPIC_SUBS = 20
 SUBSCRIPTION_SCHEMA = "sub_id long, words array<string>, kind string, topic int"
+
+
+def default_topic_choice() -> str:
+    """How a topic-based subscription picks its topic when not told: ``"uniform"``, or
+    ``"weight"`` for a run with ``ROUTELAB_READING=topicweight`` (:mod:`routelab.readings`)."""
+    return pick("topicweight", "uniform", "weight")
 
 
 # --------------------------------------------------------------------------- inputs
@@ -503,8 +510,9 @@ class _TopicSubBlockFrame:
 
 
 def _topic_sub_frame(
-    model: TopicModel, n: int, zipf_skew: float, max_len: int, topic_choice: str, seed: int
+    model: TopicModel, n: int, zipf_skew: float, max_len: int, topic_choice: str | None, seed: int
 ) -> _TopicSubBlockFrame:
+    topic_choice = default_topic_choice() if topic_choice is None else topic_choice
     n = check_int("n", n, 1)
     seed = check_seed(seed)
     max_len = check_int("max_len", max_len, 1)
@@ -537,14 +545,15 @@ def topic_subscriptions(
     *,
     zipf_skew: float = 0.5,
     max_len: int = 5,
-    topic_choice: str = "uniform",
+    topic_choice: str | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
     """``n`` topic-based subscriptions (S3-TM Sect. 6.1), in-process.
 
     Each subscription picks a topic -- uniformly at random by default (the paper: "each
     subscription selects one topic", no weighting mentioned), or in proportion to the
-    topics' corpus weights with ``topic_choice="weight"`` -- then a length ``k`` in
+    topics' corpus weights with ``topic_choice="weight"``; ``None``:
+    :func:`default_topic_choice`, uniform unless the reading is flipped) -- then a length ``k`` in
     ``1..max_len`` with ``P(k) ∝ k**-zipf_skew`` (skew 0.5 in the paper), then ``k`` of the topic's words uniformly without replacement. Rows are
     generated in seeded blocks of :data:`SUB_BLOCK`, identical to
     :func:`topic_subscriptions_spark`.
@@ -561,7 +570,7 @@ def topic_subscriptions_spark(
     *,
     zipf_skew: float = 0.5,
     max_len: int = 5,
-    topic_choice: str = "uniform",
+    topic_choice: str | None = None,
     seed: int = 0,
     partitions: int | None = None,
 ) -> DataFrame:
@@ -664,7 +673,7 @@ def build_subscriptions(
     words_per_topic: int = 5,
     zipf_skew: float = 0.5,
     max_len: int = 5,
-    topic_choice: str = "uniform",
+    topic_choice: str | None = None,
     passes: int = 5,
     max_posts: int | None = None,
     overwrite: bool = False,

@@ -38,10 +38,12 @@ The rules, in order (each choice the paper leaves open is marked *choice*):
    verbs and quantifiers that Mallet's list removes ("may", "get", "make", "also", "one")
    into the LDA topics. The Glasgow list's few nouns that carry topic content in news tweets
    (:data:`GLASGOW_CONTENT_WORDS`: "bill", "fire", "system", ...) are kept. ``"spark"``
-   selects the shorter list (the default before the Glasgow list was added).
+   selects the shorter list (the default before the Glasgow list was added; for a whole
+   run, ``ROUTELAB_READING=stoplist``: :func:`default_stop_list`).
 10. Porter stemming (:class:`nltk.stem.PorterStemmer`). Default mode ``"original"``
     (``ORIGINAL_ALGORITHM``: Porter's 1980 algorithm, the paper's reference [18]);
-    ``"nltk"`` and ``"martin"`` select NLTK's extended variants.
+    ``"nltk"`` and ``"martin"`` select NLTK's extended variants (``"nltk"`` for a whole run,
+    ``ROUTELAB_READING=stemmer``: :func:`default_stem_mode`).
 11. A post is the *set* of its remaining words: :func:`clean_words` returns them distinct
     and sorted.
 
@@ -60,8 +62,18 @@ from collections.abc import Collection, Iterable
 from functools import lru_cache
 from importlib import resources
 
+from routelab.readings import pick
+
 STEM_MODES = ("original", "nltk", "martin")
 DEFAULT_STEM_MODE = "original"
+
+
+def default_stem_mode() -> str:
+    """The stemming mode when none is given: :data:`DEFAULT_STEM_MODE` (Porter 1980), or
+    NLTK's extensions (``"nltk"``) for a run with ``ROUTELAB_READING=stemmer``
+    (:mod:`routelab.readings`)."""
+    return pick("stemmer", DEFAULT_STEM_MODE, "nltk")
+
 
 _LINK = re.compile(r"(?<![^\W_])http\S*")
 _MENTION = re.compile(r"(?<![^\W_])@\w+")
@@ -107,14 +119,25 @@ GLASGOW_CONTENT_WORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=len(STOP_LISTS))
-def load_stopwords(stop_list: str = DEFAULT_STOP_LIST) -> frozenset[str]:
+def default_stop_list() -> str:
+    """The stop-word list when none is given: :data:`DEFAULT_STOP_LIST`, or ``"spark"`` for a
+    run with ``ROUTELAB_READING=stoplist`` (:mod:`routelab.readings`)."""
+    return pick("stoplist", DEFAULT_STOP_LIST, "spark")
+
+
+def load_stopwords(stop_list: str | None = None) -> frozenset[str]:
     """A stop-word list (S3-TM Sect. 6.1: "a common stop words list"; the paper used Mallet's).
 
     ``"spark+glasgow"`` (default): ``routelab/corpus/data/stopwords_en.txt`` (Spark's English
     list plus tweet tokens; see its header) and gensim's ``STOPWORDS`` (the Glasgow list) minus
     :data:`GLASGOW_CONTENT_WORDS`, closer to Mallet's longer list. ``"spark"``: the file alone.
+    ``None``: :func:`default_stop_list` (the default unless the reading is flipped).
     """
+    return _load_stopwords(default_stop_list() if stop_list is None else stop_list)
+
+
+@lru_cache(maxsize=len(STOP_LISTS))
+def _load_stopwords(stop_list: str) -> frozenset[str]:
     if stop_list not in STOP_LISTS:
         raise ValueError(f"unknown stop list {stop_list!r}; choose from {', '.join(STOP_LISTS)}")
     raw = resources.files("routelab.corpus").joinpath("data/stopwords_en.txt").read_text("utf-8")
@@ -134,14 +157,16 @@ class CachedStemmer:
     """Porter stemmer with a memo of every word stemmed so far (S3-TM Sect. 6.1).
 
     Args:
-        mode: ``"original"`` (Porter 1980), ``"nltk"`` or ``"martin"`` (NLTK's extensions).
+        mode: ``"original"`` (Porter 1980), ``"nltk"`` or ``"martin"`` (NLTK's extensions);
+            ``None``: :func:`default_stem_mode`.
         max_size: the cache is cleared when it holds this many words (bounds memory on
             unbounded vocabularies; Zipfian text refills the hot words at once).
     """
 
-    def __init__(self, mode: str = DEFAULT_STEM_MODE, max_size: int = 1_000_000) -> None:
+    def __init__(self, mode: str | None = None, max_size: int = 1_000_000) -> None:
         from nltk.stem.porter import PorterStemmer
 
+        mode = default_stem_mode() if mode is None else mode
         modes = {
             "original": PorterStemmer.ORIGINAL_ALGORITHM,
             "nltk": PorterStemmer.NLTK_EXTENSIONS,
@@ -175,8 +200,10 @@ class CachedStemmer:
 _STEMMERS: dict[str, CachedStemmer] = {}
 
 
-def get_stemmer(mode: str = DEFAULT_STEM_MODE) -> CachedStemmer:
-    """The process-wide cached stemmer for ``mode`` (one per Spark Python worker)."""
+def get_stemmer(mode: str | None = None) -> CachedStemmer:
+    """The process-wide cached stemmer for ``mode`` (one per Spark Python worker; ``None``:
+    :func:`default_stem_mode`)."""
+    mode = default_stem_mode() if mode is None else mode
     stemmer = _STEMMERS.get(mode)
     if stemmer is None:
         stemmer = _STEMMERS[mode] = CachedStemmer(mode)
@@ -187,7 +214,7 @@ def clean_words(
     text: str | None,
     stopwords: Collection[str] | None = None,
     stem: bool = True,
-    stem_mode: str = DEFAULT_STEM_MODE,
+    stem_mode: str | None = None,
 ) -> list[str]:
     """A post as S3-TM sees it: the sorted set of its cleaned, stemmed, non-stop words.
 
@@ -196,7 +223,8 @@ def clean_words(
         stopwords: words to remove (lowercase, apostrophes as ``'``); ``None`` means
             :func:`load_stopwords`, an empty set keeps every word.
         stem: apply Porter stemming.
-        stem_mode: ``"original"``, ``"nltk"`` or ``"martin"`` (see :class:`CachedStemmer`).
+        stem_mode: ``"original"``, ``"nltk"`` or ``"martin"`` (see :class:`CachedStemmer`);
+            ``None``: :func:`default_stem_mode` (``"original"`` unless the reading is flipped).
 
     >>> clean_words("RT @who: Don't panic!! The flu vaccines are working #flu")
     ['flu', 'panic', 'vaccin', 'work']
@@ -210,7 +238,7 @@ def clean_many(
     texts: Iterable[str | None],
     stopwords: Collection[str] | None = None,
     stem: bool = True,
-    stem_mode: str = DEFAULT_STEM_MODE,
+    stem_mode: str | None = None,
 ) -> list[list[str]]:
     """:func:`clean_words` over many texts, with the lookups hoisted out of the loop."""
     stops = load_stopwords() if stopwords is None else stopwords
@@ -232,7 +260,7 @@ def _clean_tokens(tokens: list[str], stops: Collection[str], stemmer) -> list[st
 def surface_forms(
     texts: Iterable[str | None],
     stopwords: Collection[str] | None = None,
-    stem_mode: str = DEFAULT_STEM_MODE,
+    stem_mode: str | None = None,
 ) -> dict[str, str]:
     """Stem -> its most frequent surface form in ``texts`` (cleaned exactly as
     :func:`clean_words` cleans them), for showing words to people: "insurance", not

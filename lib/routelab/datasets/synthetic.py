@@ -33,6 +33,7 @@ from routelab.uniques import unique
 import pandas as pd
 
 from routelab.checks import check_float, check_int, check_seed
+from routelab.readings import pick
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -303,9 +304,15 @@ _TAGS: dict[type, int] = {
 
 
 def lognormal_spec(
-    which: str | tuple[float, float] = "LN1", model: str = "values", n_keys: int | None = None
+    which: str | tuple[float, float] = "LN1",
+    model: str | None = None,
+    n_keys: int | None = None,
 ) -> LogNormalSpec:
-    """The :class:`LogNormalSpec` of ``"LN1"``, ``"LN2"`` or a custom ``(mu, sigma)``."""
+    """The :class:`LogNormalSpec` of ``"LN1"``, ``"LN2"`` or a custom ``(mu, sigma)``.
+
+    ``model`` None: ``"values"``, or ``"frequencies"`` when the reading ``lognormal`` is
+    flipped for the run (``ROUTELAB_READING=lognormal``, :mod:`routelab.readings`)."""
+    model = pick("lognormal", "values", "frequencies") if model is None else model
     bad = f"which must be 'LN1', 'LN2' or a (mu, sigma) pair, got {which!r}"
     if isinstance(which, str):
         name = which.upper()
@@ -417,14 +424,15 @@ def lognormal_keys(
     n: int,
     which: str | tuple[float, float] = "LN1",
     *,
-    model: str = "values",
+    model: str | None = None,
     n_keys: int | None = None,
     seed: int = 0,
     partitions: int | None = None,
 ) -> DataFrame:
     """PKG's log-normal key stream LN1 or LN2 (PKG Sect. V-A, Table I); see :class:`LogNormalSpec`.
 
-    With ``n = 10_000_000`` and the default ``model="values"`` this reproduces Table I's
+    With ``n = 10_000_000`` and the default ``model="values"`` (None: the run's reading,
+    :func:`lognormal_spec`) this reproduces Table I's
     LN1/LN2 (p1 = 14.71% / 7.01%; about 16k / 1.1k distinct keys). Keys are non-negative
     int64 (``model="values"``) or ``1..n_keys`` (``model="frequencies"``).
     """

@@ -67,8 +67,13 @@ class EventStats:
     default: np.ndarray = field(default_factory=lambda: np.zeros(0))  # nu of an unseen value
 
     @classmethod
-    def from_events(cls, events: Events, alpha: float = 1.0) -> EventStats:
-        """Laplace-smoothed per-attribute value frequencies over a window of events."""
+    def from_events(cls, events: Events, alpha: float | None = None) -> EventStats:
+        """Laplace-smoothed per-attribute value frequencies over a window of events.
+
+        ``alpha`` is the smoothing: 1.0 (Laplace, our reading) unless given; 0.0 (the
+        window's plain frequencies, an unseen value nu 0) under ``ROUTELAB_READING=smoothing``.
+        """
+        alpha = pick("smoothing", 1.0, 0.0) if alpha is None else alpha
         values = events.values
         n, n_attrs = values.shape
         presence = (values != MISSING).mean(axis=0) if n else np.zeros(n_attrs)

@@ -68,7 +68,7 @@ def _build_static(
     *,
     stats: EventStats | None = None,
     consts: CostConstants | None = None,
-    greedy_sample: int = 200_000,
+    greedy_sample: int | None = None,
     max_schema_size: int = 3,
     seed: int = 0,
     catch_all: str = "bitset",

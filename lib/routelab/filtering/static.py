@@ -25,6 +25,7 @@ import numpy as np
 
 from routelab.filtering.costmodel import CostConstants, EventStats
 from routelab.filtering.model import EQ, PredicateTable, Subscriptions, ranges
+from routelab.readings import pick
 
 MAX_ATTRS = 62  # schemas are bit masks of attribute ids
 
@@ -113,17 +114,20 @@ def greedy_configuration(
     consts: CostConstants | None = None,
     *,
     max_schema_size: int = 3,
-    sample: int = 200_000,
+    sample: int | None = None,
     min_support: int = 2,
     max_space: float = float("inf"),
     seed: int = 0,
 ) -> tuple[list[tuple[int, ...]], list[GreedyStep]]:
     """The greedy static configuration (Sect. 3.2.3): multi-attribute schemas to add to A0,
-    and the steps taken (benefit, space, support), in order."""
+    and the steps taken (benefit, space, support), in order. The benefits are estimated on
+    a seeded ``sample`` of the subscriptions: 200,000 unless given (our reading), every
+    subscription under ``ROUTELAB_READING=greedy``."""
     consts = consts or CostConstants()
     if subs.n_attrs > MAX_ATTRS:
         raise ValueError(f"at most {MAX_ATTRS} attributes for multi-attribute tables")
     n = len(subs)
+    sample = pick("greedy", 200_000, n) if sample is None else sample
     rng = np.random.default_rng(seed)
     rows = np.sort(rng.choice(n, size=min(n, sample), replace=False)) if n else np.zeros(0, int)
     scale = n / max(1, len(rows))

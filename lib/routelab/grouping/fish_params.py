@@ -163,7 +163,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numba
@@ -173,6 +173,7 @@ from routelab.checks import check_choice, check_int
 from routelab.grouping.consistent_hash import HashRing, build_ring
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.inputs import route_inputs
+from routelab.readings import pick
 
 WORKERS_FORMULAS = ("relative", "share")
 COUNTINGS = ("epoch", "lifetime")
@@ -183,21 +184,29 @@ PLACEMENTS = ("ring", "mod")
 
 @dataclass(frozen=True)
 class FishParams:
-    """FISH knobs (see the module docstring for the paper sentences behind each one)."""
+    """FISH knobs (see the module docstring for the paper sentences behind each one).
 
-    epoch_size: int = 1000
-    decay: float = 0.6
-    capacity: int = 1000
-    hot_threshold: float = 0.5
-    min_workers: int = 2
-    workers_formula: str = "relative"
-    cold_choices: int = 2
-    interval: float = 10.0
+    A whole run can flip a reading's default (``ROUTELAB_READING=<key>``,
+    :mod:`routelab.readings`): ``epoch`` (E = 200, i.e. 1000 tuples of the stream over five
+    sources), ``topk`` (K = 100), ``decay`` (lifetime counting and alpha = 1), ``hotkey``
+    (theta n = 0.2, D-C's 1/(5n)), ``dmin`` (no floor of two workers), ``dk`` (``"share"``),
+    ``cold`` (one choice, key grouping), ``ring`` (``"mod"``), ``unprocessed``
+    (``interval=0``, an exact queue) and ``waittime`` (``"load_count"``); an explicit argument
+    always wins."""
+
+    epoch_size: int = field(default_factory=lambda: pick("epoch", 1000, 200))
+    decay: float = field(default_factory=lambda: pick("decay", 0.6, 1.0))
+    capacity: int = field(default_factory=lambda: pick("topk", 1000, 100))
+    hot_threshold: float = field(default_factory=lambda: pick("hotkey", 0.5, 0.2))
+    min_workers: int = field(default_factory=lambda: pick("dmin", 2, 1))
+    workers_formula: str = field(default_factory=lambda: pick("dk", "relative", "share"))
+    cold_choices: int = field(default_factory=lambda: pick("cold", 2, 1))
+    interval: float = field(default_factory=lambda: pick("unprocessed", 10.0, 0.0))
     vnodes: int = 100
-    counting: str = "epoch"
+    counting: str = field(default_factory=lambda: pick("decay", "epoch", "lifetime"))
     hot_policy: str = "chk"
-    assignment: str = "heuristic"
-    placement: str = "ring"
+    assignment: str = field(default_factory=lambda: pick("waittime", "heuristic", "load_count"))
+    placement: str = field(default_factory=lambda: pick("ring", "ring", "mod"))
 
     def __post_init__(self) -> None:
         check_int("FISH epoch_size", self.epoch_size, 1)

@@ -5,13 +5,14 @@ numba kernel (same signature, identical output; tested) and says which paper sec
 implements. :func:`get_scheme` looks one up by name with a clear error listing the valid
 names. FISH comes from :mod:`routelab.grouping.fish_reference` /
 :mod:`routelab.grouping.fish_kernel` with the defaults of
-:class:`routelab.grouping.fish_params.FishParams`.
+:class:`routelab.grouping.fish_params.FishParams`. Defaults a reading flipped for a whole run
+decides (``ROUTELAB_READING``) are resolved at each call, not when this module is imported.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,18 @@ class SchemeSpec(Method):
     ``supports_events``: the scheme takes workers joining and leaving (FISH Sect. 5)."""
 
     supports_events: bool = False
+    reading_defaults: Callable[[], dict[str, Any]] | None = None
+    """The defaults a reading flipped for a whole run may change (``ROUTELAB_READING``,
+    :mod:`routelab.readings`), resolved at each :meth:`check_params`, not at import."""
+
+    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults (with this run's readings) updated with ``params``; unknown names raise
+        ``ValueError`` listing the scheme's parameters."""
+        checked = super().check_params(params)
+        if self.reading_defaults is None:
+            return checked
+        live = {k: v for k, v in self.reading_defaults().items() if k not in params}
+        return {**checked, **live}
 
 
 def _defaults(func: Callable[..., Any]) -> dict[str, Any]:
@@ -44,11 +57,22 @@ def _defaults(func: Callable[..., Any]) -> dict[str, Any]:
     }
 
 
+#: per scheme, the keyword defaults a reading flipped for a run decides (their signature
+#: default is None, resolved by :func:`routelab.readings.pick`)
+_READING_DEFAULTS: dict[str, Callable[[], dict[str, Any]]] = {
+    "pkg_probe": lambda: {"probe_reset": reference.probe_reset_default()},
+    "dchoices": lambda: {"distinct": reference.distinct_default()},
+}
+
+
 def _spec(name: str, label: str, ref: Callable, kern: Callable, paper: str) -> SchemeSpec:
     defaults = _defaults(ref)
     if defaults != _defaults(kern):
         raise RuntimeError(f"{name}: reference and kernel parameters differ")  # pragma: no cover
-    return SchemeSpec(name, label, paper, kern, ref, defaults)
+    live = _READING_DEFAULTS.get(name)
+    if live is not None:
+        defaults = {**defaults, **live()}
+    return SchemeSpec(name, label, paper, kern, ref, defaults, reading_defaults=live)
 
 
 R, K = reference, kernels
@@ -78,6 +102,7 @@ SCHEMES: MethodRegistry[SchemeSpec] = MethodRegistry(
             reference=fish_reference,
             defaults=FishParams().as_dict(),
             supports_events=True,
+            reading_defaults=lambda: FishParams().as_dict(),
         ),
     ],
 )

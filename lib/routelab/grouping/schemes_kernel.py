@@ -22,6 +22,7 @@ from routelab.grouping.inputs import RouteInputs, route_inputs
 from routelab.grouping.schemes_reference import (
     check_d,
     check_hot_params,
+    distinct_default,
     hot_threshold,
     probe_divisor,
     shuffle_offsets,
@@ -270,7 +271,7 @@ def _pkg(
     d: int,
     mode: str,
     probe_interval: float,
-    probe_reset: str = "actual",
+    probe_reset: str | None = "actual",
 ) -> np.ndarray:
     check_d(d)
     divisor = probe_divisor(probe_reset, inp.n_sources if mode != "global" else 1)
@@ -337,7 +338,7 @@ def pkg_probe_kernel(
     events: Sequence[WorkerEvent] = (),
     d: int = 2,
     probe_interval: float = 60.0,
-    probe_reset: str = "actual",
+    probe_reset: str | None = None,
 ) -> np.ndarray:
     """PKG, local estimation + probing (LP); kernel of :func:`~.reference.pkg_probe_reference`."""
     inp = _inputs("pkg_probe", keys, sources, n_workers, times, capacities, events)
@@ -439,6 +440,7 @@ def _hot_kernel(
 def _hot(inp, seed, all_workers, capacity, theta, epsilon, d_refresh, distinct=True) -> np.ndarray:
     threshold = hot_threshold(theta, inp.n_workers)
     check_hot_params(capacity, epsilon, d_refresh)
+    distinct = distinct_default() if distinct is None else distinct
     heap, table, size = new_summaries(inp.n_sources, int(capacity))
     return _hot_kernel(
         inp.keys,
@@ -471,7 +473,7 @@ def dchoices_kernel(
     theta: float | None = None,
     epsilon: float = 1e-3,
     d_refresh: int = 1000,
-    distinct: bool = True,
+    distinct: bool | None = None,
 ) -> np.ndarray:
     """D-Choices; kernel of :func:`~.reference.dchoices_reference`."""
     inp = _inputs("dchoices", keys, sources, n_workers, times, capacities, events)

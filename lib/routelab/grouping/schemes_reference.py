@@ -32,6 +32,7 @@ from routelab.grouping.events import WorkerEvent
 from routelab.grouping.inputs import RouteInputs, route_inputs
 from routelab.grouping.spacesaving import SpaceSaving
 from routelab.hashing import choice_seed, py_mix64
+from routelab.readings import pick
 
 ArrayLike = np.ndarray | Sequence[int]
 
@@ -201,10 +202,26 @@ def _message_times(inp: RouteInputs) -> list[float]:
 PROBE_RESETS = ("actual", "share")
 
 
-def probe_divisor(probe_reset: str, n_sources: int) -> int:
+def probe_reset_default() -> str:
+    """The default ``probe_reset``: ``"actual"``, or ``"share"`` when the reading ``probe``
+    is flipped for the run (``ROUTELAB_READING=probe``, :mod:`routelab.readings`)."""
+    return pick("probe", "actual", "share")
+
+
+def distinct_default() -> bool:
+    """The default ``distinct`` of D-Choices: True (``d`` distinct workers), or False (``d``
+    hash functions that may collide, as the public simulator) when the reading ``dchoices``
+    is flipped for the run (``ROUTELAB_READING=dchoices``, :mod:`routelab.readings`)."""
+    return pick("dchoices", True, False)
+
+
+def probe_divisor(probe_reset: str | None, n_sources: int) -> int:
     """What a probe divides the true loads by: 1 for ``"actual"`` (the paper, Sect. V-B:
     "the local estimate vector is set to the actual load of the workers"), ``S`` for
-    ``"share"`` (each source's estimate kept on the scale of its own counts, a variant)."""
+    ``"share"`` (each source's estimate kept on the scale of its own counts, a variant);
+    None: the run's default (:func:`probe_reset_default`)."""
+    if probe_reset is None:
+        probe_reset = probe_reset_default()
     if probe_reset == "actual":
         return 1
     if probe_reset == "share":
@@ -218,7 +235,7 @@ def _pkg(
     d: int,
     mode: str,
     probe_interval: float,
-    probe_reset: str = "actual",
+    probe_reset: str | None = "actual",
 ) -> np.ndarray:
     """Greedy-d with key splitting (PKG Sects. III-IV), with the load view of ``mode``:
 
@@ -298,12 +315,12 @@ def pkg_probe_reference(
     events: Sequence[WorkerEvent] = (),
     d: int = 2,
     probe_interval: float = 60.0,
-    probe_reset: str = "actual",
+    probe_reset: str | None = None,
 ) -> np.ndarray:
     """PKG with local estimation and periodic probing (LP, PKG Sect. V-B Q2): every
     ``probe_interval`` seconds of stream time the local estimates are set to the actual
-    worker loads (``probe_reset="actual"``, the paper) or to ``actual // S``
-    (``"share"``, a variant)."""
+    worker loads (``probe_reset="actual"``, the paper and the default) or to ``actual // S``
+    (``"share"``, a variant); None takes the run's default (:func:`probe_reset_default`)."""
     inp = _inputs("pkg_probe", keys, sources, n_workers, times, capacities, events)
     if not probe_interval > 0:
         raise ValueError(f"probe_interval must be > 0, got {probe_interval!r}")
@@ -349,7 +366,7 @@ def _hot_keys(
     theta: float | None,
     epsilon: float,
     d_refresh: int,
-    distinct: bool = True,
+    distinct: bool | None = True,
 ) -> np.ndarray:
     """D-Choices / W-Choices (Nasir et al., ICDE'16; FISH Sect. 2.2), per source:
 
@@ -388,6 +405,7 @@ def _hot_keys(
     n = inp.n_workers
     threshold = hot_threshold(theta, n)
     check_hot_params(capacity, epsilon, d_refresh)
+    distinct = distinct_default() if distinct is None else distinct
     summaries = [SpaceSaving(capacity) for _ in range(inp.n_sources)]
     local = [[0] * n for _ in range(inp.n_sources)]
     cached_d = [0] * inp.n_sources
@@ -434,14 +452,15 @@ def dchoices_reference(
     theta: float | None = None,
     epsilon: float = 1e-3,
     d_refresh: int = 1000,
-    distinct: bool = True,
+    distinct: bool | None = None,
 ) -> np.ndarray:
     """D-Choices (FISH Sect. 2.2 baseline; Nasir et al. ICDE'16): hot keys get ``d``
     choices from the d-rule, others two. Parameters: SpaceSaving ``capacity``, hot
     threshold ``theta`` (default ``1/(5n)``), d-rule slack ``epsilon``, ``d_refresh``
     (messages of a source between two evaluations of the d-rule; see :func:`_hot_keys`),
     ``distinct``: a hot key's ``d`` choices are ``d`` distinct workers
-    (:func:`distinct_choices`, default) or ``d`` hash functions that may collide (the
+    (:func:`distinct_choices`, the default; None: :func:`distinct_default`) or ``d`` hash
+    functions that may collide (the
     public simulator's reading; a collision gives the key fewer workers than asked)."""
     inp = _inputs("dchoices", keys, sources, n_workers, times, capacities, events)
     return _hot_keys(inp, seed, False, capacity, theta, epsilon, d_refresh, distinct)

@@ -21,14 +21,15 @@ Readings we take (documented choices):
 - **Imbalance.** Alg. 2 prints ``b = sqrt(var(L) / avg(L))`` while SALB (Alg. 1) and the
   text use the coefficient of variation ``sqrt(var(L)) / avg(L)``. We default to the CV
   (``imbalance="cv"``: scale-free, the text's "load imbalance"), and offer the
-  printed form as ``imbalance="alg2"``.
+  printed form as ``imbalance="alg2"`` (for a whole run, ``ROUTELAB_READING=alg2``).
 - **The delta load l** (``cost_reading``). Alg. 2 prints
   ``l = f(|S \\ H(i)|)``, i.e. *including* the intercept of f; with Fig. 3's fitted f the
   intercept dominates the slope term, so l hardly depends on how many new words S brings
   and the grouping incentive vanishes (LASP then merely balances). The prose of Sect. 4.2
   speaks of the *increase* in load a subscription causes, ``f(|S u H(i)|) - f(|H(i)|) =
   slope * |S \\ H(i)|``. We default to that slope-only reading (``cost_reading="slope"``)
-  and keep the printed one as ``cost_reading="literal"``. The loads L and the imbalance b
+  and keep the printed one as ``cost_reading="literal"`` (for a whole run,
+  ``ROUTELAB_READING=intercept``). The loads L and the imbalance b
   use f with its intercept under both readings.
 - **Ties.** Utilities tie often (e.g. several matchers already hold all of S's words:
   under the slope reading their ``l = 0``, so ``u = 0``). Among equal utilities the lower
@@ -45,12 +46,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numba
 import numpy as np
 
+from routelab.readings import pick
 from routelab.s3tm.routing import Mapping
 from routelab.s3tm.skew import hot_placement
 from routelab.s3tm.wordsets import Corpus
@@ -61,6 +63,8 @@ __all__ = [
     "LASP",
     "COST_READINGS",
     "CostFunction",
+    "default_cost_reading",
+    "default_imbalance",
     "fit_cost_function",
     "imbalance_from_moments",
     "lasp_kernel_place",
@@ -72,6 +76,18 @@ COST_READINGS = ("slope", "literal")
 printed ``f(|S \\ H(i)|)`` with the intercept (see the module docstring)."""
 
 
+def default_imbalance() -> str:
+    """LASP's imbalance measure when none is given: ``"cv"``, or Alg. 2's printed ``"alg2"``
+    for a run with ``ROUTELAB_READING=alg2`` (:mod:`routelab.readings`)."""
+    return pick("alg2", "cv", "alg2")
+
+
+def default_cost_reading() -> str:
+    """LASP's delta-load reading when none is given: ``"slope"``, or Alg. 2's printed
+    ``"literal"`` for a run with ``ROUTELAB_READING=intercept`` (:mod:`routelab.readings`)."""
+    return pick("intercept", "slope", "literal")
+
+
 @dataclass(frozen=True)
 class CostFunction:
     """LASP's f: lookup operations per publication of a trie with ``h`` unique words,
@@ -79,12 +95,13 @@ class CostFunction:
 
     ``reading`` says how LASP turns f into the delta load of ``new`` words
     (:meth:`delta`, :data:`COST_READINGS`): ``"slope"`` (default) ``slope * new``, the
-    increase in load; ``"literal"`` Alg. 2's printed ``f(new)``, intercept included.
+    increase in load; ``"literal"`` Alg. 2's printed ``f(new)``, intercept included (the
+    default for a run with ``ROUTELAB_READING=intercept``, :func:`default_cost_reading`).
     """
 
     slope: float = 1.0
     intercept: float = 1.0
-    reading: str = "slope"
+    reading: str = field(default_factory=default_cost_reading)
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.slope) and self.slope > 0):
@@ -113,14 +130,17 @@ class CostFunction:
         return CostFunction(self.slope, self.intercept, reading)
 
     @classmethod
-    def from_fit(cls, slope: float, intercept: float, reading: str = "slope") -> CostFunction:
-        """From a fitted line; a negative intercept is clipped to 0 (f counts operations)."""
+    def from_fit(cls, slope: float, intercept: float, reading: str | None = None) -> CostFunction:
+        """From a fitted line; a negative intercept is clipped to 0 (f counts operations).
+        ``reading``: the delta-load reading (``None``: :func:`default_cost_reading`)."""
+        reading = default_cost_reading() if reading is None else reading
         return cls(float(slope), max(float(intercept), 0.0), reading)
 
     @classmethod
     def of(cls, cost: Any) -> CostFunction:
         """Accept a :class:`CostFunction`, a ``(slope, intercept)`` pair or
-        ``(slope, intercept, reading)`` triple, or ``None`` (``f(h) = h + 1``, slope reading)."""
+        ``(slope, intercept, reading)`` triple, or ``None`` (``f(h) = h + 1``); without a
+        reading, :func:`default_cost_reading` (the slope reading unless flipped)."""
         if cost is None:
             return cls()
         if isinstance(cost, CostFunction):
@@ -186,12 +206,13 @@ class LASP:
         self,
         mapping: Mapping,
         cost: Any = None,
-        imbalance: str = "cv",
+        imbalance: str | None = None,
         *,
         cost_reading: str | None = None,
     ) -> None:
         self.mapping = mapping
         self.cost = CostFunction.of(cost).with_reading(cost_reading)
+        imbalance = default_imbalance() if imbalance is None else imbalance
         self.imbalance = imbalance
         self._kind = _kind_code(imbalance)
         self.H: list[set[str]] = [set() for _ in range(mapping.n_matchers)]
@@ -290,15 +311,17 @@ def lasp_kernel_place(
     elig: Any,
     n_matchers: int,
     cost: Any = None,
-    imbalance: str = "cv",
+    imbalance: str | None = None,
     *,
     cost_reading: str | None = None,
 ) -> np.ndarray:
     """LASP's choice for every subscription of ``subs`` in row order (``-1`` for multicast
     rows, which go to all their matchers), given their
     :class:`~routelab.s3tm.placement.Eligibility`. Same choices as :class:`LASP`.
-    ``cost_reading`` overrides the reading of ``cost`` (:data:`COST_READINGS`)."""
+    ``cost_reading`` overrides the reading of ``cost`` (:data:`COST_READINGS`); ``imbalance``
+    ``None`` is :func:`default_imbalance`."""
     f = CostFunction.of(cost).with_reading(cost_reading)
+    imbalance = default_imbalance() if imbalance is None else imbalance
     has = np.zeros((n_matchers, max(subs.n_vocab, 1)), dtype=np.uint8)
     h = np.zeros(n_matchers, dtype=np.int64)
     s1 = np.zeros(1, dtype=np.int64)

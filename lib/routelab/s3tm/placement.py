@@ -271,7 +271,7 @@ def place_subscriptions(
     *,
     cost: Any = None,
     seed: int = 0,
-    imbalance: str = "cv",
+    imbalance: str | None = None,
     impl: str = "kernel",
     progress: bool = False,
 ) -> Placement:
@@ -284,20 +284,22 @@ def place_subscriptions(
         cost: LASP's cost function f (a :class:`~routelab.s3tm.lasp.CostFunction` or a
             ``(slope, intercept)`` pair); default ``CostFunction(1, 1)``.
         seed: random anycast seed.
-        imbalance: LASP's imbalance measure (see :mod:`routelab.s3tm.lasp`).
+        imbalance: LASP's imbalance measure (see :mod:`routelab.s3tm.lasp`); ``None``:
+            :func:`~routelab.s3tm.lasp.default_imbalance` (``"cv"`` unless flipped).
         impl: ``"kernel"`` (numba) or ``"reference"`` (one :meth:`place` call per
             subscription through :class:`RandomAnycast` / :class:`~routelab.s3tm.lasp.LASP`).
         progress: progress bar (reference implementation).
     """
     import time
 
-    from routelab.s3tm.lasp import LASP, CostFunction, lasp_kernel_place
+    from routelab.s3tm.lasp import LASP, CostFunction, default_imbalance, lasp_kernel_place
 
     if method not in PLACERS:
         raise ValueError(f"unknown placement method {method!r}; choose from {PLACERS}")
     if impl not in ("kernel", "reference"):
         raise ValueError(f"impl must be 'kernel' or 'reference', got {impl!r}")
     f = CostFunction.of(cost)
+    imbalance = default_imbalance() if imbalance is None else imbalance
     t0 = time.perf_counter()
     if impl == "reference":
         from routelab.progress import tqdm

@@ -28,7 +28,8 @@ segment (b / rho_l >= b^i), which is what the text says Eq. 9 already ensures --
 surviving form 1 - L(l)/L(l - Delta) is exactly the stable share b^s / b that (8') needs.
 We therefore take (8') (``reading="derived"``, default) and choose r = ``margin`` times its
 bound; the literal Eq. 8 (b^s in the denominator: r > max rho - 1, a lower bound) is
-available as ``reading="literal"`` (r = that bound / ``margin``).
+available as ``reading="literal"`` (r = that bound / ``margin``; for a whole run,
+``ROUTELAB_READING=eq8``, :func:`default_reading`).
 
 The Fig. 8b simulation of the buffer under a rate schedule, and the measurement of L(l),
 live in :mod:`routelab.s3tm.lab.shedding.controller_simulation` (notebook 06).
@@ -41,6 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from routelab.readings import pick
 
 READINGS = ("derived", "literal")
 IDEAL, STABLE, OVERLOAD = 0, 1, 2
@@ -123,9 +126,17 @@ class BufferSegments:
         return STABLE if fullness < self.size else OVERLOAD
 
 
-def ratio_bound(rho_max: float, reading: str = "derived") -> float:
+def default_reading() -> str:
+    """Eq. 8's reading when none is given: ``"derived"``, or ``"literal"`` for a run with
+    ``ROUTELAB_READING=eq8`` (:mod:`routelab.readings`)."""
+    return pick("eq8", "derived", "literal")
+
+
+def ratio_bound(rho_max: float, reading: str | None = None) -> float:
     """The bound Eq. 8 puts on r = b^i / b^s: an upper bound ``1 / (rho_max - 1)`` (derived
-    reading, inf when no level changes the load) or a lower bound ``rho_max - 1`` (literal)."""
+    reading, inf when no level changes the load) or a lower bound ``rho_max - 1`` (literal).
+    ``reading`` ``None``: :func:`default_reading`."""
+    reading = default_reading() if reading is None else reading
     if reading not in READINGS:
         raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
     excess = rho_max - 1.0
@@ -148,7 +159,7 @@ def buffer_segments(
     size: float,
     *,
     overload: float | None = None,
-    reading: str = "derived",
+    reading: str | None = None,
     margin: float = 0.5,
     max_ratio: float = 1.0,
 ) -> BufferSegments:
@@ -157,7 +168,8 @@ def buffer_segments(
     Derived reading: r = ``margin`` x the upper bound ``1 / (rho_max - 1)``, capped at
     ``max_ratio`` (an unbounded r would leave no stable segment); literal reading:
     r = the lower bound ``rho_max - 1`` / ``margin``. ``overload`` (default ``size / 2``)
-    is the room beyond b before arrivals are dropped.
+    is the room beyond b before arrivals are dropped. ``reading`` ``None``:
+    :func:`default_reading` (derived unless flipped).
 
     Raises:
         ValueError: ``margin`` outside (0, 1) or a non-positive ``size``.
@@ -166,6 +178,7 @@ def buffer_segments(
         raise ValueError(f"margin must be in (0, 1), got {margin}")
     if not size > 0:
         raise ValueError(f"buffer size must be positive, got {size}")
+    reading = default_reading() if reading is None else reading
     rho = float(step_ratios(loads).max())
     bound = ratio_bound(rho, reading)
     # derived: a fraction of the upper bound; literal: a multiple of the lower bound

@@ -49,6 +49,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from routelab.readings import pick
 from routelab.spatial import phase_one
 from routelab.spatial.adjust_workers import BACKENDS, LocalWorkers, Workers
 from routelab.spatial.cost import CostParams
@@ -84,7 +85,9 @@ class AdjustParams:
     costs: CostParams = field(default_factory=CostParams)
     bandwidth: float = 100e6  # bytes per second between two workers
     enabled: bool = True
-    k_hot: int = 5  # Phase I: the hot worker's most loaded cells examined (0: no Phase I)
+    #: Phase I: the hot worker's most loaded cells examined (0: no Phase I, the default under
+    #: ``ROUTELAB_READING=phase1``: Phase II alone)
+    k_hot: int = field(default_factory=lambda: pick("phase1", 5, 0))
     global_params: GlobalParams = field(default_factory=GlobalParams)
     #: also measure every worker's fixed cost per period (``fixed_<w>`` in the periods:
     #: the same replay against an empty index, :func:`routelab.spatial.engine.fixed_cost`)

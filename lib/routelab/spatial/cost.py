@@ -56,13 +56,15 @@ class CostParams:
     model: str = field(default_factory=lambda: pick("load", "gi2_checks", "pairs_unit"))
     c_m: float = 1.0
     c_o: float = 10.0
-    c_ins: float = 10.0
-    c_del: float = 10.0
+    #: ``ROUTELAB_READING=posting`` makes ``c_ins`` and ``c_del`` 1 per posting for a run
+    c_ins: float = field(default_factory=lambda: pick("posting", 10.0, 1.0))
+    c_del: float = field(default_factory=lambda: pick("posting", 10.0, 1.0))
     #: what an update is charged per: ``"query"`` (Definition 1: ``c_ins`` per inserted
     #: query, ``c_del`` per deleted one) or ``"posting"`` (``c_ins + c_del`` per GI2
     #: posting the query makes: every base cell it covers x every registering key), the
-    #: reading the clock favours (READINGS.md; :data:`POSTING_UNITS`)
-    update_unit: str = "query"
+    #: reading the clock favours (READINGS.md); ``ROUTELAB_READING=posting`` flips it to
+    #: ``"posting"`` (with ``c_ins = c_del = 1``) for a run
+    update_unit: str = field(default_factory=lambda: pick("posting", "query", "posting"))
 
     def __post_init__(self) -> None:
         if self.model not in COST_MODELS:

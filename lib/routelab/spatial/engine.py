@@ -40,6 +40,7 @@ from routelab.spatial.gridt import (
     dispatcher_memory_bytes,
     filter_tuples,
     route,
+    use_hq_filter,
 )
 from routelab.spatial.hybrid import HybridParams, hybrid_partition
 from routelab.spatial.kdt import Partition
@@ -536,10 +537,12 @@ def _pair_keys(pq: np.ndarray, po: np.ndarray, lo_q: int, lo_o: int, span: int) 
     return key
 
 
-def filter_stream(setup: Setup, use_filter: bool = True) -> tuple[Filtered, float]:
+def filter_stream(setup: Setup, use_filter: bool | None = None) -> tuple[Filtered, float]:
     """The stream's ``H_q`` pass (:func:`~routelab.spatial.gridt.filter_tuples`) from a fresh
     dispatcher state, and its seconds (compiled before timing): every partitioner of the
-    stream routes from it (:func:`run_pipeline`'s ``filtered``)."""
+    stream routes from it (:func:`run_pipeline`'s ``filtered``). ``use_filter`` None:
+    :func:`~routelab.spatial.gridt.use_hq_filter` (True, our reading)."""
+    use_filter = use_hq_filter(use_filter)
     st = setup.stream
     args = (setup.obj_cell, st.objects, st.queries, setup.q_range, setup.grid.g,
             len(st.vocab))  # fmt: skip
@@ -553,7 +556,7 @@ def run_pipeline(
     setup: Setup,
     partition: Partition,
     impl: str = "kernel",
-    use_filter: bool = True,
+    use_filter: bool | None = None,
     repeats: int = 1,
     keep_pairs: bool = True,
     fixed: bool = False,
@@ -574,7 +577,10 @@ def run_pipeline(
     ``filtered`` is the stream's ``H_q`` pass with its seconds (:func:`filter_stream`, the
     half of a dispatch no partition changes), shared by every partitioner of a stream;
     ``dispatch_s`` is then its seconds plus this gridt's owners' pass, what one dispatcher
-    of this partitioner spends."""
+    of this partitioner spends. ``use_filter`` None:
+    :func:`~routelab.spatial.gridt.use_hq_filter` (True, our reading: objects routed with
+    ``H_q``; False routes them with ``H_o``)."""
+    use_filter = use_hq_filter(use_filter)
     st = setup.stream
     gt = make_gridt(setup, partition)
     f, filter_s = filtered if filtered is not None else filter_stream(setup, use_filter)

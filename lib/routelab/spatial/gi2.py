@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from routelab.readings import pick
 from routelab.spatial.int_table import mix as _mix
 from routelab.spatial.model import DEL, INS, OBJ, Objects, Queries
 
@@ -888,9 +889,13 @@ def make_index(
     queries: Queries,
     obj_cell: np.ndarray,
     n_terms: int,
-    purge_fraction: float = 0.1,
+    purge_fraction: float | None = None,
 ) -> GI2Reference | GI2Kernel:
-    """``kind`` = ``"kernel"`` (fast) or ``"reference"`` (readable)."""
+    """``kind`` = ``"kernel"`` (fast) or ``"reference"`` (readable). ``purge_fraction``:
+    every list is swept when pending deletions exceed this fraction of the live queries
+    (None: 0.1, our reading; ``ROUTELAB_READING=purge`` makes it infinite for a run, the
+    paper's lazy deletion alone, never sweeping a list no object scans)."""
+    purge_fraction = pick("purge", 0.1, float("inf")) if purge_fraction is None else purge_fraction
     if kind == "kernel":
         return GI2Kernel(objects, queries, obj_cell, n_terms, purge_fraction)
     if kind == "reference":

@@ -23,10 +23,11 @@ improvement on the sample) and the end of the dual period (``rho``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from routelab.readings import pick
 from routelab.spatial.adjust_workers import Workers
 from routelab.spatial.cost import CostParams, SampleStats
 from routelab.spatial.engine import (
@@ -50,7 +51,9 @@ class GlobalParams:
 
     every: int = 0
     window: int = 0  # tuples of the recent sample (0: ``every``)
-    gamma: float = 0.1
+    #: switch when the new partition's sample load is lower by more than this share (0, any
+    #: improvement, under ``ROUTELAB_READING=gamma``)
+    gamma: float = field(default_factory=lambda: pick("gamma", 0.1, 0.0))
     rho: float = 0.1
     algorithm: str = "hybrid"
 

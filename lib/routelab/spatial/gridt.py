@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
+from routelab.readings import pick
 from routelab.spatial import int_table as tb
 from routelab.spatial.int_table import new_table
 from routelab.spatial.kdt import Node, Partition
@@ -364,6 +365,13 @@ def _route(
     )
 
 
+def use_hq_filter(use_filter: bool | None = None) -> bool:
+    """Whether objects are routed with ``H_q`` (the live queries' map) and discarded when no
+    term has a live query in their cell: ``use_filter``, or if None our reading (True);
+    ``ROUTELAB_READING=gridt`` makes it False for a run (objects routed with ``H_o``)."""
+    return bool(pick("gridt", True, False)) if use_filter is None else bool(use_filter)
+
+
 @dataclass
 class Filtered:
     """The partition-independent half of routing tuples ``lo..hi`` (:func:`filter_tuples`):
@@ -394,10 +402,12 @@ def filter_tuples(
     n_terms: int,
     lo: int = 0,
     hi: int | None = None,
-    use_filter: bool = True,
+    use_filter: bool | None = None,
 ) -> Filtered:
-    """``H_q``'s pass over tuples ``lo..hi`` (state kept in ``state`` between calls)."""
+    """``H_q``'s pass over tuples ``lo..hi`` (state kept in ``state`` between calls).
+    ``use_filter`` None: :func:`use_hq_filter` (True, our reading)."""
     hi = len(kind) if hi is None else hi
+    use_filter = use_hq_filter(use_filter)
     ptr, terms, rk_keys, rk_vals = _filter(
         *state.ref,
         state.counters,
@@ -463,12 +473,12 @@ def dispatch(
     q_range: np.ndarray,
     lo: int = 0,
     hi: int | None = None,
-    use_filter: bool = True,
+    use_filter: bool | None = None,
     emit_queries: bool = True,
 ) -> Routed:
     """Route tuples ``lo..hi`` of a stream (kernel): :func:`filter_tuples`, then
     :func:`route`. ``emit_queries=False`` updates ``H_q`` without sending query requests
-    (the extra dispatchers of the replay)."""
+    (the extra dispatchers of the replay). ``use_filter`` None: :func:`use_hq_filter`."""
     f = filter_tuples(
         state, kind, ref, obj_cell, objects, queries, q_range, gridt.g, gridt.n_terms, lo, hi,
         use_filter,
@@ -485,9 +495,11 @@ def dispatch_reference(
     objects: Objects,
     queries: Queries,
     q_range: np.ndarray,
-    use_filter: bool = True,
+    use_filter: bool | None = None,
 ) -> Routed:
-    """The same routing with the kdt-tree walked per (cell, term) and Python dicts."""
+    """The same routing with the kdt-tree walked per (cell, term) and Python dicts
+    (``use_filter`` None: :func:`use_hq_filter`)."""
+    use_filter = use_hq_filter(use_filter)
     hq: dict[tuple[int, int], dict[int, int]] = {}
     rows: list[tuple[int, int, list[tuple[int, int]]]] = []
     discarded = 0

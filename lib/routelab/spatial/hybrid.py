@@ -41,8 +41,12 @@ class HybridParams:
     min_objects: int = 500
     max_depth: int = 12
     max_nodes_per_worker: int = 8
-    query_terms: str = "all"  # similarity over all query keywords or registering keys only
-    similarity: str = "plugin"  # the cosine's estimator: "plugin" or "debiased" (SampleStats)
+    # similarity over all query keywords or registering keys only; ROUTELAB_READING=simkeys
+    # makes it "registering" for a run
+    query_terms: str = field(default_factory=lambda: pick("simkeys", "all", "registering"))
+    # the cosine's estimator: "plugin" or "debiased" (SampleStats); ROUTELAB_READING=debiased
+    # makes it "debiased" for a run
+    similarity: str = field(default_factory=lambda: pick("debiased", "plugin", "debiased"))
     # MERGE acceptance: "max" (default) or "sigma_avg"; ROUTELAB_READING=merge flips it for a run
     merge_rule: str = field(default_factory=lambda: pick("merge", "max", "sigma_avg"))
 

@@ -20,6 +20,7 @@ import dataclasses
 
 import numpy as np
 
+from routelab import readings
 from routelab.spatial.model import (
     DEL,
     INS,
@@ -68,8 +69,11 @@ def interleave(
     return kinds[order], refs[order]
 
 
-def queries_for_ratio(n_objects: int, obj_update_ratio: float = 5.0) -> int:
-    """Query insertions giving objects : (INS + DEL) = ratio (INS = DEL)."""
+def queries_for_ratio(n_objects: int, obj_update_ratio: float | None = None) -> int:
+    """Query insertions giving objects : (INS + DEL) = ratio (INS = DEL); the ratio
+    defaults to 5 (2.5, objects : INS = objects : DEL = 5, under ``ROUTELAB_READING=ratio``)."""
+    if obj_update_ratio is None:
+        obj_update_ratio = readings.pick("ratio", 5.0, 2.5)
     return max(1, round(n_objects / obj_update_ratio / 2))
 
 

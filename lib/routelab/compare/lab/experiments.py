@@ -16,20 +16,28 @@ from routelab.compare.interests import Interests, make_interests, post_topics
 from routelab.compare.lab.drift import DRIFT_ROUTERS, drift_rows
 from routelab.compare.routers import ROUTERS, route
 from routelab.compare.stream import common_stream
+from routelab.readings import pick
 
 #: the data parameters every task receives (:func:`data_params`)
 DATA_KEYS = ("max_posts", "n_interests", "windows", "train_windows", "n_topics", "seed")
+
+#: "week by week" (READINGS.md): the time order cut into 12 equal windows (our reading), or,
+#: under ``ROUTELAB_READING=weeks``, into as many as the calendar weeks the bundled tweets
+#: span (440, a week's posts each on average)
+WINDOWS, CALENDAR_WEEKS = 12, 440
 
 
 def data_params(
     max_posts: int | None,
     n_interests: int,
-    windows: int,
+    windows: int | None,
     train_windows: int,
     n_topics: int,
     seed: int,
 ) -> dict[str, Any]:
-    """The data parameters of one notebook run."""
+    """The data parameters of one notebook run; ``windows`` None is the reading's
+    (:data:`WINDOWS`, or :data:`CALENDAR_WEEKS` under ``ROUTELAB_READING=weeks``)."""
+    windows = pick("weeks", WINDOWS, CALENDAR_WEEKS) if windows is None else windows
     if not 1 <= train_windows < windows:
         raise ValueError(f"need 1 <= train_windows < windows, got {train_windows}, {windows}")
     return {"max_posts": max_posts, "n_interests": n_interests, "windows": windows,
@@ -39,11 +47,14 @@ def data_params(
 def load_data(params: dict[str, Any], spark: Any = None) -> tuple[pd.DataFrame, Interests]:
     """The stream and the interests of ``params`` (built and cached on first use); the
     stream carries each post's topic (``topic``, :func:`post_topics`), computed once here
-    for every router and window that reads it."""
+    for every router and window that reads it. PS2Stream's square is
+    :func:`make_interests`' (400 km), or 50 km under ``ROUTELAB_READING=interests`` (the
+    largest of PS2Stream's own Q1 squares, Sect. VI-A)."""
     stream = common_stream(spark, params.get("max_posts"), seed=int(params["seed"]),
                            windows=int(params["windows"]))  # fmt: skip
+    square = pick("interests", {}, {"side_km": 50.0})
     interests = make_interests(stream, int(params["n_interests"]), seed=int(params["seed"]),
-                               n_topics=int(params["n_topics"]))  # fmt: skip
+                               n_topics=int(params["n_topics"]), **square)  # fmt: skip
     return stream.assign(topic=post_topics(stream, interests.model)), interests
 
 

@@ -357,12 +357,16 @@ def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None)
     Mallet library" (Sect. 6.1): a check of our preprocessing. Stop words removed with no
     list at all fails; with our list it is not comparable, since Mallet's list is not
     redistributable here and ours (Spark's English list joined with the Glasgow list) is
-    another one; not comparable too if the settings were not recorded."""
-    from routelab.corpus.text import load_stopwords
+    another one (or, under ``ROUTELAB_READING=stoplist``, Spark's list alone, recorded as
+    ``"spark"``); not comparable too if the settings were not recorded."""
+    from routelab.corpus.text import DEFAULT_STOP_LIST, STOP_LISTS, load_stopwords
 
     choice = settings.get("stopwords")
     if n_stop_words is None:
-        n_stop_words = len(load_stopwords()) if choice == "default" else None
+        if choice == "default":
+            n_stop_words = len(load_stopwords(DEFAULT_STOP_LIST))
+        elif choice in STOP_LISTS:
+            n_stop_words = len(load_stopwords(choice))
         if isinstance(choice, str) and choice.startswith("custom ("):
             n_stop_words = int(choice[len("custom (") : -1])
     rule = "fails if no stop word is removed"
@@ -371,7 +375,10 @@ def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None)
     elif n_stop_words == 0:
         verdict, measured = Verdict("fails", rule), "no stop words removed (empty list)"
     else:
-        what = "Spark's English list + the Glasgow list" if choice == "default" else choice
+        what = {
+            "default": "Spark's English list + the Glasgow list",
+            "spark": "Spark's English list alone",
+        }.get(choice, choice)
         measured = f"{n_stop_words:,} stop words removed ({what})"
         verdict = not_comparable(
             rule + f"; otherwise not comparable: Mallet's list is not redistributable here, "

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.grouping.inputs import key_grouped_sources
+from routelab.readings import pick
 
 DEFAULT_RATE = 1000.0
 """Arrival rate (messages per second) given to synthetic streams."""
@@ -283,8 +284,13 @@ def time_evolving_zipf(
     """FISH's time-evolving Zipf (FISH Sect. 6.1): Zipf(``z``) whose hot keys change every
     ``shift_every`` messages (default: after 80% of the stream, as FISH's ZF); ``offset``
     shifts the ranks cyclically, ``None`` re-draws the hot keys (see
-    :class:`routelab.datasets.synthetic.TimeEvolvingZipfSpec`)."""
+    :class:`routelab.datasets.synthetic.TimeEvolvingZipfSpec`) -- or, when the reading
+    ``zfshift`` is flipped for the run (``ROUTELAB_READING=zfshift``,
+    :mod:`routelab.readings`), shifts the ranks by half the keys, ``n_keys // 2`` (the
+    paper's shift of 5M is lost relative to its key count; half the key space moves every
+    hot rank onto a key that was cold)."""
     every = max(1, round(0.8 * n_messages)) if shift_every is None else shift_every
+    offset = pick("zfshift", None, n_keys // 2) if offset is None else offset
     keys = _keys(
         "time_evolving_zipf",
         n_messages,

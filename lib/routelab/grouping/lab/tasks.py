@@ -9,12 +9,15 @@ from functools import lru_cache
 from typing import Any
 
 from routelab.grouping.simulator import simulate
+from routelab.readings import flipped
 
 STREAM_PREFIX = "stream_"
 
 
 @lru_cache(maxsize=4)
-def _cached_stream(name: str, frozen_params: tuple[tuple[str, Any], ...]):
+def _cached_stream(
+    name: str, frozen_params: tuple[tuple[str, Any], ...], reading: str | None = None
+):
     from routelab.grouping.lab.streams import load_stream
 
     return load_stream(name, **dict(frozen_params))
@@ -23,8 +26,10 @@ def _cached_stream(name: str, frozen_params: tuple[tuple[str, Any], ...]):
 def cached_stream(name: str, **params: Any):
     """:func:`~routelab.grouping.lab.streams.load_stream` with a per-process cache of the last
     four streams, so sweep points sharing a stream build it once per Python worker.
-    Parameter values must be hashable."""
-    return _cached_stream(name, tuple(sorted(params.items())))
+    Parameter values must be hashable. The readings flipped for the run
+    (:func:`routelab.readings.flipped`) are part of the key: a reused Python worker never
+    hands a stream built under other readings (e.g. LN1's or ZF's) to a flipped run."""
+    return _cached_stream(name, tuple(sorted(params.items())), flipped())
 
 
 def simulate_task(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -33,11 +33,12 @@ seeded fair coin (our reading of "100 regions"). The stream interleaves objects 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from routelab.readings import pick
 from routelab.spatial.grid import square_rect
 from routelab.spatial.model import Stream, Vocabulary, make_objects, make_queries
 from routelab.spatial.places import HOMES, box_region, country_places, place_accounts
@@ -52,13 +53,15 @@ class WorkloadParams:
     n_objects: int = 20_000
     mu: int = 1_000
     query_set: str = "Q1"
-    obj_update_ratio: float = 5.0
+    # objects : (INS + DEL); ROUTELAB_READING=ratio: 2.5 (objects : INS = objects : DEL = 5)
+    obj_update_ratio: float = field(default_factory=lambda: pick("ratio", 5.0, 2.5))
     p_home: float = 0.5
     order: str = "shuffled"
     q1_side_km: tuple[float, float] = (1.0, 50.0)
     q2_side_km: tuple[float, float] = (1.0, 100.0)
     q2_rare_top: float = 0.01
-    q2_rare: str = "all"
+    # ROUTELAB_READING=q2rare: "one" (only the first Q2 keyword outside the top 1 %)
+    q2_rare: str = field(default_factory=lambda: pick("q2rare", "all", "one"))
     q3_regions: int = 10
     q3_p: float = 0.5
     q3_flip_every: int = 0  # Fig. 16: every this many queries ...

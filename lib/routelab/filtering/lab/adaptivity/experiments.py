@@ -52,6 +52,7 @@ from routelab.filtering.dynamic import DynamicMatcher
 from routelab.filtering.model import Events, Subscriptions
 from routelab.filtering.static import greedy_configuration
 from routelab.filtering.workload import W0, Workload, generate_events, generate_subscriptions
+from routelab.readings import pick
 from routelab.timing import now as clock
 from routelab.timing import timing_lock
 
@@ -125,7 +126,9 @@ def _start(scenario: str, strategy: str, n_live: int, seed: int, params: dict[st
     s_init, s_w1, s_w2, s_ev, s_stats = _seeds(seed, 5)
     initial = phase_subscriptions(scenario, "W1", n_live, s_init)
     stats = EventStats.from_events(phase_events(scenario, "W1", 2000, s_stats))
-    sample = int(params.get("sample", 100_000))
+    # a seeded sample of 100,000 subscriptions, or every one under ROUTELAB_READING=greedy
+    sample = params.get("sample")
+    sample = int(sample) if sample is not None else pick("greedy", 100_000, len(initial))
     schemas, _ = greedy_configuration(initial, stats, consts, sample=sample, seed=seed)
     t0 = clock()
     m = DynamicMatcher(
@@ -437,7 +440,8 @@ def routing_frame(
     for workload in ("W0", FLIGHTS):
         subs, stats, batches = workload_data(workload, n, seed, max(1, n_events // 100))
         events = Events(np.concatenate([b.values for b in batches]))
-        schemas, _ = greedy_configuration(subs, stats, sample=min(len(subs), 100_000), seed=seed)
+        sample = pick("greedy", min(len(subs), 100_000), len(subs))
+        schemas, _ = greedy_configuration(subs, stats, sample=sample, seed=seed)
         out = routing_sweep(
             subs,
             events,

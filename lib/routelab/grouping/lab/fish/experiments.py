@@ -39,6 +39,7 @@ import pandas as pd
 
 from routelab.grouping.events import WorkerEvent
 from routelab.grouping.queueing import DEFAULT_SERVICE_TIME
+from routelab.readings import is_flipped
 from routelab.uniques import unique
 
 LABELS = ("case", "variant")
@@ -318,6 +319,16 @@ def seed_spread(frame: pd.DataFrame, value: str = "exec_x_sg") -> pd.DataFrame:
 # ----------------------------------------------------------------------------- RQ2 choice
 
 
+#: knob of the study -> (the reading that, flipped for the run, fixes the knob's setting,
+#: the alternative setting): under ``ROUTELAB_READING=<key>`` the notebook's runs that take
+#: the study's choice take the alternative instead (:func:`choose_setting`)
+STUDY_READINGS: dict[str, tuple[str, Any]] = {
+    "decay": ("decay", 1.0),  # lifetime counting: no decay, alpha = 1
+    "hot_threshold": ("hotkey", 0.2),  # D-C's theta = 1/(5n)
+    "workers_formula": ("dk", "share"),  # d_k = ceil(n f_k)
+}
+
+
 @dataclass(frozen=True)
 class StudyChoice:
     """The setting a parameter study chose and the table it chose from (:func:`choose_setting`)."""
@@ -329,7 +340,10 @@ class StudyChoice:
 
     def describe(self) -> str:
         """One sentence for the notebook."""
-        row = self.table.loc[self.table["setting"] == self.chosen].iloc[0]
+        rows = self.table.loc[self.table["setting"] == self.chosen]
+        if rows.empty:
+            return f"{self.knob} = {self.chosen}: fixed by a flipped reading, not studied here"
+        row = rows.iloc[0]
         return (
             f"{self.knob} = {self.chosen}: within {row['worst_slowdown']:.2%} of the best "
             f"execution time in every case (tolerance {self.tolerance:.1%}), mean memory "
@@ -354,6 +368,9 @@ def choose_setting(
     is *balanced* when its ``value`` stays within ``tolerance`` of that best in every case;
     among balanced settings the one with the least mean ``memory`` wins (ties: the first in
     sorted order). If none is balanced, the one with the smallest worst slowdown wins.
+    Under a reading of :data:`STUDY_READINGS` flipped for the run (``ROUTELAB_READING``,
+    :mod:`routelab.readings`) the knob's alternative is chosen instead, whatever the study
+    found (the table still holds the study; ``chosen`` marks the alternative's row).
 
     Returns a :class:`StudyChoice` whose table has, per setting: ``worst_slowdown`` (max over
     cases of ``value / best - 1``), ``mean_value``, ``mean_memory``, ``balanced``, ``chosen``.
@@ -382,6 +399,8 @@ def choose_setting(
     else:
         pick = pool.loc[pool["mean_memory"].idxmin(), "setting"]
     pick = pick.item() if hasattr(pick, "item") else pick
+    if knob in STUDY_READINGS and is_flipped(STUDY_READINGS[knob][0]):
+        pick = STUDY_READINGS[knob][1]
     table["chosen"] = table["setting"] == pick
     return StudyChoice(knob, pick, float(tolerance), table)
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from routelab.claims import Verdict, combine, share
 from routelab.claims import claim_row as _row
-from routelab.s3tm.lab.drift.experiments import LEARNED
+from routelab.s3tm.lab.drift.experiments import LEARNED, default_learn_on
 
 #: "No further decreasing trend" is shown, not assumed: the one-sided 95 % lower confidence
 #: bound of the relative slope (slope / later mean, per window) must lie above -2 % per
@@ -86,7 +86,7 @@ def drift_claims(
     gain_trends: pd.DataFrame,
     *,
     dataset: str = "tweets",
-    learn_on: str = "all",
+    learn_on: str | None = None,
     alpha: float = 0.05,
     windows: str = "",
     label: str = "",
@@ -97,7 +97,8 @@ def drift_claims(
     The claim holds when every learned method (:data:`LEARNED`) drops after week 0
     (``drop > 1``) and a decrease over windows 1.. larger than :data:`TREND_MARGIN` per
     window is ruled out (:func:`no_trend_verdict`). ``label`` is appended to the claim
-    texts."""
+    texts. ``learn_on`` ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    learn_on = default_learn_on() if learn_on is None else learn_on
     suffix = f" ({label})" if label else ""
 
     def verdict(t: pd.DataFrame) -> tuple[str, Verdict, str]:
@@ -175,13 +176,15 @@ def advantage_claim(
     frame: pd.DataFrame,
     *,
     dataset: str = "tweets",
-    learn_on: str = "all",
+    learn_on: str | None = None,
     leader: str = "SALB",
     label: str = "",
 ) -> dict[str, Any]:
     """ "SALB maintains the throughput advantage over other approaches across the entire time
     range" (Sect. 6.4) as a claims-table row: in how many windows after week 0 ``leader`` has
-    the highest throughput. ``label`` is appended to the claim text."""
+    the highest throughput. ``label`` is appended to the claim text; ``learn_on`` ``None``:
+    :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    learn_on = default_learn_on() if learn_on is None else learn_on
     later = frame[
         (frame["dataset"] == dataset) & (frame["learn_on"] == learn_on) & (frame["window"] > 0)
     ]
@@ -227,7 +230,7 @@ def headline_rows(
     frame: pd.DataFrame,
     *,
     dataset: str = "tweets",
-    learn_on: str = "all",
+    learn_on: str | None = None,
     label: str = "",
 ) -> list[dict[str, Any]]:
     """The sized Sect. 6.4 claims (Fig. 7j-l), on ``trends`` (:func:`trend_tests` of
@@ -245,6 +248,7 @@ def headline_rows(
     """
     from routelab.claims import direction, within_factor
 
+    learn_on = default_learn_on() if learn_on is None else learn_on
     suffix = f" ({label})" if label else ""
     sel = trends[(trends["dataset"] == dataset) & (trends["learn_on"] == learn_on)]
     sel = sel.set_index("method").loc[lambda t: [m for m in LEARNED if m in t.index]]

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from routelab.readings import pick
 from routelab.s3tm.lab.shared import add_relative_throughput
 from routelab.s3tm.mappings import METHODS, learn_mapping
 from routelab.s3tm.metrics import route_metrics
@@ -58,6 +59,13 @@ DRIFT_METRICS = ("relative_throughput", "throughput", "spread_routed", "imbalanc
 
 LEARN_ON = ("all", "subscribed")
 """What the week-0 mapping is learned on (see the module docstring)."""
+
+
+def default_learn_on() -> str:
+    """The learning variant the claims and figures take when not told: ``"all"`` (our
+    primary reading), or ``"subscribed"`` for a run with ``ROUTELAB_READING=drift``
+    (:mod:`routelab.readings`)."""
+    return pick("drift", "all", "subscribed")
 
 
 # --------------------------------------------------------------------------- windows

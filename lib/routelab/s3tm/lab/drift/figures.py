@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from routelab.plots import color_for
-from routelab.s3tm.lab.drift.experiments import DRIFT_METHODS
+from routelab.s3tm.lab.drift.experiments import DRIFT_METHODS, default_learn_on
 from routelab.s3tm.mappings import METHODS
 
 PANELS = (
@@ -47,13 +47,15 @@ def fig7il_drift(
     table: pd.DataFrame,
     *,
     dataset: str,
-    learn_on: str = "all",
+    learn_on: str | None = None,
     methods: Sequence[str] = DRIFT_METHODS,
     trend_from: int = 1,
 ) -> go.Figure:
     """Fig. 7i-l for one dataset: the four metrics per window, one line per method; the
     throughput panel adds each method's least-squares line over windows ``trend_from..``
-    (dotted), the line the trend test of :func:`routelab.s3tm.lab.drift.experiments.trend_tests` fits."""
+    (dotted), the line the trend test of :func:`routelab.s3tm.lab.drift.experiments.trend_tests` fits.
+    ``learn_on`` ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    learn_on = default_learn_on() if learn_on is None else learn_on
     sel_all = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
     if sel_all.empty:
         raise ValueError(f"no rows for dataset {dataset!r} and learn_on {learn_on!r}")
@@ -121,10 +123,12 @@ def fig7il_drift(
 
 
 def extra_gain_over_hash(
-    frame: pd.DataFrame, tables: dict[str, pd.DataFrame], *, learn_on: str = "all"
+    frame: pd.DataFrame, tables: dict[str, pd.DataFrame], *, learn_on: str | None = None
 ) -> go.Figure:
     """Throughput relative to hash per window (:func:`routelab.s3tm.lab.drift.experiments.add_gain_over_hash`),
-    one panel per dataset: how much of the week-0 advantage each learned mapping keeps."""
+    one panel per dataset: how much of the week-0 advantage each learned mapping keeps
+    (``learn_on`` ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`)."""
+    learn_on = default_learn_on() if learn_on is None else learn_on
     datasets = [d for d in tables if d in set(frame["dataset"])]
     fig = make_subplots(
         rows=1, cols=len(datasets), subplot_titles=datasets, horizontal_spacing=0.06

@@ -222,7 +222,9 @@ def real_scaling_data(
     """The bundled real tweets with ``max_subs`` subscriptions per kind (Sect. 6.1).
 
     Tweet-based subscriptions: :func:`tweet_subscription_stream` (real posts, each once,
-    then ``tweet_beyond``: synthetic ones with ``generator`` parameters, or repeats).
+    then ``tweet_beyond``: synthetic ones with ``generator`` parameters, or repeats;
+    notebook 04 passes its ``tweet_beyond`` parameter, which a run with
+    ``ROUTELAB_READING=tweetrepeat`` sets to ``"repeat"``).
     Topic-based subscriptions use LDA on the same posts (cached by
     :func:`routelab.corpus.subscriptions.cached_topic_model`).
     """

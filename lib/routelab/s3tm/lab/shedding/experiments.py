@@ -261,7 +261,9 @@ def build_workload(
     LDA fitted on the learning posts), counted by :func:`subscription_count`; the mapping
     ``method`` learned on the learning posts restricted to the kind's W^s (no hot-word
     splitting), subscriptions placed by ``placement`` (LASP or random anycast), and the
-    held-out publications routed, matched and compared with the oracle.
+    held-out publications routed, matched and compared with the oracle. Notebook 06 passes
+    its ``workload`` parameter, which a run with ``ROUTELAB_READING=fig8a`` sets to
+    ``"all_words"``.
     """
     from routelab.progress import tqdm
     from routelab.s3tm.lab.shared import make_subscriptions, seeded_order, subscribed_word_set

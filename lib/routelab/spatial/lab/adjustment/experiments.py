@@ -100,7 +100,8 @@ def adjust_point(params: dict[str, Any]) -> list[dict[str, Any]]:
         seed=int(params.get("seed", 0)),
     )
     t0 = time.perf_counter()
-    costs = CostParams(model=str(params.get("cost_model", "gi2_checks")))
+    # no model named: the run's reading of the worker load (CostParams' default)
+    costs = CostParams(model=str(params["cost_model"])) if "cost_model" in params else CostParams()
     setup = make_setup(
         wp,
         g=int(params.get("g", 64)),

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from routelab.grouping.queueing import multicopy_latency
+from routelab.readings import pick
 from routelab.spatial.cost import CostParams
 from routelab.spatial.engine import (
     PipelineResult,
@@ -77,15 +78,21 @@ def _stream(p: WorkloadParams):
 def make_setup(
     p: WorkloadParams,
     g: int = 256,
-    cost_model: str | CostParams = "gi2_checks",
+    cost_model: str | CostParams | None = None,
     sample_fraction: float = 0.1,
     sample_min: int = 50_000,
 ) -> Setup:
     """The stream of ``p`` prepared on a ``g x g`` grid with its build sample. ``cost_model``
-    is a reading name (default unit costs) or a full :class:`CostParams`."""
+    is a reading name (default unit costs) or a full :class:`CostParams`; None:
+    ``CostParams()`` (the run's reading of the worker load, ``gi2_checks`` unless flipped)."""
     st = _stream(p)
     so, sq = build_sample(st, sample_fraction, sample_min)
-    costs = cost_model if isinstance(cost_model, CostParams) else CostParams(model=cost_model)
+    if cost_model is None:
+        costs = CostParams()
+    elif isinstance(cost_model, CostParams):
+        costs = cost_model
+    else:
+        costs = CostParams(model=cost_model)
     return prepare(st, grid_for(st, g), so, sq, costs, seed=p.seed)
 
 
@@ -325,10 +332,13 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
         n_objects=int(params["n_objects"]),
         mu=int(params["mu"]),
         query_set=params["query_set"],
-        q2_rare=params.get("q2_rare", "all"),
         seed=int(params.get("seed", 0)),
+        **({"q2_rare": params["q2_rare"]} if "q2_rare" in params else {}),
     )
-    costs = CostParams(**params.get("costs", {"model": params.get("cost_model", "gi2_checks")}))
+    if "costs" in params:
+        costs = CostParams(**params["costs"])
+    else:  # no model named: the run's reading of the worker load (CostParams' default)
+        costs = CostParams(**({"model": params["cost_model"]} if "cost_model" in params else {}))
     setup = make_setup(
         wp, int(params.get("g", 256)), costs, sample_min=int(params.get("sample_min", 50_000))
     )
@@ -343,7 +353,9 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
         )
         rows += _run_at(setup, params, list(algs), n_w, hp, costs, shared, latency=i == 0)
     rows = [{**r, "units": costs.update_unit, "rss_start_mb": rss0, "mu": wp.mu} for r in rows]
-    if params.get("posting_algorithms"):  # the same stream, partitioned in posting units
+    # the same stream, partitioned in posting units (not again when the run's own units are
+    # postings: ROUTELAB_READING=posting)
+    if params.get("posting_algorithms") and not costs.per_posting:
         posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
         s_p = replace(setup, stats=setup.stats.with_costs(posting))  # the same sample
         more = _run_at(
@@ -415,7 +427,7 @@ def _run_at(
             setup,
             with_latency,
             {r["algorithm"]: results[r["algorithm"]] for r in with_latency},
-            float(params.get("latency_load", 0.6)),
+            latency_load(params),
             n_d,
             costs,
         )
@@ -423,6 +435,19 @@ def _run_at(
         if r["algorithm"] not in graded:
             r.update(no_latency())
     return rows
+
+
+#: "moderate input speed" (Fig. 8): the latency's rate, this share of the hybrid's measured
+#: capacity; ``ROUTELAB_READING=speed`` reads it as half the capacity
+LATENCY_LOAD_ALTERNATIVE = 0.5
+
+
+def latency_load(params: dict[str, Any]) -> float:
+    """The sweep point's ``latency_load`` (Fig. 8's "moderate input speed" as a share of the
+    hybrid's capacity): the point's own value, else 0.6 (our reading), or
+    :data:`LATENCY_LOAD_ALTERNATIVE` under ``ROUTELAB_READING=speed``."""
+    return float(pick("speed", params.get("latency_load", 0.6),
+                      params.get("latency_load", LATENCY_LOAD_ALTERNATIVE)))  # fmt: skip
 
 
 def no_latency() -> dict[str, Any]:
@@ -588,8 +613,9 @@ def with_params(p: WorkloadParams, **kw) -> WorkloadParams:
 
 @dataclass(frozen=True)
 class FigureFrames:
-    """The sweep's runs cut as notebook 11 reads them: ``main`` (the paper's query units)
-    and ``posting`` (rebuilt with updates per posting), ``at_n`` (``main`` at the figures'
+    """The sweep's runs cut as notebook 11 reads them: ``main`` (the paper's query units;
+    posting units in a run under ``ROUTELAB_READING=posting``) and ``posting`` (rebuilt
+    with updates per posting; empty under that flip), ``at_n`` (``main`` at the figures'
     N), ``fig6`` (the baselines on Q1/Q2), ``fig7`` (hybrid, metric, kd-tree at N) and
     ``fig11`` (the compared three at every N on the scalability countries)."""
 
@@ -608,7 +634,11 @@ def split_runs(runs: pd.DataFrame, workers: int, scal_countries: list[str]) -> F
     if missing:
         raise ValueError(f"not a notebook-11 runs frame: no column(s) {', '.join(sorted(missing))}")
     runs = runs.assign(**{c: runs[c].map(_plain) for c in runs.columns if _nested(runs[c])})
-    main, posting = runs[runs.units == "query"], runs[runs.units == "posting"]
+    # the run's own units: the paper's (per query), or per posting in a run under
+    # ROUTELAB_READING=posting, whose rows are all posting rows (no second build)
+    own = "query" if (runs.units == "query").any() or not len(runs) else "posting"
+    main = runs[runs.units == own]
+    posting = runs[runs.units == "posting"] if own == "query" else runs.iloc[:0]
     at_n = main[main.n_workers == workers]
     return FigureFrames(
         main=main,
