@@ -117,6 +117,18 @@ def test_every_flip_is_a_switched_reading_of_readings_md() -> None:
         assert all(n[:2].isdigit() for n in flip.notebooks)
 
 
+def test_every_switched_reading_can_be_flipped_for_a_run_or_says_why_not() -> None:
+    flippable = {f.title for f in FLIPS.values()}
+    missing = [
+        r.title
+        for r in parse_readings(READINGS.read_text())
+        if r.has_switch
+        and r.title not in flippable
+        and "Not flipped for a whole run:" not in " ".join(r.text.split())
+    ]
+    assert not missing, f"readings with a switch but no whole-run flip or reason: {missing}"
+
+
 def test_the_committed_ledger_names_known_flips_and_notebooks() -> None:
     for e in readings.load_ledger():
         keys = e["key"].split(",")
