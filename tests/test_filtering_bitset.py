@@ -241,3 +241,33 @@ def test_the_stage_diff_is_the_set_difference(built: set[int], rows: set[int]) -
     gone, new = _sorted_diff(b, r)
     assert np.array_equal(gone, ~np.isin(b, r))
     assert np.array_equal(new, np.setdiff1d(r, b))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pairs=hst.lists(
+        hst.tuples(hst.integers(0, 3), hst.integers(-50, 50), hst.booleans()), max_size=80
+    ),
+    cuts=hst.lists(hst.integers(-60, 60), min_size=7, max_size=7),
+)
+def test_bounds_are_listed_by_attribute_bucket_and_bound(
+    pairs: list[tuple[int, int, bool]], cuts: list[int]
+) -> None:
+    from routelab.filtering.bitset import _bucket_lists
+
+    att = np.array([a for a, _, _ in pairs], dtype=np.int64)
+    val = np.array([v for _, v, _ in pairs], dtype=np.int64)
+    finite = np.array([f for _, _, f in pairs], dtype=np.bool_)
+    sub = np.arange(len(pairs), dtype=np.int64) * 7
+    edges = np.tile(np.sort(np.array(cuts, dtype=np.int64)), (4, 1))  # 8 buckets each
+    ptr, s, a, v, b = _bucket_lists(sub, att, val, finite, edges, 8)
+    # a bucket is a range of one attribute's bounds: (attribute, bound) order, ties stable
+    keep = np.flatnonzero(finite)
+    order = keep[np.lexsort((val[keep], att[keep]))]
+    assert np.array_equal(s, sub[order]) and np.array_equal(a, att[order])
+    assert np.array_equal(v, val[order])
+    expect_b = np.array(
+        [np.searchsorted(edges[x], y, side="right") for x, y in zip(a, v, strict=True)]
+    )
+    assert np.array_equal(b, expect_b.astype(np.int64))
+    assert np.array_equal(ptr, np.r_[0, np.cumsum(np.bincount(a * 8 + b, minlength=32))])

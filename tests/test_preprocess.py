@@ -186,7 +186,7 @@ def test_written_in_one_evaluation_counted_as_the_cached_path(spark, tmp_path, m
     cached.unpersist()
     cleaned = spark.sparkContext.accumulator(0)
 
-    def counting_udf(stopwords, stem, stem_mode):
+    def counting_udf(stopwords, stem, stem_mode, stop_list):
         from pyspark.sql.functions import pandas_udf
 
         @pandas_udf("array<string>")

@@ -174,17 +174,10 @@ class BitsetIndex:
         """One side's bucket lists (CSR over (attribute, bucket), sorted by bound) and its
         bitsets per (attribute, cell) of the subscriptions with a bound in that cell."""
         d, B, step = self.d, self.B, self.step
-        s, att, val = g_sub[finite], g_attr[finite], bound[finite]
-        # sorted by (attribute, bound) is sorted by (attribute, bucket, bound): a bucket is
-        # a range of bounds of one attribute
-        order = np.lexsort((val, att))
-        s, att, val = s[order], att[order], val[order]
-        bucket = _buckets_of(att, val, self.edges)
-        ptr = np.zeros(d * B + 1, dtype=np.int64)
-        np.cumsum(np.bincount(att * B + bucket, minlength=d * B), out=ptr[1:])
+        ptr, s, att, val, bucket = _bucket_lists(g_sub, g_attr, bound, finite, self.edges, B)
         cells = B // step
         groups = _fill_groups(s, att * cells + bucket // step, d * cells, self.words)
-        return ptr, s.astype(np.int64), val, groups.reshape(d, cells, self.words)
+        return ptr, s, val, groups.reshape(d, cells, self.words)
 
     def nbytes(self) -> int:
         return int(
@@ -248,18 +241,46 @@ def _fold_intervals(ptr, a, lo, hi, ne, d):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _buckets_of(att, val, edges):  # type: ignore[no-untyped-def]
-    """The bucket of each bound (``att``, ``val`` sorted by attribute then bound)."""
-    out = np.empty(len(val), dtype=np.int64)
-    x = 0
-    while x < len(val):
-        a = att[x]
-        y = x
-        while y < len(val) and att[y] == a:
-            y += 1
-        out[x:y] = np.searchsorted(edges[a], val[x:y], side="right")
-        x = y
-    return out
+def _bucket_lists(g_sub, g_attr, bound, finite, edges, B):  # type: ignore[no-untyped-def]
+    """The ``finite`` bounds as lists per (attribute, bucket), each sorted by bound, ties
+    in input order (a counting sort by bucket, then each bucket sorted stably): the CSR
+    pointer over (attribute, bucket) and, in that order, each bound's subscription,
+    attribute, value and bucket."""
+    d = edges.shape[0]
+    n = 0
+    for x in range(len(bound)):
+        n += finite[x]
+    idx = np.empty(n, dtype=np.int64)
+    bucket_in = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(d * B + 1, dtype=np.int64)
+    k = 0
+    for x in range(len(bound)):
+        if finite[x]:
+            b = np.searchsorted(edges[g_attr[x]], bound[x], side="right")
+            idx[k] = x
+            bucket_in[k] = b
+            ptr[g_attr[x] * B + b + 1] += 1
+            k += 1
+    for q in range(d * B):
+        ptr[q + 1] += ptr[q]
+    fill = ptr[:-1].copy()
+    s = np.empty(n, dtype=np.int64)
+    att = np.empty(n, dtype=np.int64)
+    val = np.empty(n, dtype=np.int64)
+    bucket = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        x = idx[k]
+        q = g_attr[x] * B + bucket_in[k]
+        y = fill[q]
+        s[y], att[y], val[y], bucket[y] = g_sub[x], g_attr[x], bound[x], bucket_in[k]
+        fill[q] += 1
+    for q in range(d * B):
+        lo, hi = ptr[q], ptr[q + 1]
+        if hi - lo > 1:
+            o = np.argsort(val[lo:hi], kind="mergesort")
+            s[lo:hi] = s[lo:hi][o]
+            val[lo:hi] = val[lo:hi][o]
+    return ptr, s, att, val, bucket
 
 
 @numba.njit(cache=True)
