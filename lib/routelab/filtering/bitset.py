@@ -11,14 +11,19 @@ attribute the interval bounds are bucketed (``buckets`` buckets, equi-depth over
 bounds, so skewed values still spread) and two sorted lists are kept per bucket, the low
 bounds and the high bounds. An event value ``v`` in bucket ``b`` **rules out** every
 subscription whose low bound lies in a bucket above ``b`` and every one whose high bound
-lies in a bucket below ``b``; those sets are unions of whole buckets and are read from
-precomputed bitsets every ``step`` buckets (HEM's idea: OR a few bitsets instead of
-walking lists, Rein's forward/backward traversal), the buckets between an anchor and
-``b`` are marked entry by entry, and the bucket ``b`` itself is compared bound by bound
-(sorted, so the walk stops at the first bound that does not rule out). A subscription
-with a predicate on an attribute the event lacks is ruled out (the matching rule of
-:mod:`.model`); one whose interval is empty never matches. What is not ruled out matches,
-once its ``!=`` predicates hold.
+lies in a bucket below ``b``. Buckets are grouped in cells of ``step`` buckets, and per
+(attribute, cell) one precomputed bitset holds the subscriptions with a low bound in a
+later cell or a high bound in an earlier one (HEM's idea: OR one precomputed bitset per
+attribute instead of walking lists; Rein's forward/backward traversal): the other
+buckets of ``b``'s cell are marked entry by entry (``step - 1`` whole buckets per
+attribute, so ``step`` trades the bitsets' memory, ``d x buckets / step`` bitsets of
+``N`` bits, against the entries walked per event), and the bucket ``b`` itself is compared
+bound by bound (sorted, so the walk stops at the first bound that does not rule out). A
+subscription with a predicate on an attribute the event lacks is ruled out (the matching
+rule of :mod:`.model`); one whose interval is empty never matches. What is not ruled out
+matches, once its ``!=`` predicates hold. ``step = 4`` by default: on 1M range
+subscriptions (d = 20) it took 0.71x the time per event of ``step = 8`` (0.80 against
+1.12 ms, interleaved in one process) for 621 MB of index against 468 MB.
 
 :class:`BitsetStage` runs over any set of subscriptions of a :class:`Registry` (the
 members change between matches: new ones are checked one by one, removed ones masked,
@@ -126,7 +131,7 @@ class BitsetIndex:
 
     def __init__(
         self, attr: np.ndarray, op: np.ndarray, value: np.ndarray, ptr: np.ndarray,
-        preds: np.ndarray, n_attrs: int, buckets: int = 512, step: int = 8,
+        preds: np.ndarray, n_attrs: int, buckets: int = 512, step: int = 4,
         max_bytes: float = 1e9,
     ) -> None:  # fmt: skip
         if buckets < 2 or step < 1 or buckets % step:
@@ -424,7 +429,7 @@ class BitsetStage:
     the built set (module docstring)."""
 
     def __init__(
-        self, registry: Registry, buckets: int = 512, step: int = 8, rebuild_fraction: float = 0.1
+        self, registry: Registry, buckets: int = 512, step: int = 4, rebuild_fraction: float = 0.1
     ) -> None:
         self.registry = registry
         self.buckets, self.step, self.rebuild_fraction = buckets, step, rebuild_fraction
@@ -543,7 +548,7 @@ class BitsetMatcher:
         subs: Subscriptions,
         *,
         buckets: int = 512,
-        step: int = 8,
+        step: int = 4,
         rebuild_fraction: float = 0.1,
     ) -> None:
         self.registry = Registry(subs)

@@ -110,7 +110,7 @@ def _build_dynamic(
 
 
 def _build_bitset(
-    subs: Subscriptions, *, buckets: int = 512, step: int = 8, **_: object
+    subs: Subscriptions, *, buckets: int = 512, step: int = 4, **_: object
 ) -> BitsetMatcher:
     return BitsetMatcher(subs, buckets=buckets, step=step)
 
