@@ -246,3 +246,22 @@ def test_spark_tasks_read_the_drivers_flip(spark, monkeypatch: pytest.MonkeyPatc
     monkeypatch.delenv(FLIP_ENV)
     sc = get_spark().sparkContext
     assert sc.parallelize([0], 1).mapPartitions(_task_flip).collect() == [True]
+
+
+def test_readings_list_shows_a_group_entry_under_each_reading_it_flipped(
+    tmp_path: Path, ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from routelab.cli import main
+
+    base = _results(tmp_path / "base", {"a": "holds", "b": "fails"})
+    readings.record(base, _results(tmp_path / "g", {"a": "holds", "b": "fails"},
+                                   reading="checking,dmove"))  # fmt: skip
+    readings.record(base, _results(tmp_path / "s", {"a": "fails", "b": "fails"}, reading="dmove"))
+    assert main(["readings", "list"]) == 0
+    out = capsys.readouterr().out
+    checking = out.split("checking: ")[1].split("\n\n")[0].split("\nload: ")[0]
+    assert "10_fabret_adaptivity (default, abcdef1 / abcdef1, flipped together with 1 more): " \
+        "0 of 2 rows differ" in checking  # fmt: skip
+    dmove = out.split("dmove: ")[1].split("\nchecking: ")[0]
+    assert "flipped together with 1 more): 0 of 2" in dmove
+    assert "(default, abcdef1 / abcdef1): 1 of 2 rows differ: 'a' holds -> fails" in dmove

@@ -50,14 +50,16 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{key}: {flip.title}")
         print(f"    alternative: {flip.alternative} ({flip.parameter})")
         print(f"    reaches: {', '.join(flip.notebooks)}; flip a run with {FLIP_ENV}={key}")
-        for e in (e for e in ledger if e["key"] == key):
+        for e in (e for e in ledger if key in e["key"].split(",")):
             found = "; ".join(
                 f"'{d['claim']}' {d['default']} -> {d['alternative']}" for d in e["differs"]
             )
+            others = [k for k in e["key"].split(",") if k != key]
+            group = f", flipped together with {len(others)} more" if others else ""
             print(
                 f"    {e['notebook']} ({e['profile']}, {e['commit'][:7]} / "
-                f"{e['flipped_commit'][:7]}): {len(e['differs'])} of {e['compared']} rows "
-                f"differ{': ' + found if found else ''}"
+                f"{e['flipped_commit'][:7]}{group}): {len(e['differs'])} of {e['compared']} "
+                f"rows differ{': ' + found if found else ''}"
             )
     return 0
 
