@@ -12,8 +12,10 @@ This module makes that run possible without editing code and keeps what it found
   in its Spark tasks (:func:`routelab.spark.get_spark` hands it on); the run's
   ``results.json`` records it under ``"reading"``. Several keys separated by commas flip
   several readings in one run: a screen (one run per notebook with every reading that
-  reaches it flipped; where no verdict moves, none of them decides a row alone or together,
-  and where one moves, halving the set finds the reading).
+  reaches it flipped). A screen that moves no verdict says no row is decided by that
+  combination; it does not prove each reading alone harmless, since readings interact
+  (in notebooks 05 and 06, single flips moved rows their screen left alone). A row is
+  attributed to a reading only by a run with that reading alone flipped.
 - :func:`record`: compares a default run and a flipped run of one notebook (two
   ``results.json`` of one profile) and stores, in the ledger :data:`LEDGER`, every claim whose
   verdict differs. ``routelab readings record`` does it from the command line.
