@@ -14,9 +14,12 @@ maintenance included) is shown beside its cost per event.
 Range-only subscriptions (:data:`~routelab.filtering.workload.RANGES`, beyond the paper)
 at 100k and 1M: ``bitset`` and propagation with its bitset catch-all stage against
 propagation with the paper's one-by-one catch-all scan (the baseline, same run) and
-counting (100k); the goal is within 2x of HEM's per-event time on this machine
-(:data:`HEM_MS`, measured once by a maintainer with HEM's published code on the same
-events; not re-run here: its code is not ours to vendor).
+counting (100k); the goal is HEM's per-event time or less (:data:`HEM_MS`, measured once
+by a maintainer with HEM's published code on the same events on one machine; not re-run
+here: its code is not ours to vendor). An absolute time from one machine does not travel:
+the sound comparison is HEM's ratio to our kernel of that day on that machine (HEM5DD
+0.88x and 0.66x of commit c235ef3's bitset at 100k and 1M) against ``routelab bench compare
+--ref c235ef3``'s ratio of the bitset rows.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ BUILD_GOAL_S = 30.0
 RSS_GOAL_MB = 1536.0
 #: HEM (Liao et al., DASFAA 2022) on this machine, ms per event on the range workload
 HEM_MS = {100_000: 0.095, 1_000_000: 0.70}
-HEM_FACTOR = 2.0
+HEM_FACTOR = 1.0
 #: prefetching "measurably faster": propagation / propagation_wp at 6M, same run
 PREFETCH_GOAL = 1.05
 
