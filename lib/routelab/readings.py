@@ -72,6 +72,9 @@ class Flip:
     notebooks: tuple[str, ...]
 
 
+_FISH_AND_13 = ("08_fish", "13_five_routers")
+_PS2STREAM = ("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers")
+
 #: the readings a run can flip (:data:`FLIP_ENV`), by key
 FLIPS: dict[str, Flip] = {
     "dmove": Flip(
@@ -199,61 +202,61 @@ FLIPS: dict[str, Flip] = {
         title="Epoch size (Sect. 4.1.1).",
         parameter="routelab.grouping.fish_params.FishParams(epoch_size=1000)",
         alternative="E = 200 tuples per source (1000 tuples of the stream over five sources)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "topk": Flip(
         title="Top-K capacity (Sects. 2.3, 4.1.1).",
         parameter="routelab.grouping.fish_params.FishParams(capacity=1000)",
         alternative="top-K capacity K = 100",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "decay": Flip(
         title="Decay factor (Sects. 4.1.1, 6.3).",
         parameter='routelab.grouping.fish_params.FishParams(counting="lifetime")',
         alternative="lifetime counting (no decay, alpha = 1), also as the study's choice",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "hotkey": Flip(
         title="Hot threshold (Sect. 6.3).",
         parameter="routelab.grouping.fish_params.FishParams(hot_threshold=0.5)",
         alternative="theta = 1/(5n) (theta n = 0.2, D-C's), also as the study's choice",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "dmin": Flip(
         title="Minimum workers d_min (Sect. 4.1.2).",
         parameter="routelab.grouping.fish_params.FishParams(min_workers=2)",
         alternative="d_min from the hot keys' load share alone (min_workers = 1)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "dk": Flip(
         title="Workers per hot key, Alg. 2 lines 1-4 (Sect. 4.1.2).",
         parameter='routelab.grouping.fish_params.FishParams(workers_formula="share")',
         alternative="d_k = ceil(n f_k), also as the study's choice",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "cold": Flip(
         title="Non-hot keys (Sects. 2.2, 4.2).",
         parameter="routelab.grouping.fish_params.FishParams(cold_choices=2)",
         alternative="a non-hot key goes to one worker, its first on the ring (key grouping)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "ring": Flip(
         title="Placement on the ring (Sect. 5).",
         parameter='routelab.grouping.fish_params.FishParams(placement="mod")',
         alternative='modulo placement, Fig. 17\'s "without CH"',
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "unprocessed": Flip(
         title="Unprocessed tuples (Sect. 4.2.1).",
         parameter="routelab.grouping.fish_params.FishParams(interval=0)",
         alternative="an exact queue estimate (refresh at every tuple, interval = 0)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "waittime": Flip(
         title="Waiting time and ties (Sects. 4.2.2-4.2.3).",
         parameter='routelab.grouping.fish_params.FishParams(assignment="load_count")',
         alternative="the load-count assignment of earlier work (fewest tuples sent)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     "zfshift": Flip(
         title="Time-evolving Zipf, ZF (Sect. 6.1).",
@@ -265,7 +268,7 @@ FLIPS: dict[str, Flip] = {
         title="D-Choices / W-Choices baselines (Sect. 2.2; Nasir et al. ICDE'16).",
         parameter="routelab.grouping.schemes_reference.dchoices_reference(distinct=False)",
         alternative="D-C's d choices as d hash functions that may collide (public simulator)",
-        notebooks=("08_fish", "13_five_routers"),
+        notebooks=_FISH_AND_13,
     ),
     # --- PS2Stream, partitioning (notebooks 11-13) -----------------------------------------
     "units": Flip(
@@ -285,19 +288,19 @@ FLIPS: dict[str, Flip] = {
         title="gridt's two maps (Sect. IV-C).",
         parameter="routelab.spatial.engine.run_pipeline(use_filter=False)",
         alternative="objects routed with H_o (no H_q filter, none discarded)",
-        notebooks=("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers"),
+        notebooks=_PS2STREAM,
     ),
     "simkeys": Flip(
         title="Text similarity (Sect. IV-B).",
         parameter='routelab.spatial.hybrid.HybridParams(query_terms="registering")',
         alternative="the cosine over the queries' registering keys only",
-        notebooks=("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers"),
+        notebooks=_PS2STREAM,
     ),
     "debiased": Flip(
         title="Text similarity (Sect. IV-B).",
         parameter='routelab.spatial.hybrid.HybridParams(similarity="debiased")',
         alternative="the debiased cosine (each squared norm minus the counts' sum)",
-        notebooks=("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers"),
+        notebooks=_PS2STREAM,
     ),
     "gridgb": Flip(
         title="Grid and R-tree baselines (Sect. VI-B).",
@@ -309,13 +312,13 @@ FLIPS: dict[str, Flip] = {
         title="Never-scanned GI2 lists.",
         parameter="routelab.spatial.gi2.make_index(purge_fraction=0.1)",
         alternative="no sweep (purge_fraction infinite): the paper's lazy deletion alone",
-        notebooks=("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers"),
+        notebooks=_PS2STREAM,
     ),
     "posting": Flip(
         title="Updates per query or per posting (Sect. IV-A, Definition 1).",
         parameter='routelab.spatial.cost.CostParams(update_unit="query")',
         alternative="updates charged per GI2 posting, c_ins = c_del = 1 per posting",
-        notebooks=("11_ps2stream_partitioning", "12_ps2stream_adjustment", "13_five_routers"),
+        notebooks=_PS2STREAM,
     ),
     # --- PS2Stream, workload, claims and adjustment (notebooks 11-13) ----------------------
     "ratio": Flip(
