@@ -23,7 +23,8 @@ subscription with a predicate on an attribute the event lacks is ruled out (the 
 rule of :mod:`.model`); one whose interval is empty never matches. What is not ruled out
 matches, once its ``!=`` predicates hold. ``step = 4`` by default: on 1M range
 subscriptions (d = 20) it took 0.71x the time per event of ``step = 8`` (0.80 against
-1.12 ms, interleaved in one process) for 621 MB of index against 468 MB.
+1.12 ms, interleaved in one process on a loaded 2-core VM) for 621 MB of index against
+468 MB.
 
 :class:`BitsetStage` runs over any set of subscriptions of a :class:`Registry` (the
 members change between matches: new ones are checked one by one, removed ones masked,
