@@ -581,3 +581,37 @@ def test_hq_pass_in_pieces_equals_one_pass() -> None:
     obj = st.kind == OBJ
     n_terms = np.diff(st.objects.term_ptr)[st.ref[obj]].sum()
     assert every.ptr[-1] == n_terms and 0 < kept < n_terms
+
+
+def test_kd_tree_keeps_a_cell_per_leaf_when_the_load_is_packed() -> None:
+    """Load packed into one corner of a wide box: the load-median cuts alone leave a region
+    of one cell to hold two leaves (a short split); the kd-tree's cuts keep a cell per leaf,
+    so it gets its N leaves, every one of them non-empty and the leaves tiling the grid."""
+    from routelab.spatial.baselines import space_split
+    from routelab.spatial.kdt import Node
+
+    wide = BaseGrid(-0.5, -0.5, 330.5, 330.5, 32)  # the workload's [0, 10] box: one cell
+    st = random_workload(43)
+    n_o, n_q = len(st.objects), len(st.queries)
+    s = prepare(st, wide, np.arange(n_o // 2), np.arange(n_q // 2), seed=43)
+    assert len(space_split(s.stats, Node(0, 0, 32, 32), 8)) < 8
+    part, _ = build_partition(s, "kd-tree", 8)
+    leaves = part.leaves()
+    assert len(leaves) == 8 and sorted(leaf.worker for leaf in leaves) == list(range(8))
+    assert sum((n.x1 - n.x0) * (n.y1 - n.y0) for n in leaves) == 32 * 32
+    part.validate(32, len(s.term_hash))
+
+
+@pytest.mark.parametrize("seed", [44, 45, 46])
+@pytest.mark.parametrize("k", [2, 5, 16])
+def test_kd_fill_changes_no_split_that_comes_back_whole(seed: int, k: int) -> None:
+    """Where the load-median cuts give ``k`` leaves, keeping a cell per leaf cuts at the
+    same lines (``fill`` only moves cuts that would come back short)."""
+    from routelab.spatial.baselines import space_split
+    from routelab.spatial.kdt import Node
+
+    s = _setup(seed, n_objects=600, n_queries=120).stats
+    plain = space_split(s, Node(0, 0, GRID.g, GRID.g), k)
+    filled = space_split(s, Node(0, 0, GRID.g, GRID.g), k, fill=True)
+    assert len(plain) == k
+    assert [n.rect for n in plain] == [n.rect for n in filled]

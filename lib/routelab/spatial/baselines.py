@@ -80,36 +80,51 @@ def load_cut(loads_1d: np.ndarray, lo: int, share: float) -> int:
     return lo + max(1, min(n - 1, i))
 
 
-def exact_cut(stats: SampleStats, n: Node, dim: int, share: float) -> int:
+def exact_cut(
+    stats: SampleStats, n: Node, dim: int, share: float, margins: tuple[int, int] = (1, 1)
+) -> int:
     """The grid line where the lower side's load (Definition 1, exact on the sample) is
     closest to ``share`` of the two sides' sum: a binary search, the lower side's load
-    growing with the cut (the load-weighted median of the kd-tree baselines)."""
+    growing with the cut (the load-weighted median of the kd-tree baselines). ``margins``:
+    the fewest lines left on the lower and the upper side (one each by default)."""
     lo, hi = (n.x0, n.x1) if dim == 0 else (n.y0, n.y1)
     if hi - lo < 2:
         raise ValueError("cannot cut a region one cell wide")
+    if min(margins) < 1 or sum(margins) > hi - lo:
+        raise ValueError(f"margins {margins} do not fit a region {hi - lo} lines wide")
 
     def frac(c: int) -> float:
         a, b = space_children(n, dim, c)
         la, lb = stats.load([a.unit]), stats.load([b.unit])
         return la / (la + lb) if la + lb > 0 else (c - lo) / (hi - lo)
 
-    left, right = lo + 1, hi - 1
+    left, right = lo + margins[0], hi - margins[1]
     while left < right:
         mid = (left + right) // 2
         if frac(mid) < share:
             left = mid + 1
         else:
             right = mid
-    if left > lo + 1 and abs(frac(left - 1) - share) < abs(frac(left) - share):
+    if left > lo + margins[0] and abs(frac(left - 1) - share) < abs(frac(left) - share):
         return left - 1
     return left
 
 
-def space_split(stats: SampleStats, n: Node, k: int, dim_rule: str = "longer") -> list[Node]:
+def space_split(
+    stats: SampleStats, n: Node, k: int, dim_rule: str = "longer", *, fill: bool = False
+) -> list[Node]:
     """Split leaf ``n`` into ``k`` space leaves by recursive load-median cuts
     (``floor(k/2) : ceil(k/2)`` with proportional load). Returns the new leaves; ``n``
     becomes their subtree. A region one cell wide in both dimensions stays one leaf (fewer
-    than ``k`` leaves come back)."""
+    than ``k`` leaves come back).
+
+    ``fill=True`` (the kd-tree baseline) keeps a cell per leaf on each side: where the
+    load median would leave a side fewer cells than the leaves it must hold (load packed
+    into a few cells, e.g. small query squares), the cut moves the least toward the middle
+    that gives it enough. Where the median leaves enough cells, the cut is the median, so
+    ``fill`` changes only splits that would otherwise come back short. PS2Stream's
+    PartitionNode (:mod:`routelab.spatial.hybrid`) keeps ``False``: it drops a short space
+    split and takes the text split."""
     if k <= 1:
         return [n]
     w, h = n.x1 - n.x0, n.y1 - n.y0
@@ -120,10 +135,18 @@ def space_split(stats: SampleStats, n: Node, k: int, dim_rule: str = "longer") -
     else:
         raise ValueError(f"unknown dim_rule {dim_rule!r}")
     k_lo = k // 2
-    cut = exact_cut(stats, n, dim, k_lo / k)
+    margins = (1, 1)
+    if fill:
+        across = h if dim == 0 else w  # cells per line of the cut dimension
+        need = (-(-k_lo // across), -(-(k - k_lo) // across))
+        if sum(need) <= (w if dim == 0 else h):
+            margins = need
+    cut = exact_cut(stats, n, dim, k_lo / k, margins)
     make_space(n, dim, cut)
     a, b = n.children
-    return space_split(stats, a, k_lo, dim_rule) + space_split(stats, b, k - k_lo, dim_rule)
+    return space_split(stats, a, k_lo, dim_rule, fill=fill) + space_split(
+        stats, b, k - k_lo, dim_rule, fill=fill
+    )
 
 
 def _assign_lpt(stats: SampleStats, leaves: list[Node], n_workers: int) -> None:
@@ -133,10 +156,11 @@ def _assign_lpt(stats: SampleStats, leaves: list[Node], n_workers: int) -> None:
 
 
 def kd_partition(stats: SampleStats, n_workers: int) -> Partition:
-    """kd-tree baseline: ``N`` load-balanced leaves, one per worker."""
+    """kd-tree baseline: ``N`` load-balanced leaves, one per worker (load-median cuts that
+    keep a cell per leaf on each side, :func:`space_split` with ``fill=True``)."""
     g = stats.grid.g
     root = Node(0, 0, g, g)
-    leaves = space_split(stats, root, n_workers)
+    leaves = space_split(stats, root, n_workers, fill=True)
     if len(leaves) < n_workers:
         raise ValueError(f"grid {g}x{g} too coarse for {n_workers} kd-tree leaves")
     for w, leaf in enumerate(leaves):
