@@ -90,6 +90,7 @@ def test_a_group_flip_is_recorded_under_every_reading_it_names(
     rows = [{"claim": "b", "verdict": "fails", "note": ""}]
     (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
     assert "K_c per remaining predicate; Dmove's printed non-strict test" in out["note"]
+    assert "', flipped together, decide this row" in out["note"]
 
 
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

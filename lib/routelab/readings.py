@@ -547,8 +547,9 @@ def annotate(
 ) -> list[dict[str, Any]]:
     """``rows`` (claim dicts with ``claim``, ``verdict`` and ``note``) with a note naming the
     reading wherever the ledger found it deciding the row in this notebook and profile and
-    the row's verdict is still the one the ledger's default run read. A run under a flipped
-    reading is not annotated."""
+    the row's verdict is still the one the ledger's default run read (a screen's readings,
+    recorded together, are named as deciding together). A run under a flipped reading is
+    not annotated."""
     if flipped():
         return rows
     found: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
@@ -563,7 +564,11 @@ def annotate(
                 continue
             what = "; ".join(FLIPS[k].alternative if k in FLIPS else k for k in e["key"].split(","))
             note = row.get("note", "") or ""
-            named = f"the reading '{e['title'].rstrip('.')}' decides this row"
+            named = (
+                f"the reading '{e['title'].rstrip('.')}' decides this row"
+                if "," not in e["key"]
+                else f"the readings '{e['title'].rstrip('.')}', flipped together, decide this row"
+            )
             if named in note:  # annotated already (a table finished twice)
                 continue
             row = {**row, "note": (note + "; " if note else "") + (
