@@ -403,3 +403,34 @@ def test_a_saved_runs_frame_reads_back_for_grading(tmp_path):
     assert back.fig7.w_busy_runs.iloc[0] == [[0.5], [0.6]]
     paid = rg.at_cost(back.fig7, 10.0)  # 10 µs per message: hybrid max(0.5 + 5e-4, 0.6 + 6e-4)
     assert paid.throughput.iloc[0] == pytest.approx(100 / 0.6006)
+
+
+def test_posting_builds_cost_one_per_posting_as_the_posting_flip_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Notebook 11's posting-unit builds beside the paper's units charge c_ins = c_del = 1
+    per posting (READINGS.md, "Updates per query or per posting"): the costs a whole run
+    under ROUTELAB_READING=posting takes, not the paper's 10 per query moved to postings."""
+    from routelab.readings import FLIP_ENV
+
+    monkeypatch.delenv(FLIP_ENV, raising=False)
+    seen: list[CostParams] = []
+    run_at = sx._run_at
+
+    def spy(setup, params, algs, n_w, hp, costs, *rest, **kw):
+        seen.append(costs)
+        return run_at(setup, params, algs, n_w, hp, costs, *rest, **kw)
+
+    monkeypatch.setattr(sx, "_run_at", spy)
+    params = {"country": "GB", "query_set": "Q3", "n_workers": [2], "seed": 3,
+              "algorithms": ("kd-tree",), "posting_algorithms": ("kd-tree",),
+              "n_objects": 2000, "mu": 150, "g": 32, "sample_min": 1000, "n_dispatchers": 1,
+              "repeats": 1}  # fmt: skip
+    rows = sx.run_algorithms(params)
+    assert [r["units"] for r in rows] == ["query", "posting"]
+    paper, posting = seen
+    assert (paper.update_unit, paper.c_ins, paper.c_del) == ("query", 10.0, 10.0)
+    assert (posting.update_unit, posting.c_ins, posting.c_del) == ("posting", 1.0, 1.0)
+    assert (posting.model, posting.c_m, posting.c_o) == (paper.model, paper.c_m, paper.c_o)
+    monkeypatch.setenv(FLIP_ENV, "posting")
+    assert CostParams() == posting

@@ -32,7 +32,7 @@ Unit costs are ratios; :func:`calibrate_costs` measures them on the GI2 kernel.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numba
 import numpy as np
@@ -75,6 +75,14 @@ class CostParams:
     @property
     def per_posting(self) -> bool:
         return self.update_unit == "posting"
+
+    def in_postings(self) -> CostParams:
+        """These costs with updates charged per GI2 posting at ``c_ins = c_del = 1`` (a
+        posting written or purged touches one list entry, as a candidate check reads one):
+        the alternative of READINGS.md's "Updates per query or per posting", the costs
+        ``ROUTELAB_READING=posting`` gives a whole run and the ones notebook 11's
+        posting-unit builds use beside the paper's units."""
+        return replace(self, c_ins=1.0, c_del=1.0, update_unit="posting")
 
     @property
     def c_q(self) -> float:

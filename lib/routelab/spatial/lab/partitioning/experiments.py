@@ -356,7 +356,7 @@ def run_algorithms(params: dict[str, Any]) -> list[dict[str, Any]]:
     # the same stream, partitioned in posting units (not again when the run's own units are
     # postings: ROUTELAB_READING=posting)
     if params.get("posting_algorithms") and not costs.per_posting:
-        posting = replace(costs, **params.get("posting_costs", {}), update_unit="posting")
+        posting = costs.in_postings()
         s_p = replace(setup, stats=setup.stats.with_costs(posting))  # the same sample
         more = _run_at(
             s_p, params, list(params["posting_algorithms"]), ns[0], hp, posting, shared,
