@@ -181,6 +181,17 @@ def _study(
     return pd.DataFrame(decay), pd.DataFrame(threshold), choices, 0.005
 
 
+def test_study_rows_are_named_the_same_whatever_alpha_is_chosen():
+    """A run under another reading may choose another alpha or threshold: the rows keep
+    their names (the chosen value is in the measured text), so two runs compare row by
+    row."""
+    decay, threshold, choices, tol = _study()
+    names = [r["claim"] for r in cf.study_claims(decay, threshold, choices, tol)]
+    other = cf.study_claims(decay, threshold, {**choices, "decay": 1.0}, tol)
+    assert [r["claim"] for r in other] == names
+    assert _by(other, "With the least decay")["measured"].startswith("chosen alpha = 1:")
+
+
 def test_no_decay_slower_more_so_at_high_skew():
     rows = cf.study_claims(*_study(no_decay=(1.1, 1.5)))
     assert _v(_by(rows, "With the least decay")) == "holds"
