@@ -188,5 +188,6 @@ def test_cost_function_readings():
     assert CostFunction.of((0.5, 10.0, "literal")) == literal
     assert CostFunction.of((0.5, 10.0)) == f
     assert CostFunction.from_fit(0.5, 10.0, "literal") == literal
+    assert f.other_reading() == literal and literal.other_reading() == f
     with pytest.raises(ValueError, match="reading"):
         CostFunction(1.0, 1.0, "increase")

@@ -129,6 +129,12 @@ class CostFunction:
             return self
         return CostFunction(self.slope, self.intercept, reading)
 
+    def other_reading(self) -> CostFunction:
+        """This f with the other delta-load reading (slope-only <-> literal): the one a
+        notebook runs beside the run's own (notebook 04's LASP figure)."""
+        (other,) = (r for r in COST_READINGS if r != self.reading)
+        return self.with_reading(other)
+
     @classmethod
     def from_fit(cls, slope: float, intercept: float, reading: str | None = None) -> CostFunction:
         """From a fitted line; a negative intercept is clipped to 0 (f counts operations).
