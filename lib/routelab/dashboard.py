@@ -86,6 +86,90 @@ PAPERS = {"01": "S3-TM", "02": "S3-TM", "03": "S3-TM", "04": "S3-TM", "05": "S3-
           "13": "beyond the papers"}  # fmt: skip
 
 
+def results_at(path: Path) -> list[dict[str, Any]]:
+    """The claims tables under ``path``: a figures directory (one ``<notebook>/results.json``
+    per notebook), one notebook's directory or a ``results.json`` file. A path holding none
+    is an error naming it."""
+    from routelab.errors import BadInputError
+
+    path = Path(path)
+    if path.is_file():
+        data = json.loads(path.read_text())
+        data.setdefault("notebook", path.parent.name)
+        data["claims"] = [_normalise(row) for row in data.get("claims", [])]
+        return [data]
+    if (path / "results.json").is_file():
+        return results_at(path / "results.json")
+    results = load_results(path) if path.is_dir() else []
+    if not results:
+        raise BadInputError(
+            f"{path}: no results.json there (give a figures directory, a notebook's directory "
+            "or a results.json)"
+        )
+    return results
+
+
+#: the fields of a claims row two runs are compared on when none are named
+COMPARED_FIELDS = ("verdict",)
+
+
+def claims_diff(
+    ours: list[dict[str, Any]],
+    other: list[dict[str, Any]],
+    fields: tuple[str, ...] = COMPARED_FIELDS,
+) -> pd.DataFrame:
+    """Two runs' claims tables compared row by row (rows agree by notebook and claim text):
+    one line per row whose ``fields`` differ (``field``, ``ours``, ``other``), and one per
+    row or notebook found in one run only (``field`` "row" or "notebook", the missing side
+    empty). Notebooks are compared where both runs have them; a row is compared on every
+    field in ``fields`` (``CLAIM_KEYS``)."""
+    unknown = [f for f in fields if f not in CLAIM_KEYS]
+    if unknown:
+        raise ValueError(f"unknown claims field(s) {unknown}; choose from {', '.join(CLAIM_KEYS)}")
+    a = {r["notebook"]: r for r in ours}
+    b = {r["notebook"]: r for r in other}
+    out: list[dict[str, Any]] = []
+    for nb in sorted(set(a) | set(b)):
+        if nb not in a or nb not in b:
+            out.append({"notebook": nb, "claim": "", "field": "notebook",
+                        "ours": "present" if nb in a else "", "other": "present" if nb in b else ""})  # fmt: skip
+            continue
+        rows_a = {r["claim"]: r for r in a[nb]["claims"]}
+        rows_b = {r["claim"]: r for r in b[nb]["claims"]}
+        for claim in [*rows_a, *(c for c in rows_b if c not in rows_a)]:
+            ra, rb = rows_a.get(claim), rows_b.get(claim)
+            if ra is None or rb is None:
+                out.append({"notebook": nb, "claim": claim, "field": "row",
+                            "ours": "present" if ra else "", "other": "present" if rb else ""})  # fmt: skip
+                continue
+            out += [
+                {
+                    "notebook": nb,
+                    "claim": claim,
+                    "field": f,
+                    "ours": ra.get(f, ""),
+                    "other": rb.get(f, ""),
+                }  # fmt: skip
+                for f in fields
+                if ra.get(f, "") != rb.get(f, "")
+            ]
+    return pd.DataFrame(out, columns=["notebook", "claim", "field", "ours", "other"])
+
+
+def format_diff(diff: pd.DataFrame, compared: int, fmt: str = "text") -> str:
+    """:func:`claims_diff` for the terminal (``text``), as ``markdown`` or ``json``; the text
+    form ends with a count line."""
+    if fmt != "text":
+        return format_table(diff, fmt)
+    lines = [
+        f"{r.notebook}: {r.claim or '(the notebook)'} [{r.field}] {r.ours or '-'} -> "
+        f"{r.other or '-'}"
+        for r in diff.itertuples()
+    ]
+    lines.append(f"{len(diff)} difference(s) over {compared} notebook(s) compared")
+    return "\n".join(lines)
+
+
 def paper_of(notebook: str) -> str:
     """The paper a notebook's claims belong to (its two-digit prefix)."""
     return PAPERS.get(notebook[:2], "other")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+from routelab.dashboard import COMPARED_FIELDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,6 +41,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--per-paper", action="store_true", help="print the verdict counts per paper instead"
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="OTHER",
+        help="compare with another run instead of printing: OTHER is a figures directory, a "
+        "notebook's directory or a results.json; prints each row whose fields differ (and "
+        "rows or notebooks in one run only), e.g. a run at another commit or under a "
+        "flipped reading (ROUTELAB_READING)",
+    )
+    parser.add_argument(
+        "--figures",
+        type=Path,
+        metavar="DIR",
+        help="the run to read (default: the figures directory, ROUTELAB_FIGURES_DIR)",
+    )
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        default=list(COMPARED_FIELDS),
+        metavar="FIELD",
+        help="with --against: the fields compared (default: %(default)s; e.g. verdict "
+        "measured note)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --against: exit with status 1 when the runs differ",
+    )
     parser.set_defaults(func=_run)
 
 
@@ -50,13 +81,16 @@ def _run(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.verdict or []) - set(VERDICTS))
     if unknown:
         raise BadInputError(f"unknown verdict(s) {unknown}; choose from {', '.join(VERDICTS)}")
-    results = load_results()
+    results = load_results(args.figures)
     if args.only:
         results = [r for r in results if any(r["notebook"].startswith(n) for n in args.only)]
     if not results:
         raise BadInputError(
-            f"no results.json under {figures_dir()}: run `routelab figures` (or a notebook) first"
+            f"no results.json under {args.figures or figures_dir()}: run `routelab figures` "
+            "(or a notebook) first"
         )
+    if args.against is not None:
+        return _compare(args, results)
     if args.per_paper:
         from routelab.dashboard import format_table, paper_table
 
@@ -71,3 +105,27 @@ def _run(args: argparse.Namespace) -> int:
         frame = frame[frame["verdict"].isin(args.verdict)]
     print(format_claims(frame, args.format))
     return 0
+
+
+def _compare(args: argparse.Namespace, results: list) -> int:
+    from routelab.dashboard import claims_diff, format_diff, results_at
+    from routelab.errors import BadInputError
+    from routelab.report import CLAIM_KEYS
+
+    unknown = sorted(set(args.fields) - set(CLAIM_KEYS))
+    if unknown:
+        raise BadInputError(f"unknown field(s) {unknown}; choose from {', '.join(CLAIM_KEYS)}")
+    other = results_at(args.against)
+    if args.only:
+        other = [r for r in other if any(r["notebook"].startswith(n) for n in args.only)]
+    if len(other) == 1 and len(results) > 1:  # one notebook's run: compare that notebook
+        results = [r for r in results if r["notebook"] == other[0]["notebook"]]
+    both = {r["notebook"] for r in results} & {r["notebook"] for r in other}
+    if not both:
+        raise BadInputError(
+            f"no notebook in both runs: {sorted(r['notebook'] for r in results)} here, "
+            f"{sorted(r['notebook'] for r in other)} in {args.against}"
+        )
+    diff = claims_diff(results, other, tuple(args.fields))
+    print(format_diff(diff, len(both), args.format))
+    return 1 if args.check and len(diff) else 0
