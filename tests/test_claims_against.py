@@ -78,6 +78,9 @@ def test_cli_prints_the_differences_and_check_sets_the_status(runs, capsys) -> N
     args = ["claims", "--figures", str(ours), "--against", str(ours / "02_b"), "--check"]
     assert main(args) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "0 difference(s) over 1 notebook(s) compared"
+    args = ["claims", "--figures", str(ours / "01_a"), "--against", str(other / "01_a")]
+    assert main(args) == 0  # one notebook's directory on both sides
+    assert capsys.readouterr().out.splitlines()[-1] == "3 difference(s) over 1 notebook(s) compared"
     assert main(["claims", "--figures", str(ours), "--against", str(other), "--format", "json",
                  "--fields", "verdict", "measured"]) == 0  # fmt: skip
     rows = json.loads(capsys.readouterr().out)

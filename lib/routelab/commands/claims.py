@@ -54,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--figures",
         type=Path,
         metavar="DIR",
-        help="the run to read (default: the figures directory, ROUTELAB_FIGURES_DIR)",
+        help="the run to read: a figures directory, a notebook's directory or a results.json "
+        "(default: the figures directory, ROUTELAB_FIGURES_DIR)",
     )
     parser.add_argument(
         "--fields",
@@ -81,7 +82,12 @@ def _run(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.verdict or []) - set(VERDICTS))
     if unknown:
         raise BadInputError(f"unknown verdict(s) {unknown}; choose from {', '.join(VERDICTS)}")
-    results = load_results(args.figures)
+    if args.figures is not None:
+        from routelab.dashboard import results_at
+
+        results = results_at(args.figures)
+    else:
+        results = load_results()
     if args.only:
         results = [r for r in results if any(r["notebook"].startswith(n) for n in args.only)]
     if not results:
