@@ -37,6 +37,7 @@ The tree (``lib/routelab/README.md`` draws it with every file):
   ``hashing.py``         seeded stable hashes (never Python's ``hash()``)
   ``timing.py``          the clock of timed regions (CPU time) and one timed region at a time
   ``readings.py``        readings of READINGS.md flipped for a run; the verdicts they decide
+  ``reading_screen.py``  which readings decide which rows: a screen bisected to the readings
   ``uniques.py``         sorted distinct values of an integer array by one sort
   ``errors.py``          errors reported to users as one clear message
   ``badrecords.py``      bad input records counted by reason, with file:line examples

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -491,11 +492,15 @@ def _results(path: Path) -> dict[str, Any]:
         raise BadInputError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from exc
 
 
-def record(base: Path, flip: Path, ledger: Path | None = None) -> Entry:
+def record(
+    base: Path, flip: Path, ledger: Path | None = None, only: Collection[str] | None = None
+) -> Entry:
     """Compare a default run (``base``) and a run under a flipped reading (``flip``) of one
     notebook, each a ``results.json`` or a figures directory holding one, and store the
     entry in the ledger (replacing the entry of the same reading, notebook and profile).
-    Both runs must be of one notebook and profile, ``base`` unflipped, ``flip`` flipped."""
+    Both runs must be of one notebook and profile, ``base`` unflipped, ``flip`` flipped.
+    ``only``: keep only these claims among those that differ (a screen's group keeps the
+    rows no smaller set of its readings moves, :mod:`routelab.reading_screen`)."""
     a, b = _results(Path(base)), _results(Path(flip))
     if a.get("notebook") != b.get("notebook"):
         raise BadInputError(
@@ -528,7 +533,7 @@ def record(base: Path, flip: Path, ledger: Path | None = None) -> Entry:
         differs=[
             {"claim": c, "default": ours[c], "alternative": other[c]}
             for c in common
-            if ours[c] != other[c]
+            if ours[c] != other[c] and (only is None or c in only)
         ],  # fmt: skip
     )
     path = ledger or LEDGER

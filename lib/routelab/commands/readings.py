@@ -40,6 +40,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--ledger", type=Path, default=None, help="the ledger file (default: the package's)"
     )
     p_rec.set_defaults(func=_record)
+    p_scr = sub.add_parser(
+        "screen",
+        help="find which readings decide which rows of one notebook (bisecting a screen)",
+        description="Run NOTEBOOK with every reading that reaches it flipped together; where "
+        "that moves rows, run each half of the readings, down to single readings (about "
+        "1 + 2 log2(k) runs for one deciding reading among k, each a full `routelab "
+        "figures --only NOTEBOOK` run). Prints what each reading (or a group, for rows only "
+        "the readings together move) decides; --record stores every finding in the ledger.",
+    )
+    p_scr.add_argument("notebook", metavar="NOTEBOOK", help="the notebook (name or prefix)")
+    p_scr.add_argument(
+        "--keys", default=None, help="comma-separated readings (default: every one reaching it)"
+    )
+    p_scr.add_argument(
+        "--skip", default="", help="comma-separated readings left out (e.g. one that cannot run)"
+    )
+    p_scr.add_argument(
+        "--base",
+        type=Path,
+        default=None,
+        help="a default run of the notebook (results.json or its directory); run first if absent",
+    )
+    p_scr.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
+    p_scr.add_argument("--out", type=Path, default=Path("reading_screen"), help="where the runs go")
+    p_scr.add_argument("--timeout", type=float, default=None, help="seconds per run")
+    p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
+    p_scr.set_defaults(func=_screen)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -74,4 +101,35 @@ def _record(args: argparse.Namespace) -> int:
     )
     for d in entry.differs:
         print(f"  {d['claim']}: {d['default']} -> {d['alternative']}")
+    return 0
+
+
+def _screen(args: argparse.Namespace) -> int:
+    from routelab import reading_screen as rs
+    from routelab.readings import record
+    from routelab.runs import discover_notebooks
+
+    found = discover_notebooks([args.notebook])
+    if len(found) != 1:
+        from routelab.errors import BadInputError
+
+        raise BadInputError(
+            f"{args.notebook!r} names {len(found)} notebooks "
+            f"({', '.join(p.stem for p in found) or 'none'}); name one"
+        )
+    notebook = found[0].stem
+    skip = [k for k in args.skip.split(",") if k]
+    keys = [k for k in args.keys.split(",") if k] if args.keys else rs.reaching(notebook, skip)
+    keys = [k for k in keys if k not in skip]
+    runner = rs.figures_runner(notebook, args.profile, args.out / notebook, args.timeout)
+    result = rs.screen(notebook, keys, runner, base=args.base)
+    seconds = sum(s for _, s in result.runs)
+    print(f"{notebook}: {len(result.runs)} run(s), {seconds / 60:.1f} min; findings:")
+    for f in result.findings:
+        who = ("together: " if f.together else "") + ",".join(f.keys)
+        print(f"  {who}: {len(f.moved)} row(s)")
+        for claim, (a, b) in f.moved.items():
+            print(f"    {claim}: {a} -> {b}")
+        if args.record:
+            record(result.base, f.path, only=set(f.moved) if f.together else None)
     return 0

@@ -1,0 +1,176 @@
+"""Which reading decides which row: a screen of one notebook, bisected down to the readings.
+
+A notebook is reached by several flippable readings (:data:`routelab.readings.FLIPS`); one
+run per reading alone is the plain way to find the rows each decides, but most readings
+decide nothing, and a run of notebook 11 or 13 takes many minutes. The screen runs the
+notebook once with every reading flipped together; where that moves no row, the group is
+done in one run. Where it moves rows, the readings are split in two halves and each half
+is run, recursively, down to single readings (adaptive group testing):
+
+- a reading alone that moves rows is a **finding** (it decides them);
+- a half that moves nothing is a finding too: no row is decided by that combination;
+- rows a group moves that none of its halves moves are an **interaction**: the group's
+  readings decide them together and no smaller set does, so they are kept under the group.
+
+With one deciding reading among ``k`` the screen takes about ``1 + 2 log2 k`` runs instead
+of ``k``. Rows a half moves that its group did not (readings whose effects cancel) are
+kept too: each finding is what its own run moved against the default run. Like
+:func:`routelab.readings.record`, every finding compares one run with one default run;
+record against a default run whose pair agreed on every row.
+
+The runs themselves are ``routelab figures --only NB`` in a subprocess per set of readings
+(:func:`figures_runner`), each in its own figures and runs directories; the screen takes
+any ``run(keys) -> results.json`` (tests pass a fake).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from routelab.errors import BadInputError
+from routelab.readings import FLIP_ENV, FLIPS
+
+#: one run of the notebook with these readings flipped (none: the default run) -> its
+#: results.json
+Runner = Callable[[tuple[str, ...]], Path]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one run of the screen found: the readings flipped (``keys``), the rows it
+    moved against the default run (claim -> (default verdict, verdict under the keys)),
+    its ``results.json``, and whether the rows are an interaction (moved by the group, by
+    no smaller set of its readings)."""
+
+    keys: tuple[str, ...]
+    moved: dict[str, tuple[str, str]]
+    path: Path
+    together: bool = False
+
+
+@dataclass
+class Screen:
+    """A finished screen: its findings, and every run it made (keys, seconds) in order."""
+
+    notebook: str
+    base: Path
+    findings: list[Finding] = field(default_factory=list)
+    runs: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
+
+
+def verdicts(path: Path) -> dict[str, str]:
+    """claim -> verdict of one run's ``results.json`` (or a directory holding one)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
+    if not path.is_file():
+        raise BadInputError(f"{path}: no results.json (did the run fail?)")
+    return {c["claim"]: c["verdict"] for c in json.loads(path.read_text()).get("claims", [])}
+
+
+def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """The rows both runs have whose verdicts differ: claim -> (base's, other's)."""
+    return {c: (v, other[c]) for c, v in base.items() if c in other and other[c] != v}
+
+
+def reaching(notebook: str, skip: Sequence[str] = ()) -> tuple[str, ...]:
+    """The flippable readings that reach ``notebook`` (sorted), less ``skip``."""
+    unknown = [k for k in skip if k not in FLIPS]
+    if unknown:
+        raise BadInputError(f"unknown reading(s) {unknown}; known: {', '.join(sorted(FLIPS))}")
+    keys = tuple(sorted(k for k, f in FLIPS.items() if notebook in f.notebooks))
+    if not keys:
+        known = sorted({nb for f in FLIPS.values() for nb in f.notebooks})
+        raise BadInputError(f"no flippable reading reaches {notebook!r}; notebooks: {known}")
+    return tuple(k for k in keys if k not in skip)
+
+
+def screen(
+    notebook: str,
+    keys: Sequence[str],
+    run: Runner,
+    base: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> Screen:
+    """Screen ``notebook`` for the readings ``keys``: run them together, then bisect every
+    set that moves rows (module docstring). ``base`` is a default run's results.json (run
+    first when ``None``); ``log`` gets one line per run."""
+    keys = tuple(sorted(set(keys)))
+    if not keys:
+        raise BadInputError("no reading to screen")
+    unknown = [k for k in keys if k not in FLIPS]
+    if unknown:
+        raise BadInputError(f"unknown reading(s) {unknown}; known: {', '.join(sorted(FLIPS))}")
+    out = Screen(notebook, Path(base) if base is not None else Path())
+
+    def timed(ks: tuple[str, ...]) -> Path:
+        label = ",".join(ks) or "(default)"
+        log(f"run {len(out.runs) + 1}: {notebook} under {label} ...")
+        t0 = time.perf_counter()
+        path = run(ks)
+        out.runs.append((ks, time.perf_counter() - t0))
+        return path
+
+    if base is None:
+        out.base = timed(())
+    ours = verdicts(out.base)
+
+    def attribute(ks: tuple[str, ...], path: Path) -> dict[str, tuple[str, str]]:
+        moved = moved_rows(ours, verdicts(path))
+        log(f"  {','.join(ks)}: {len(moved)} row(s) moved")
+        if not moved or len(ks) == 1:
+            out.findings.append(Finding(ks, moved, path))
+            return moved
+        half = len(ks) // 2
+        explained: set[str] = set()
+        for part in (ks[:half], ks[half:]):
+            explained |= set(attribute(part, timed(part)))
+        rest = {c: v for c, v in moved.items() if c not in explained}
+        if rest:
+            out.findings.append(Finding(ks, rest, path, together=True))
+        return moved
+
+    attribute(keys, timed(keys))
+    return out
+
+
+def figures_runner(
+    notebook: str, profile: str, out_dir: Path, timeout: float | None = None
+) -> Runner:
+    """A :data:`Runner` that runs ``routelab figures --profile PROFILE --only NOTEBOOK`` in a
+    subprocess with :data:`~routelab.readings.FLIP_ENV` set to the keys, its figures and
+    executed notebooks under ``out_dir/<keys or default>``; a failed run is an error naming
+    the notebook, the readings and the run's log."""
+
+    def run(keys: tuple[str, ...]) -> Path:
+        tag = "+".join(keys) or "default"
+        if len(tag) > 80:  # a long group: named by its size and a digest of its keys
+            tag = f"group{len(keys)}-{hashlib.sha1(tag.encode()).hexdigest()[:10]}"
+        where = Path(out_dir) / tag
+        where.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, **{FLIP_ENV: ",".join(keys),
+                                  "ROUTELAB_FIGURES_DIR": str(where / "figures"),
+                                  "ROUTELAB_RUNS_DIR": str(where / "runs")})  # fmt: skip
+        cmd = [sys.executable, "-m", "routelab.cli", "figures", "--profile", profile, "--only",
+               notebook]  # fmt: skip
+        log_path = where / "run.log"
+        with log_path.open("w") as fh:
+            done = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                                  timeout=timeout, check=False)  # fmt: skip
+        results = next((where / "figures").glob("*/results.json"), None)
+        if done.returncode != 0 or results is None:
+            raise BadInputError(
+                f"{notebook} under {','.join(keys) or 'no flipped reading'} failed "
+                f"(exit {done.returncode}); see {log_path}"
+            )
+        return results
+
+    return run

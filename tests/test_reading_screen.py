@@ -1,0 +1,128 @@
+"""The reading screen: a group of readings run together, bisected down to the readings that
+decide rows, with rows only a group moves kept under it (a fake notebook stands in)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from routelab import reading_screen as rs
+from routelab import readings
+from routelab.cli import main
+from routelab.errors import BadInputError
+
+NB = "13_five_routers"
+KEYS = ("checking", "dmove", "greedy", "load", "merge", "posting", "purge", "smoothing")
+
+
+def fake_notebook(tmp_path: Path, effects: dict[frozenset[str], set[str]]):
+    """A runner whose rows a-e hold by default; a row fails under a set of keys when one
+    of ``effects``' key sets (all its keys flipped) names it. Counts its runs."""
+    calls: list[tuple[str, ...]] = []
+
+    def run(keys: tuple[str, ...]) -> Path:
+        calls.append(keys)
+        flipped = {row for need, rows in effects.items() if need <= set(keys) for row in rows}
+        where = tmp_path / ("+".join(keys) or "default")
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "results.json").write_text(json.dumps({
+            "notebook": NB, "profile": "default", "git_commit": "abcdef1234567",
+            "clock": "cpu", "reading": ",".join(keys) or None,
+            "claims": [{"claim": c, "verdict": "fails" if c in flipped else "holds", "note": ""}
+                       for c in "abcde"],
+        }))  # fmt: skip
+        return where / "results.json"
+
+    return run, calls
+
+
+def _found(screen: rs.Screen) -> dict[tuple[tuple[str, ...], bool], set[str]]:
+    return {(f.keys, f.together): set(f.moved) for f in screen.findings}
+
+
+def test_single_deciders_and_an_interaction_are_found(tmp_path: Path) -> None:
+    run, calls = fake_notebook(tmp_path, {
+        frozenset({"dmove"}): {"a"}, frozenset({"merge"}): {"b"},
+        frozenset({"checking", "smoothing"}): {"c"},  # only together
+    })  # fmt: skip
+    s = rs.screen(NB, KEYS, run, log=lambda _: None)
+    found = _found(s)
+    assert found[(("dmove",), False)] == {"a"}
+    assert found[(("merge",), False)] == {"b"}
+    assert found[(KEYS, True)] == {"c"}  # no half moves it: the whole group decides it
+    assert all(not rows for (keys, together), rows in found.items()
+               if keys not in {("dmove",), ("merge",), KEYS})  # fmt: skip
+    # every reading is covered by a finding that ran it alone or in a group moving nothing
+    covered = {k for f in s.findings if f.keys != KEYS for k in f.keys}
+    assert covered == set(KEYS)
+    assert calls[0] == () and calls[1] == KEYS and len(calls) == len(s.runs)
+    assert [f.moved for f in s.findings if f.keys == ("dmove",)] == [{"a": ("holds", "fails")}]
+
+
+def test_a_group_that_moves_nothing_is_one_run(tmp_path: Path) -> None:
+    run, calls = fake_notebook(tmp_path, {})
+    s = rs.screen(NB, KEYS, run, log=lambda _: None)
+    assert calls == [(), KEYS]
+    assert _found(s) == {(KEYS, False): set()}
+    base = run(())
+    calls.clear()
+    s = rs.screen(NB, KEYS, run, base=base, log=lambda _: None)  # a default run given
+    assert calls == [KEYS] and s.base == base
+
+
+def test_one_decider_among_eight_takes_1_plus_2_log2_runs(tmp_path: Path) -> None:
+    run, calls = fake_notebook(tmp_path, {frozenset({"purge"}): {"d"}})
+    s = rs.screen(NB, KEYS, run, log=lambda _: None)
+    assert len(calls) == 1 + 1 + 2 * 3  # the default, the group, two halves per level
+    assert _found(s)[(("purge",), False)] == {"d"}
+
+
+def test_reaching_and_bad_input() -> None:
+    keys = rs.reaching("10_fabret_adaptivity")
+    assert {"checking", "dmove", "greedy", "smoothing"} <= set(keys)
+    assert "checking" not in rs.reaching("10_fabret_adaptivity", skip=["checking"])
+    with pytest.raises(BadInputError, match="no flippable reading reaches"):
+        rs.reaching("99_nothing")
+    with pytest.raises(BadInputError, match="unknown reading"):
+        rs.reaching("10_fabret_adaptivity", skip=["nope"])
+    with pytest.raises(BadInputError, match="unknown reading"):
+        rs.screen(NB, ["nope"], lambda keys: Path(), log=lambda _: None)
+    with pytest.raises(BadInputError, match="no reading to screen"):
+        rs.screen(NB, [], lambda keys: Path(), log=lambda _: None)
+
+
+def test_cli_screens_and_records_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    ledger = tmp_path / "ledger.json"
+    monkeypatch.setattr(readings, "LEDGER", ledger)
+    run, _ = fake_notebook(tmp_path / "runs", {
+        frozenset({"dmove"}): {"a"}, frozenset({"checking", "smoothing"}): {"c"},
+    })  # fmt: skip
+    monkeypatch.setattr(rs, "figures_runner", lambda *a, **k: run)
+    args = ["readings", "screen", "13", "--keys", ",".join(KEYS), "--skip", "greedy",
+            "--out", str(tmp_path / "out"), "--record"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "  dmove: 1 row(s)\n    a: holds -> fails" in out
+    assert "together: checking,dmove,load,merge,posting,purge,smoothing: 1 row(s)" in out
+    entries = {e["key"]: e for e in readings.load_ledger(ledger)}
+    assert [d["claim"] for d in entries["dmove"]["differs"]] == ["a"]
+    group = entries["checking,dmove,load,merge,posting,purge,smoothing"]
+    assert [d["claim"] for d in group["differs"]] == ["c"]  # 'a' is dmove's, kept there only
+    assert all(not e["differs"] for k, e in entries.items() if k not in {"dmove", group["key"]})
+
+
+def test_the_runner_names_a_failed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Done:
+        returncode = 3
+
+    monkeypatch.setattr(rs.subprocess, "run", lambda *a, **k: Done())
+    run = rs.figures_runner(NB, "smoke", tmp_path)
+    with pytest.raises(BadInputError, match=r"13_five_routers under dmove failed \(exit 3\)"):
+        run(("dmove",))
+    long = tuple(sorted(readings.FLIPS))[:20]
+    with pytest.raises(BadInputError, match="group20-"):
+        run(long)
