@@ -15,7 +15,8 @@ This module makes that run possible without editing code and keeps what it found
   reaches it flipped). A screen that moves no verdict says no row is decided by that
   combination; it does not prove each reading alone harmless, since readings interact
   (in notebooks 05 and 06, single flips moved rows their screen left alone). A row is
-  attributed to a reading only by a run with that reading alone flipped.
+  attributed to a reading only by a run with that reading alone flipped, or to a group for
+  rows only the group moves; :mod:`routelab.reading_screen` bisects a screen down to them.
 - :func:`record`: compares a default run and a flipped run of one notebook (two
   ``results.json`` of one profile) and stores, in the ledger :data:`LEDGER`, every claim whose
   verdict differs. ``routelab readings record`` does it from the command line.
