@@ -98,4 +98,17 @@ def test_cli_bad_input_names_the_path_or_field(runs, tmp_path: Path, capsys) -> 
     assert "unknown field(s) ['colour']" in capsys.readouterr().err
     lone = _run(tmp_path / "lone", {"09_z": [_row("x", "holds")]})
     assert main(["claims", "--figures", str(ours), "--against", str(lone)]) == 2
-    assert "no notebook in both runs" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no notebook in both runs: ['01_a', '02_b', '03_c'] in" in err and "['09_z']" in err
+    assert main(["claims", "--figures", str(ours), "--check"]) == 2
+    assert "give --against OTHER" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\n  oops")
+    assert main(["claims", "--figures", str(ours), "--against", str(bad)]) == 2
+    assert f"{bad}: line 2: not JSON" in capsys.readouterr().err
+
+
+def test_one_notebook_on_our_side_is_compared_with_that_notebook_only(runs, capsys) -> None:
+    ours, other = runs
+    assert main(["claims", "--figures", str(ours / "02_b"), "--against", str(other)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["0 difference(s) over 1 notebook(s) compared"]

@@ -182,9 +182,8 @@ def _study(
 
 
 def test_study_rows_are_named_the_same_whatever_alpha_is_chosen():
-    """A run under another reading may choose another alpha or threshold: the rows keep
-    their names (the chosen value is in the measured text), so two runs compare row by
-    row."""
+    """A run under another reading may choose another alpha: the decay rows keep their
+    names (the chosen value is in the measured text), so two runs compare row by row."""
     decay, threshold, choices, tol = _study()
     names = [r["claim"] for r in cf.study_claims(decay, threshold, choices, tol)]
     other = cf.study_claims(decay, threshold, {**choices, "decay": 1.0}, tol)

@@ -61,6 +61,41 @@ def test_single_deciders_and_an_interaction_are_found(tmp_path: Path) -> None:
     assert [f.moved for f in s.findings if f.keys == ("dmove",)] == [{"a": ("holds", "fails")}]
 
 
+def test_a_row_a_reading_moves_is_never_kept_under_a_group_above_it(tmp_path: Path) -> None:
+    """'a' moves under checking unless greedy is flipped too (without smoothing): the whole
+    group moves it, the left half (with greedy) does not, but a quarter below that half
+    does and checking alone does. It is checking's finding, not an interaction of the
+    whole group."""
+    run, _ = fake_notebook(tmp_path, {frozenset({"dmove"}): {"b"}})
+
+    def cancelling(ks: tuple[str, ...]) -> Path:
+        path = run(ks)
+        moves_a = "checking" in ks and ("greedy" not in ks or "smoothing" in ks)
+        data = json.loads(path.read_text())
+        for c in data["claims"]:
+            if c["claim"] == "a":
+                c["verdict"] = "fails" if moves_a else "holds"
+        path.write_text(json.dumps(data))
+        return path
+
+    s = rs.screen(NB, KEYS, cancelling, log=lambda _: None)
+    found = _found(s)
+    assert found[(("checking",), False)] == {"a"} and found[(("dmove",), False)] == {"b"}
+    assert not any(together for _, together in found)
+
+
+def test_the_default_run_must_be_a_default_run_of_the_notebook(tmp_path: Path) -> None:
+    run, _ = fake_notebook(tmp_path, {})
+    flipped = run(("dmove",))
+    with pytest.raises(BadInputError, match="flipped reading 'dmove', not a default run"):
+        rs.screen(NB, KEYS, run, base=flipped, log=lambda _: None)
+    other = tmp_path / "other" / "results.json"
+    other.parent.mkdir()
+    other.write_text(json.dumps({"notebook": "10_fabret_adaptivity", "claims": []}))
+    with pytest.raises(BadInputError, match="a run of '10_fabret_adaptivity', not of"):
+        rs.screen(NB, KEYS, run, base=other, log=lambda _: None)
+
+
 def test_a_group_that_moves_nothing_is_one_run(tmp_path: Path) -> None:
     run, calls = fake_notebook(tmp_path, {})
     s = rs.screen(NB, KEYS, run, log=lambda _: None)
@@ -112,17 +147,31 @@ def test_cli_screens_and_records_findings(
     assert [d["claim"] for d in entries["dmove"]["differs"]] == ["a"]
     group = entries["checking,dmove,load,merge,posting,purge,smoothing"]
     assert [d["claim"] for d in group["differs"]] == ["c"]  # 'a' is dmove's, kept there only
+    assert group["together"] and not entries["dmove"]["together"]
     assert all(not e["differs"] for k, e in entries.items() if k not in {"dmove", group["key"]})
 
 
 def test_the_runner_names_a_failed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     class Done:
-        returncode = 3
+        returncode = 0
 
-    monkeypatch.setattr(rs.subprocess, "run", lambda *a, **k: Done())
+    def writes_nothing(*a, **k):
+        return Done()
+
+    monkeypatch.setattr(rs.subprocess, "run", writes_nothing)
     run = rs.figures_runner(NB, "smoke", tmp_path)
-    with pytest.raises(BadInputError, match=r"13_five_routers under dmove failed \(exit 3\)"):
+    stale = tmp_path / "smoke" / "dmove" / "figures" / NB
+    stale.mkdir(parents=True)
+    (stale / "results.json").write_text("{}")  # an earlier screen's: never read as this run's
+    with pytest.raises(BadInputError, match=r"13_five_routers under dmove failed \(exit 0\)"):
         run(("dmove",))
     long = tuple(sorted(readings.FLIPS))[:20]
     with pytest.raises(BadInputError, match="group20-"):
         run(long)
+
+    def too_long(*a, **k):
+        raise rs.subprocess.TimeoutExpired("routelab", 5)
+
+    monkeypatch.setattr(rs.subprocess, "run", too_long)
+    with pytest.raises(BadInputError, match=r"under dmove ran past --timeout 5 s; see .*run.log"):
+        rs.figures_runner(NB, "smoke", tmp_path, timeout=5)(("dmove",))

@@ -90,7 +90,11 @@ def test_a_group_flip_is_recorded_under_every_reading_it_names(
     rows = [{"claim": "b", "verdict": "fails", "note": ""}]
     (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
     assert "K_c per remaining predicate; Dmove's printed non-strict test" in out["note"]
-    assert "', flipped together, decide this row" in out["note"]
+    assert "flipping the readings '" in out["note"] and "' together moves this row" in out["note"]
+    # a bisected screen's group (no half moves the row) is named as deciding together
+    readings.record(base, flip, only={"b"}, together=True)
+    (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
+    assert "' decide this row together (no half of them alone)" in out["note"]
 
 
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -602,6 +602,21 @@ def test_kd_tree_keeps_a_cell_per_leaf_when_the_load_is_packed() -> None:
     part.validate(32, len(s.term_hash))
 
 
+def test_kd_fill_cuts_the_other_dimension_when_the_longer_cannot_hold_the_leaves() -> None:
+    """A 3 x 2 region into 6 leaves: along x one side would need 2 of the 3 columns for 3
+    leaves, the other 2 as well; along y each side is a 3 x 1 strip of 3 cells: 6 leaves of
+    one cell each."""
+    from routelab.spatial.baselines import space_split
+    from routelab.spatial.kdt import Node
+
+    s = _setup(47, n_objects=400, n_queries=80).stats
+    leaves = space_split(s, Node(0, 0, 3, 2), 6, fill=True)
+    assert sorted(n.rect for n in leaves) == sorted(
+        (x, y, x + 1, y + 1) for x in range(3) for y in range(2)
+    )
+    assert len(space_split(s, Node(0, 0, 3, 2), 7, fill=True)) == 6  # more leaves than cells
+
+
 @pytest.mark.parametrize("seed", [44, 45, 46])
 @pytest.mark.parametrize("k", [2, 5, 16])
 def test_kd_fill_changes_no_split_that_comes_back_whole(seed: int, k: int) -> None:

@@ -33,13 +33,22 @@ INDEX_NAME = "index.html"
 def load_results(root: Path | None = None) -> list[dict[str, Any]]:
     """Every ``<root>/<notebook>/results.json``, in notebook order."""
     root = root or figures_dir()
-    results = []
-    for path in sorted(root.glob("*/results.json")):
-        data = json.loads(path.read_text())
-        data.setdefault("notebook", path.parent.name)
-        data["claims"] = [_normalise(row) for row in data.get("claims", [])]
-        results.append(data)
-    return results
+    return [read_results(path) for path in sorted(root.glob("*/results.json"))]
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    """One ``results.json``: its claims in the current schema, its notebook (the folder's
+    name where the file does not say); a file that is not JSON is an error naming it and
+    the line."""
+    from routelab.errors import BadInputError
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise BadInputError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from exc
+    data.setdefault("notebook", Path(path).parent.name)
+    data["claims"] = [_normalise(row) for row in data.get("claims", [])]
+    return data
 
 
 def _normalise(row: dict[str, Any]) -> dict[str, Any]:
@@ -94,12 +103,9 @@ def results_at(path: Path) -> list[dict[str, Any]]:
 
     path = Path(path)
     if path.is_file():
-        data = json.loads(path.read_text())
-        data.setdefault("notebook", path.parent.name)
-        data["claims"] = [_normalise(row) for row in data.get("claims", [])]
-        return [data]
+        return [read_results(path)]
     if (path / "results.json").is_file():
-        return results_at(path / "results.json")
+        return [read_results(path / "results.json")]
     results = load_results(path) if path.is_dir() else []
     if not results:
         raise BadInputError(
@@ -140,7 +146,8 @@ def claims_diff(
             ra, rb = rows_a.get(claim), rows_b.get(claim)
             if ra is None or rb is None:
                 out.append({"notebook": nb, "claim": claim, "field": "row",
-                            "ours": "present" if ra else "", "other": "present" if rb else ""})  # fmt: skip
+                            "ours": "present" if ra is not None else "",
+                            "other": "present" if rb is not None else ""})  # fmt: skip
                 continue
             out += [
                 {

@@ -9,8 +9,9 @@ is run, recursively, down to single readings (adaptive group testing):
 
 - a reading alone that moves rows is a **finding** (it decides them);
 - a half that moves nothing is a finding too: no row is decided by that combination;
-- rows a group moves that none of its halves moves are an **interaction**: the group's
-  readings decide them together and no smaller set does, so they are kept under the group.
+- rows a group moves that neither of its halves moves (nor any set below them) are an
+  **interaction**: the group's readings decide them together, no half of them does, so they
+  are kept under the group (flagged ``together`` in the ledger).
 
 With one deciding reading among ``k`` the screen takes about ``1 + 2 log2 k`` runs instead
 of ``k``. Rows a half moves that its group did not (readings whose effects cancel) are
@@ -26,8 +27,8 @@ any ``run(keys) -> results.json`` (tests pass a fake).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from routelab.errors import BadInputError
-from routelab.readings import FLIP_ENV, FLIPS
+from routelab.readings import FLIP_ENV, FLIPS, load_run
 
 #: one run of the notebook with these readings flipped (none: the default run) -> its
 #: results.json
@@ -47,8 +48,8 @@ Runner = Callable[[tuple[str, ...]], Path]
 class Finding:
     """What one run of the screen found: the readings flipped (``keys``), the rows it
     moved against the default run (claim -> (default verdict, verdict under the keys)),
-    its ``results.json``, and whether the rows are an interaction (moved by the group, by
-    no smaller set of its readings)."""
+    its ``results.json``, and whether the rows are an interaction (moved by the group,
+    by neither of its halves nor any set the screen ran below them)."""
 
     keys: tuple[str, ...]
     moved: dict[str, tuple[str, str]]
@@ -66,14 +67,18 @@ class Screen:
     runs: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
 
 
-def verdicts(path: Path) -> dict[str, str]:
-    """claim -> verdict of one run's ``results.json`` (or a directory holding one)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "results.json"
-    if not path.is_file():
-        raise BadInputError(f"{path}: no results.json (did the run fail?)")
-    return {c["claim"]: c["verdict"] for c in json.loads(path.read_text()).get("claims", [])}
+def verdicts(path: Path, notebook: str, default: bool = False) -> dict[str, str]:
+    """claim -> verdict of one run of ``notebook`` (its ``results.json`` or a directory
+    holding it); a run of another notebook, or with a flipped reading where ``default`` is
+    asked for, is an error naming the file."""
+    data = load_run(Path(path))
+    if data.get("notebook") != notebook:
+        raise BadInputError(f"{path}: a run of {data.get('notebook')!r}, not of {notebook!r}")
+    if default and data.get("reading"):
+        raise BadInputError(
+            f"{path}: a run under the flipped reading {data['reading']!r}, not a default run"
+        )
+    return {c["claim"]: c["verdict"] for c in data.get("claims", [])}
 
 
 def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -121,22 +126,24 @@ def screen(
 
     if base is None:
         out.base = timed(())
-    ours = verdicts(out.base)
+    ours = verdicts(out.base, notebook, default=True)
 
-    def attribute(ks: tuple[str, ...], path: Path) -> dict[str, tuple[str, str]]:
-        moved = moved_rows(ours, verdicts(path))
+    def attribute(ks: tuple[str, ...], path: Path) -> set[str]:
+        """Bisect ``ks``; the rows found anywhere at or below it (so a group above never
+        keeps a row a smaller set explains, even one whose effect this set cancels)."""
+        moved = moved_rows(ours, verdicts(path, notebook))
         log(f"  {','.join(ks)}: {len(moved)} row(s) moved")
         if not moved or len(ks) == 1:
             out.findings.append(Finding(ks, moved, path))
-            return moved
+            return set(moved)
         half = len(ks) // 2
         explained: set[str] = set()
         for part in (ks[:half], ks[half:]):
-            explained |= set(attribute(part, timed(part)))
+            explained |= attribute(part, timed(part))
         rest = {c: v for c, v in moved.items() if c not in explained}
         if rest:
             out.findings.append(Finding(ks, rest, path, together=True))
-        return moved
+        return set(moved) | explained
 
     attribute(keys, timed(keys))
     return out
@@ -154,23 +161,28 @@ def figures_runner(
         tag = "+".join(keys) or "default"
         if len(tag) > 80:  # a long group: named by its size and a digest of its keys
             tag = f"group{len(keys)}-{hashlib.sha1(tag.encode()).hexdigest()[:10]}"
-        where = Path(out_dir) / tag
-        where.mkdir(parents=True, exist_ok=True)
+        where = Path(out_dir) / profile / tag
+        if where.exists():  # an earlier screen's run: never read as this one's
+            shutil.rmtree(where)
+        where.mkdir(parents=True)
         env = dict(os.environ, **{FLIP_ENV: ",".join(keys),
                                   "ROUTELAB_FIGURES_DIR": str(where / "figures"),
                                   "ROUTELAB_RUNS_DIR": str(where / "runs")})  # fmt: skip
         cmd = [sys.executable, "-m", "routelab.cli", "figures", "--profile", profile, "--only",
                notebook]  # fmt: skip
         log_path = where / "run.log"
+        what = f"{notebook} under {','.join(keys) or 'no flipped reading'}"
         with log_path.open("w") as fh:
-            done = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT,
-                                  timeout=timeout, check=False)  # fmt: skip
-        results = next((where / "figures").glob("*/results.json"), None)
-        if done.returncode != 0 or results is None:
-            raise BadInputError(
-                f"{notebook} under {','.join(keys) or 'no flipped reading'} failed "
-                f"(exit {done.returncode}); see {log_path}"
-            )
+            try:
+                done = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                                      timeout=timeout, check=False)  # fmt: skip
+            except subprocess.TimeoutExpired as exc:
+                raise BadInputError(
+                    f"{what} ran past --timeout {timeout:g} s; see {log_path}"
+                ) from exc
+        results = where / "figures" / notebook / "results.json"
+        if done.returncode != 0 or not results.is_file():
+            raise BadInputError(f"{what} failed (exit {done.returncode}); see {log_path}")
         return results
 
     return run

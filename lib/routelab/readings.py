@@ -51,6 +51,7 @@ __all__ = [
     "flipped_keys",
     "is_flipped",
     "load_ledger",
+    "load_run",
     "pick",
     "record",
 ]
@@ -465,6 +466,9 @@ class Entry:
     clock: str
     compared: int
     differs: list[dict[str, str]] = field(default_factory=list)
+    #: the rows are an interaction: the readings moved them together, no half of them alone
+    #: (a bisected screen, :mod:`routelab.reading_screen`)
+    together: bool = False
 
 
 def load_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -479,7 +483,10 @@ def load_ledger(path: Path | None = None) -> list[dict[str, Any]]:
     return list(data.get("entries", []))
 
 
-def _results(path: Path) -> dict[str, Any]:
+def load_run(path: Path) -> dict[str, Any]:
+    """One run's ``results.json`` (or the directory holding one notebook's), as written;
+    a missing file, several under a directory or a file that is not JSON is an error
+    naming the path."""
     if path.is_dir():
         found = sorted(path.glob("*/results.json")) or sorted(path.glob("results.json"))
         if len(found) != 1:
@@ -494,15 +501,20 @@ def _results(path: Path) -> dict[str, Any]:
 
 
 def record(
-    base: Path, flip: Path, ledger: Path | None = None, only: Collection[str] | None = None
+    base: Path,
+    flip: Path,
+    ledger: Path | None = None,
+    only: Collection[str] | None = None,
+    together: bool = False,
 ) -> Entry:
     """Compare a default run (``base``) and a run under a flipped reading (``flip``) of one
     notebook, each a ``results.json`` or a figures directory holding one, and store the
     entry in the ledger (replacing the entry of the same reading, notebook and profile).
     Both runs must be of one notebook and profile, ``base`` unflipped, ``flip`` flipped.
-    ``only``: keep only these claims among those that differ (a screen's group keeps the
-    rows no smaller set of its readings moves, :mod:`routelab.reading_screen`)."""
-    a, b = _results(Path(base)), _results(Path(flip))
+    ``only``: keep only these claims among those that differ; ``together``: they are an
+    interaction (a bisected screen's group keeps the rows neither half of its readings
+    moves, :mod:`routelab.reading_screen`)."""
+    a, b = load_run(Path(base)), load_run(Path(flip))
     if a.get("notebook") != b.get("notebook"):
         raise BadInputError(
             f"{base} is notebook {a.get('notebook')}, {flip} is {b.get('notebook')}"
@@ -536,6 +548,7 @@ def record(
             for c in common
             if ours[c] != other[c] and (only is None or c in only)
         ],  # fmt: skip
+        together=together,
     )
     path = ledger or LEDGER
     entries = [
@@ -553,9 +566,10 @@ def annotate(
 ) -> list[dict[str, Any]]:
     """``rows`` (claim dicts with ``claim``, ``verdict`` and ``note``) with a note naming the
     reading wherever the ledger found it deciding the row in this notebook and profile and
-    the row's verdict is still the one the ledger's default run read (a screen's readings,
-    recorded together, are named as deciding together). A run under a flipped reading is
-    not annotated."""
+    the row's verdict is still the one the ledger's default run read (several readings
+    recorded together are named as such: deciding together where a bisected screen found
+    no half of them moving the row, moving it together otherwise). A run under a flipped
+    reading is not annotated."""
     if flipped():
         return rows
     found: dict[str, list[tuple[dict[str, Any], dict[str, str]]]] = {}
@@ -570,11 +584,13 @@ def annotate(
                 continue
             what = "; ".join(FLIPS[k].alternative if k in FLIPS else k for k in e["key"].split(","))
             note = row.get("note", "") or ""
-            named = (
-                f"the reading '{e['title'].rstrip('.')}' decides this row"
-                if "," not in e["key"]
-                else f"the readings '{e['title'].rstrip('.')}', flipped together, decide this row"
-            )
+            title = e["title"].rstrip(".")
+            if "," not in e["key"]:
+                named = f"the reading '{title}' decides this row"
+            elif e.get("together"):
+                named = f"the readings '{title}' decide this row together (no half of them alone)"
+            else:
+                named = f"flipping the readings '{title}' together moves this row"
             if named in note:  # annotated already (a table finished twice)
                 continue
             row = {**row, "note": (note + "; " if note else "") + (

@@ -97,6 +97,8 @@ def _run(args: argparse.Namespace) -> int:
         )
     if args.against is not None:
         return _compare(args, results)
+    if args.check or args.fields != list(COMPARED_FIELDS):
+        raise BadInputError("--fields and --check compare two runs: give --against OTHER")
     if args.per_paper:
         from routelab.dashboard import format_table, paper_table
 
@@ -124,14 +126,17 @@ def _compare(args: argparse.Namespace, results: list) -> int:
     other = results_at(args.against)
     if args.only:
         other = [r for r in other if any(r["notebook"].startswith(n) for n in args.only)]
-    if len(other) == 1 and len(results) > 1:  # one notebook's run: compare that notebook
-        results = [r for r in results if r["notebook"] == other[0]["notebook"]]
-    both = {r["notebook"] for r in results} & {r["notebook"] for r in other}
+    ours_nb = sorted(r["notebook"] for r in results)
+    other_nb = sorted(r["notebook"] for r in other)
+    both = set(ours_nb) & set(other_nb)
     if not both:
         raise BadInputError(
-            f"no notebook in both runs: {sorted(r['notebook'] for r in results)} here, "
-            f"{sorted(r['notebook'] for r in other)} in {args.against}"
+            f"no notebook in both runs: {ours_nb} in {args.figures or 'the figures directory'}, "
+            f"{other_nb} in {args.against}"
         )
+    if len(other_nb) == 1 or len(ours_nb) == 1:  # one notebook's run: compare that one
+        results = [r for r in results if r["notebook"] in both]
+        other = [r for r in other if r["notebook"] in both]
     diff = claims_diff(results, other, tuple(args.fields))
     print(format_diff(diff, len(both), args.format))
     return 1 if args.check and len(diff) else 0

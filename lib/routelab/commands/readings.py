@@ -119,8 +119,8 @@ def _screen(args: argparse.Namespace) -> int:
         )
     notebook = found[0].stem
     skip = [k for k in args.skip.split(",") if k]
-    keys = [k for k in args.keys.split(",") if k] if args.keys else rs.reaching(notebook, skip)
-    keys = [k for k in keys if k not in skip]
+    reach = rs.reaching(notebook, skip)  # checks the skipped keys too
+    keys = [k for k in args.keys.split(",") if k and k not in skip] if args.keys else reach
     runner = rs.figures_runner(notebook, args.profile, args.out / notebook, args.timeout)
     result = rs.screen(notebook, keys, runner, base=args.base)
     seconds = sum(s for _, s in result.runs)
@@ -131,5 +131,6 @@ def _screen(args: argparse.Namespace) -> int:
         for claim, (a, b) in f.moved.items():
             print(f"    {claim}: {a} -> {b}")
         if args.record:
-            record(result.base, f.path, only=set(f.moved) if f.together else None)
+            record(result.base, f.path, only=set(f.moved) if f.together else None,
+                   together=f.together)  # fmt: skip
     return 0

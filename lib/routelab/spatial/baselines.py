@@ -91,7 +91,7 @@ def exact_cut(
     if hi - lo < 2:
         raise ValueError("cannot cut a region one cell wide")
     if min(margins) < 1 or sum(margins) > hi - lo:
-        raise ValueError(f"margins {margins} do not fit a region {hi - lo} lines wide")
+        raise ValueError(f"margins {margins} do not fit a region {hi - lo} cells wide")
 
     def frac(c: int) -> float:
         a, b = space_children(n, dim, c)
@@ -110,6 +110,14 @@ def exact_cut(
     return left
 
 
+def _fill_margins(w: int, h: int, dim: int, k_lo: int, k_hi: int) -> tuple[int, int] | None:
+    """The fewest lines each side of a cut along ``dim`` needs to hold a cell per leaf
+    (``k_lo`` and ``k_hi`` leaves) in a ``w x h`` region; ``None`` where they do not fit."""
+    across, extent = (h, w) if dim == 0 else (w, h)
+    need = (-(-k_lo // across), -(-k_hi // across))
+    return need if extent >= 2 and sum(need) <= extent else None
+
+
 def space_split(
     stats: SampleStats, n: Node, k: int, dim_rule: str = "longer", *, fill: bool = False
 ) -> list[Node]:
@@ -121,7 +129,8 @@ def space_split(
     ``fill=True`` (the kd-tree baseline) keeps a cell per leaf on each side: where the
     load median would leave a side fewer cells than the leaves it must hold (load packed
     into a few cells, e.g. small query squares), the cut moves the least toward the middle
-    that gives it enough. Where the median leaves enough cells, the cut is the median, so
+    that gives it enough, along the other dimension where the chosen one cannot give both
+    sides enough. Where the median leaves enough cells, the cut is the median, so
     ``fill`` changes only splits that would otherwise come back short. PS2Stream's
     PartitionNode (:mod:`routelab.spatial.hybrid`) keeps ``False``: it drops a short space
     split and takes the text split."""
@@ -136,11 +145,12 @@ def space_split(
         raise ValueError(f"unknown dim_rule {dim_rule!r}")
     k_lo = k // 2
     margins = (1, 1)
-    if fill:
-        across = h if dim == 0 else w  # cells per line of the cut dimension
-        need = (-(-k_lo // across), -(-(k - k_lo) // across))
-        if sum(need) <= (w if dim == 0 else h):
-            margins = need
+    if fill:  # the chosen dimension if it can give each side enough cells, else the other
+        for d in (dim, 1 - dim):
+            need = _fill_margins(w, h, d, k_lo, k - k_lo)
+            if need is not None:
+                dim, margins = d, need
+                break
     cut = exact_cut(stats, n, dim, k_lo / k, margins)
     make_space(n, dim, cut)
     a, b = n.children

@@ -48,6 +48,11 @@ COST_MODELS = ("gi2_checks", "pairs_unit", "pairs_literal")
 UPDATE_UNITS = ("query", "posting")
 
 
+#: an update's cost per GI2 posting in the posting reading: a posting written or purged
+#: touches one list entry, as a candidate check (c_m = 1) reads one
+POSTING_UPDATE_COST = 1.0
+
+
 @dataclass(frozen=True)
 class CostParams:
     """Definition 1's unit costs (ratios) and the reading of the match count."""
@@ -57,8 +62,8 @@ class CostParams:
     c_m: float = 1.0
     c_o: float = 10.0
     #: ``ROUTELAB_READING=posting`` makes ``c_ins`` and ``c_del`` 1 per posting for a run
-    c_ins: float = field(default_factory=lambda: pick("posting", 10.0, 1.0))
-    c_del: float = field(default_factory=lambda: pick("posting", 10.0, 1.0))
+    c_ins: float = field(default_factory=lambda: pick("posting", 10.0, POSTING_UPDATE_COST))
+    c_del: float = field(default_factory=lambda: pick("posting", 10.0, POSTING_UPDATE_COST))
     #: what an update is charged per: ``"query"`` (Definition 1: ``c_ins`` per inserted
     #: query, ``c_del`` per deleted one) or ``"posting"`` (``c_ins + c_del`` per GI2
     #: posting the query makes: every base cell it covers x every registering key), the
@@ -77,12 +82,13 @@ class CostParams:
         return self.update_unit == "posting"
 
     def in_postings(self) -> CostParams:
-        """These costs with updates charged per GI2 posting at ``c_ins = c_del = 1`` (a
-        posting written or purged touches one list entry, as a candidate check reads one):
-        the alternative of READINGS.md's "Updates per query or per posting", the costs
+        """These costs with updates charged per GI2 posting, ``c_ins = c_del =``
+        :data:`POSTING_UPDATE_COST`: the alternative of READINGS.md's "Updates per query or
+        per posting", the costs
         ``ROUTELAB_READING=posting`` gives a whole run and the ones notebook 11's
         posting-unit builds use beside the paper's units."""
-        return replace(self, c_ins=1.0, c_del=1.0, update_unit="posting")
+        cost = POSTING_UPDATE_COST
+        return replace(self, c_ins=cost, c_del=cost, update_unit="posting")
 
     @property
     def c_q(self) -> float:
