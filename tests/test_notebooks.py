@@ -98,6 +98,8 @@ def test_notebook_smoke_run(name, tmp_path, monkeypatch):
     assert recorded, "the report records the parameters the smoke profile sets"
     assert all(recorded[k] == json.loads(json.dumps(smoke[k])) for k in recorded), recorded
     assert results["claims"], "a claims table"
+    texts = [c["claim"] for c in results["claims"]]  # runs are compared row by row by text
+    assert len(set(texts)) == len(texts), f"two rows named alike: {texts}"
     for claim in results["claims"]:
         assert tuple(claim) == CLAIM_KEYS
         assert claim["verdict"] in VERDICTS and claim["kind"] in KINDS
