@@ -270,3 +270,11 @@ def test_readings_list_shows_a_group_entry_under_each_reading_it_flipped(
     dmove = out.split("dmove: ")[1].split("\nchecking: ")[0]
     assert "flipped together with 1 more): 0 of 2" in dmove
     assert "(default, abcdef1 / abcdef1): 1 of 2 rows differ: 'a' holds -> fails" in dmove
+    # a group kept to the rows no smaller set moves says so
+    both = _results(tmp_path / "b", {"a": "fails", "b": "holds"}, reading="checking,dmove")
+    entry = readings.record(base, both, only={"b"})
+    assert entry.filtered and [d["claim"] for d in entry.differs] == ["b"]
+    assert main(["readings", "list"]) == 0
+    assert "1 of 2 rows differ (kept: those no smaller set moves): 'b' fails -> holds" in (
+        capsys.readouterr().out
+    )

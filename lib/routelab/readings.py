@@ -469,6 +469,9 @@ class Entry:
     #: the rows are an interaction: the readings moved them together, no half of them alone
     #: (a bisected screen, :mod:`routelab.reading_screen`)
     together: bool = False
+    #: ``differs`` keeps only the rows no smaller set of the readings was found to move
+    #: (``record(only=...)``), not every row that differs
+    filtered: bool = False
 
 
 def load_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -549,6 +552,7 @@ def record(
             if ours[c] != other[c] and (only is None or c in only)
         ],  # fmt: skip
         together=together,
+        filtered=only is not None,
     )
     path = ledger or LEDGER
     entries = [
