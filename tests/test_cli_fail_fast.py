@@ -119,3 +119,28 @@ def test_an_unparseable_time_names_the_formats_tried():
     with pytest.raises(RecordError) as exc:
         parse_time("notatime")
     assert "none of the automatic formats fits" in str(exc.value.args)
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """`routelab claims | head`: when the reader closes the pipe, the verb stops with the
+    shell's status for SIGPIPE (141) and no traceback."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from routelab import cli\n"
+        "def boom(args):\n"
+        "    raise BrokenPipeError(32, 'Broken pipe')\n"
+        "parser = cli.build_parser()\n"
+        "cli.build_parser = lambda: parser\n"
+        "args = parser.parse_args(['claims'])\n"
+        "parser.set_defaults(func=boom)\n"
+        "for action in parser._subparsers._group_actions:\n"
+        "    for sub in action.choices.values():\n"
+        "        sub.set_defaults(func=boom)\n"
+        "sys.exit(cli.main(['claims']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr
