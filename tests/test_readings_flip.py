@@ -275,6 +275,7 @@ def test_readings_list_shows_a_group_entry_under_each_reading_it_flipped(
     entry = readings.record(base, both, only={"b"})
     assert entry.filtered and [d["claim"] for d in entry.differs] == ["b"]
     assert main(["readings", "list"]) == 0
-    assert "1 of 2 rows differ (kept: those no smaller set moves): 'b' fails -> holds" in (
-        capsys.readouterr().out
+    assert (
+        "1 of 2 rows differ (kept: the rows no run of fewer of these readings moved): 'b' fails -> holds"
+        in (capsys.readouterr().out)
     )

@@ -469,7 +469,7 @@ class Entry:
     #: the rows are an interaction: the readings moved them together, no half of them alone
     #: (a bisected screen, :mod:`routelab.reading_screen`)
     together: bool = False
-    #: ``differs`` keeps only the rows no smaller set of the readings was found to move
+    #: ``differs`` keeps only the rows no run of fewer of these readings moved
     #: (``record(only=...)``), not every row that differs
     filtered: bool = False
 

@@ -86,7 +86,7 @@ def _list(args: argparse.Namespace) -> int:
             print(
                 f"    {e['notebook']} ({e['profile']}, {e['commit'][:7]} / "
                 f"{e['flipped_commit'][:7]}{group}): {len(e['differs'])} of {e['compared']} "
-                f"rows differ{' (kept: those no smaller set moves)' if e.get('filtered') else ''}"
+                f"rows differ{' (kept: the rows no run of fewer of these readings moved)' if e.get('filtered') else ''}"
                 f"{': ' + found if found else ''}"
             )
     return 0
