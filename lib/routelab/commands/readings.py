@@ -63,7 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a default run of the notebook (results.json or its directory); run first if absent",
     )
     p_scr.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
-    p_scr.add_argument("--out", type=Path, default=Path("reading_screen"), help="where the runs go")
+    p_scr.add_argument(
+        "--out",
+        type=Path,
+        default=Path("reading_screen"),
+        help="where the runs go, one folder per profile and set of readings (default: %(default)s)",
+    )
     p_scr.add_argument("--timeout", type=float, default=None, help="seconds per run")
     p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
     p_scr.set_defaults(func=_screen)
