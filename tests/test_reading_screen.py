@@ -175,3 +175,21 @@ def test_the_runner_names_a_failed_run(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(rs.subprocess, "run", too_long)
     with pytest.raises(BadInputError, match=r"under dmove ran past --timeout 5 s; see .*run.log"):
         rs.figures_runner(NB, "smoke", tmp_path, timeout=5)(("dmove",))
+
+
+def test_cli_runs_go_under_the_runs_directory_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Not a new folder at the top of the project: papermill_runs/reading_screen/<notebook>."""
+    monkeypatch.setenv("ROUTELAB_RUNS_DIR", str(tmp_path / "runs"))
+    run, _ = fake_notebook(tmp_path / "fake", {})
+    seen: list[Path] = []
+
+    def runner(notebook: str, profile: str, out: Path, timeout: float | None):
+        seen.append(out)
+        return run
+
+    monkeypatch.setattr(rs, "figures_runner", runner)
+    assert main(["readings", "screen", "13", "--keys", "dmove"]) == 0
+    assert seen == [tmp_path / "runs" / "reading_screen" / NB]
+    assert f"{NB}: 2 run(s)" in capsys.readouterr().out

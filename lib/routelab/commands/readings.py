@@ -66,8 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p_scr.add_argument(
         "--out",
         type=Path,
-        default=Path("reading_screen"),
-        help="where the runs go, one folder per profile and set of readings (default: %(default)s)",
+        default=None,
+        help="where the runs go, one folder per notebook, profile and set of readings "
+        "(default: papermill_runs/reading_screen)",
     )
     p_scr.add_argument("--timeout", type=float, default=None, help="seconds per run")
     p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
@@ -112,6 +113,7 @@ def _record(args: argparse.Namespace) -> int:
 
 def _screen(args: argparse.Namespace) -> int:
     from routelab import reading_screen as rs
+    from routelab.paths import runs_dir
     from routelab.readings import record
     from routelab.runs import discover_notebooks
 
@@ -127,7 +129,8 @@ def _screen(args: argparse.Namespace) -> int:
     skip = [k for k in args.skip.split(",") if k]
     reach = rs.reaching(notebook, skip)  # checks the skipped keys too
     keys = [k for k in args.keys.split(",") if k and k not in skip] if args.keys else reach
-    runner = rs.figures_runner(notebook, args.profile, args.out / notebook, args.timeout)
+    out = args.out if args.out is not None else runs_dir() / "reading_screen"
+    runner = rs.figures_runner(notebook, args.profile, out / notebook, args.timeout)
     result = rs.screen(notebook, keys, runner, base=args.base)
     seconds = sum(s for _, s in result.runs)
     print(f"{notebook}: {len(result.runs)} run(s), {seconds / 60:.1f} min; findings:")
