@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from routelab.errors import BadInputError
-from routelab.readings import FLIP_ENV, FLIPS, load_run
+from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows
 
 #: one run of the notebook with these readings flipped (none: the default run) -> its
 #: results.json
@@ -79,11 +79,6 @@ def verdicts(path: Path, notebook: str, default: bool = False) -> dict[str, str]
             f"{path}: a run under the flipped reading {data['reading']!r}, not a default run"
         )
     return {c["claim"]: c["verdict"] for c in data.get("claims", [])}
-
-
-def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """The rows both runs have whose verdicts differ: claim -> (base's, other's)."""
-    return {c: (v, other[c]) for c, v in base.items() if c in other and other[c] != v}
 
 
 def reaching(notebook: str, skip: Sequence[str] = ()) -> tuple[str, ...]:

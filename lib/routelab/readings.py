@@ -52,6 +52,7 @@ __all__ = [
     "is_flipped",
     "load_ledger",
     "load_run",
+    "moved_rows",
     "pick",
     "record",
 ]
@@ -503,6 +504,12 @@ def load_run(path: Path) -> dict[str, Any]:
         raise BadInputError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from exc
 
 
+def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """The rows (claim -> verdict) both runs have whose verdicts differ: claim -> (base's,
+    other's), in ``base``'s order."""
+    return {c: (v, other[c]) for c, v in base.items() if c in other and other[c] != v}
+
+
 def record(
     base: Path,
     flip: Path,
@@ -547,9 +554,9 @@ def record(
         clock=f"{a.get('clock', '?')}/{b.get('clock', '?')}",
         compared=len(common),
         differs=[
-            {"claim": c, "default": ours[c], "alternative": other[c]}
-            for c in common
-            if ours[c] != other[c] and (only is None or c in only)
+            {"claim": c, "default": a_v, "alternative": b_v}
+            for c, (a_v, b_v) in moved_rows(ours, other).items()
+            if only is None or c in only
         ],  # fmt: skip
         together=together,
         filtered=only is not None,

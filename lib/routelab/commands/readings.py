@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from routelab.profiles import PROFILE_NAMES
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -62,7 +64,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="a default run of the notebook (results.json or its directory); run first if absent",
     )
-    p_scr.add_argument("--profile", default="default", help="the profile (default: %(default)s)")
+    p_scr.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="default",
+        help="the profile of every run (default: %(default)s)",
+    )
     p_scr.add_argument(
         "--out",
         type=Path,
@@ -117,15 +124,8 @@ def _screen(args: argparse.Namespace) -> int:
     from routelab.readings import record
     from routelab.runs import discover_notebooks
 
-    found = discover_notebooks([args.notebook])
-    if len(found) != 1:
-        from routelab.errors import BadInputError
-
-        raise BadInputError(
-            f"{args.notebook!r} names {len(found)} notebooks "
-            f"({', '.join(p.stem for p in found) or 'none'}); name one"
-        )
-    notebook = found[0].stem
+    (path,) = discover_notebooks([args.notebook])  # an unknown or ambiguous name: its error
+    notebook = path.stem
     skip = [k for k in args.skip.split(",") if k]
     reach = rs.reaching(notebook, skip)  # checks the skipped keys too
     keys = [k for k in args.keys.split(",") if k and k not in skip] if args.keys else reach
