@@ -102,6 +102,81 @@ def claim_row(
     }
 
 
+@dataclass(frozen=True)
+class Declaration:
+    """One claims-table row declared once, as data: the lab's ``claims.toml`` holds a table
+    per row (its key) with the paper's statement (``claim``), where the paper makes it
+    (``paper``), the paper's number or words (``paper_value``), what we measure
+    (``measures``), the rule that grades it (``rule``, in words; the :class:`Verdict` states
+    it with its numbers), its ``kind`` (:data:`KINDS`) and whether it is judged on measured
+    times (``timing``). The lab's code only measures: :meth:`row` puts the measured text,
+    the verdict and the note beside the declared fields. A ``{name}`` in a declared text is
+    filled from :meth:`row`'s keyword arguments (a row declared once for every system or
+    every N)."""
+
+    key: str
+    claim: str
+    paper: str
+    paper_value: str = ""
+    measures: str = ""
+    rule: str = ""
+    kind: str = "claim"
+    timing: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.key!r}: kind must be one of {KINDS}, got {self.kind!r}")
+        for name in ("claim", "paper"):
+            if not str(getattr(self, name)).strip():
+                raise ValueError(f"claim {self.key!r}: {name} is empty")
+
+    def row(
+        self, measured: str, verdict: Verdict, /, note: str = "", **slots: Any
+    ) -> dict[str, Any]:
+        """The row (:func:`claim_row`'s shape), the declared texts' ``{name}`` slots filled
+        from ``slots``."""
+
+        def fill(text: str) -> str:
+            return text.format(**slots) if slots else text
+
+        return claim_row(
+            fill(self.claim), fill(self.paper), fill(self.paper_value), measured, verdict,
+            note, self.kind, self.timing,
+        )  # fmt: skip
+
+    def unmeasured(self, reason: str, measured: str = "not measured", note: str = "",
+                   **slots: Any) -> dict[str, Any]:  # fmt: skip
+        """The row as "not comparable" with ``reason`` (what this run lacks)."""
+        return self.row(measured, not_comparable(reason), note, **slots)
+
+
+def declarations(module_file: str) -> dict[str, Declaration]:
+    """The rows declared in the ``claims.toml`` beside ``module_file`` (a lab's claims
+    module passes its ``__file__``), by key; each table needs ``claim`` and ``paper`` and
+    may set the other fields of :class:`Declaration` (an unknown field is an error naming
+    the file and the row)."""
+    import tomllib
+    from dataclasses import fields
+    from pathlib import Path
+
+    path = Path(module_file).with_name("claims.toml")
+    with path.open("rb") as f:
+        table = tomllib.load(f)
+    known = {f.name for f in fields(Declaration)} - {"key"}
+    out = {}
+    for key, spec in table.items():
+        if not isinstance(spec, dict):
+            raise ValueError(f"{path}: [{key}] must be a table of a row's fields")
+        unknown = set(spec) - known
+        if unknown:
+            raise ValueError(f"{path}: [{key}] has unknown fields {sorted(unknown)}")
+        missing = {"claim", "paper"} - set(spec)
+        if missing:
+            raise ValueError(f"{path}: [{key}] lacks {sorted(missing)}")
+        out[key] = Declaration(key=key, **spec)
+    return out
+
+
 def _fmt(x: float) -> str:
     """A number in a rule: three significant digits, from 1,000 up in full with thousands
     separators (1,000; 112,000) rather than in scientific form (1e+03; 1.12e+05)."""

@@ -17,6 +17,7 @@ from routelab.claims import (
     Verdict,
     block_bootstrap_ratio,
     combine,
+    declarations,
     direction_block_bootstrap,
     equivalent,
     not_comparable,
@@ -31,13 +32,8 @@ GROWTH = 0.1
 ORDER = 10.0
 #: consecutive windows per bootstrap block
 BLOCK = 3
-#: where each system's paper speaks of drift (the systems that learn their configuration
-#: on the first windows: ``learns_online`` false)
-DRIFT_SECTIONS = {
-    "S3-TM": "S3-TM Sect. 6.4 (concept drift)",
-    "PS2Stream": "PS2Stream Sect. V-B (the distribution changes; global adjustment)",
-    "Fabret": "Fabret et al. Sect. 4 (subscription and event patterns change)",
-}
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 
 def _series(frame: pd.DataFrame, system: str, router: str, n: int, column: str) -> np.ndarray:
@@ -83,42 +79,26 @@ def _fmt(a: np.ndarray, b: np.ndarray) -> str:
     return f"{r:.3g}x [{lo:.3g}, {hi:.3g}] over {len(a)} windows (block bootstrap)"
 
 
-def _row(
-    claim: str, paper: str, paper_value: str, measured: str, verdict: Verdict, note: str = "",
-    kind: str = "beyond",
-) -> dict:  # fmt: skip
-    return {"claim": claim, "paper": paper, "paper_value": paper_value, "measured": measured,
-            "verdict": verdict, "note": note, "kind": kind}  # fmt: skip
-
-
 def rows(
     frame: pd.DataFrame, drift: pd.DataFrame, small: int, big: int, equal: bool | None, scale: str
 ) -> list[dict]:
     """Every row (module docstring); ``equal``: whether S3-TM's and PS2Stream's answers
     (region ignored) coincided, ``None`` if not compared."""
-    out = []
     imb, rep = "window_imbalance", "window_replication"
     h_big, h_small = _pair(frame, ("S3-TM", "hash", big), ("S3-TM", "hash", small), imb)
     s_big, s_small = _pair(frame, ("S3-TM", "SALB", big), ("S3-TM", "SALB", small), imb)
-    out.append(_row(
-        "hashing words to matchers (key grouping) grows more imbalanced with N; SALB stays bounded",
-        "S3-TM Sect. 5 vs PKG Sect. 3 (key grouping)",
-        "key grouping's imbalance grows with the workers; SALB balances the load",
+    out = [ROWS["hash_grows_salb_bounded"].row(
         f"imbalance at N={big} / N={small}: hash {_fmt(h_big, h_small)}; SALB {_fmt(s_big, s_small)}",
         combine([_dir(h_big, h_small, "above", GROWTH), _bounded(s_big, s_small)]),
         scale + f"; bounded = within {BOUNDED}x",
-    ))  # fmt: skip
+    )]  # fmt: skip
     pkg, kg = _pair(
         frame, ("key grouping", "pkg_global", small), ("key grouping", "kg", small),
         "window_excess",
     )  # fmt: skip
     pk = frame[(frame["router"] == "pkg_global") & (frame["n_workers"] == small)]
     per_key = pk["workers_per_key"].to_numpy(float) if "workers_per_key" in pk else np.zeros(0)
-    out.append(_row(
-        "partial key grouping balances the authors and hashtags orders of magnitude better "
-        "than key grouping",
-        "PKG Sects. II, V (imbalance I(t) = max - avg load)",
-        "PKG's imbalance orders of magnitude below KG's",
+    out.append(ROWS["pkg_vs_kg"].row(
         f"max - avg messages per worker, PKG / KG at N={small}: {_fmt(pkg, kg)}"
         + (f"; PKG sends each key to at most {np.nanmax(per_key):.0f} workers" if len(per_key)
            else ""),
@@ -126,25 +106,18 @@ def rows(
         scale + f"; PKG's own imbalance (max - avg), an order of magnitude read as {ORDER:g}x",
     ))  # fmt: skip
     fr, kd = _pair(frame, ("PS2Stream", "frequency", small), ("PS2Stream", "kd-tree", small), rep)
-    out.append(_row(
-        "text partitioning copies objects that space partitioning sends once",
-        "PS2Stream Sect. IV-A",
-        "text partitioning duplicates objects, space partitioning queries",
+    out.append(ROWS["text_copies"].row(
         f"object copies per post, frequency / kd-tree at N={small}: {_fmt(fr, kd)}",
         _dir(fr, kd, "above"),
         scale + "; a check: a post with terms on several workers is copied to each by "
-        "construction of text partitioning", kind="check",
+        "construction of text partitioning",
     ))  # fmt: skip
     ps, s3 = _pair(frame, ("PS2Stream", "hybrid", small), ("S3-TM", "SALB", small), rep)
-    out.append(_row(
-        "PS2Stream's dispatcher forwards fewer copies than S3-TM for the same interests "
-        "(it drops posts whose words have no live query in their cell)",
-        "PS2Stream Sect. IV-C vs S3-TM Sect. 2",
-        "objects with no live query term in their cell are discarded (PS2Stream)",
+    out.append(ROWS["dispatcher_drops"].row(
         f"copies per post, PS2Stream hybrid / S3-TM SALB at N={small}: {_fmt(ps, s3)}",
         _dir(ps, s3, "below"),
         scale + "; a check: a post outside every interest's square is dropped by PS2Stream's "
-        "dispatcher by construction, not by S3-TM, which has no regions", kind="check",
+        "dispatcher by construction, not by S3-TM, which has no regions",
     ))  # fmt: skip
     for system in (s.name for s in SYSTEMS_BY_NAME.values() if not s.learns_online):
         d = drift[drift["system"] == system] if len(drift) else drift
@@ -152,24 +125,17 @@ def rows(
             continue
         a, b = _paired(d["adapted"].to_numpy(), d["static"].to_numpy())
         router = d["router"].iloc[0]
-        out.append(_row(
-            f"{system}: re-learning the configuration before each window lowers the imbalance",
-            DRIFT_SECTIONS[system],
-            "adapting to the drifting workload keeps the load balanced",
+        out.append(ROWS[f"drift {system}"].row(
             f"{router}, re-learned / learned once: {_fmt(a, b)}; re-learning took "
             f"{d['relearn_s'].median() * 1e3:.0f} ms per window (median)",
             _dir(a, b, "below"),
             scale + "; one stream: the windows are paired and resampled in blocks of "
             f"{BLOCK} consecutive windows, not taken as independent repeats",
         ))  # fmt: skip
-    out.append(_row(
-        "S3-TM and PS2Stream return the same matches for the same interests when the regions "
-        "are ignored",
-        "S3-TM Sect. 2 (AND of words) = PS2Stream Sect. III-A (AND keywords, whole box)",
-        "the same answer",
+    same = ROWS["same_answer"]
+    out.append(same.row(
         "not compared" if equal is None else ("identical pair sets" if equal else "the pair sets differ"),
-        Verdict("not comparable" if equal is None else "holds" if equal else "fails",
-                "holds if the two answers are the same set of (interest, post) pairs"),
-        "a check of the two implementations on the common stream", kind="check",
+        Verdict("not comparable" if equal is None else "holds" if equal else "fails", same.rule),
+        "a check of the two implementations on the common stream",
     ))  # fmt: skip
     return out

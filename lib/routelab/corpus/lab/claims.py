@@ -22,6 +22,7 @@ from routelab.claims import (
     at_least,
     at_most,
     combine,
+    declarations,
     direction,
     not_comparable,
     share,
@@ -49,6 +50,9 @@ def token_check(posts: DataFrame) -> tuple[int, int]:
     return bad, numbers
 
 
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
+
 # tolerances, declared before measuring
 WORDS_PER_POST_FACTOR = 1.5  # ours may lie this factor outside the paper's two corpora
 ZIPF_MIN_R2 = 0.9  # "a straight line on log-log axes"
@@ -56,39 +60,25 @@ LENGTH_TEST_LEVEL = 0.01  # chi-square level for the lengths we drew ourselves
 
 
 def cleaning_row(bad_tokens: int, posts_with_numbers: int) -> dict:
-    """A check of our cleaning against the rules of Sect. 6.1 (no paper number)."""
-    return {
-        "claim": "Cleaning removes links starting with http, @ screen names and non-word "
-        "tokens; numbers are kept",
-        "paper": "Sect. 6.1",
-        "paper_value": "rules, no number",
-        "measured": f"{bad_tokens} bad tokens left; {posts_with_numbers:,} posts keep a number",
-        "verdict": combine(
-            [
-                at_most(bad_tokens, 0, what="bad tokens"),
-                at_least(posts_with_numbers, 1, what="posts with a number"),
-            ]
-        ),
-        "kind": "check",
-    }
+    """Row ``cleaning`` (claims.toml)."""
+    return ROWS["cleaning"].row(
+        f"{bad_tokens} bad tokens left; {posts_with_numbers:,} posts keep a number",
+        combine([at_most(bad_tokens, 0, what="bad tokens"),
+                 at_least(posts_with_numbers, 1, what="posts with a number")]),
+    )  # fmt: skip
 
 
 def zipf_row(zipf: Mapping[str, Any]) -> dict:
-    return {
-        "claim": "Word frequencies are heavy-tailed: a straight line on log-log axes (Fig. 4)",
-        "paper": "Fig. 4 (both corpora)",
-        "paper_value": "straight line on log-log axes",
-        "measured": f"Zipf exponent {zipf['exponent']:.2f}, R² {zipf['r2']:.3f} over ranks "
+    return ROWS["zipf"].row(
+        f"Zipf exponent {zipf['exponent']:.2f}, R² {zipf['r2']:.3f} over ranks "
         f"{zipf['min_rank']:,}–{zipf['max_rank']:,}",
-        "verdict": at_least(zipf["r2"], ZIPF_MIN_R2, what="R² of the log-log fit"),
-        "note": "least-squares fit of log frequency on log rank",
-    }
+        at_least(zipf["r2"], ZIPF_MIN_R2, what="R² of the log-log fit"),
+        "least-squares fit of log frequency on log rank",
+    )
 
 
 def words_per_post_row(ours: float, lo: float, hi: float) -> dict:
-    """ "Tweets are short" (Table 1: ``lo`` to ``hi`` distinct words per post): holds within
-    :data:`WORDS_PER_POST_FACTOR` beyond the paper's range, direction only below it (shorter
-    still: short, by another amount), fails above it (long posts)."""
+    """Row ``words_per_post`` (claims.toml)."""
     band = (lo / WORDS_PER_POST_FACTOR, hi * WORDS_PER_POST_FACTOR)
     rule = (
         f"holds if {band[0]:.3g} <= words per post <= {band[1]:.3g} (the paper's range widened "
@@ -100,15 +90,10 @@ def words_per_post_row(ours: float, lo: float, hi: float) -> dict:
         verdict = Verdict("holds", rule)
     else:
         verdict = Verdict("direction only" if ours < band[0] else "fails", rule)
-    return {
-        "claim": "Tweets are short: 3.96 (April 2013) to 10.4 (Sparse) distinct words per "
-        "tweet after preprocessing",
-        "paper": "Table 1",
-        "paper_value": f"{lo:.2f}–{hi:.2f} words per post",
-        "measured": f"{ours:.2f} words per post",
-        "verdict": verdict,
-        "note": f"tolerance: {WORDS_PER_POST_FACTOR}x beyond the paper's range",
-    }
+    return ROWS["words_per_post"].row(
+        f"{ours:.2f} words per post", verdict,
+        f"tolerance: {WORDS_PER_POST_FACTOR}x beyond the paper's range", lo=lo, hi=hi,
+    )  # fmt: skip
 
 
 def corpus_claims(
@@ -148,9 +133,7 @@ PAPER_CORPUS_POSTS = 1_000_000
 
 
 def vocabulary_row(table: Mapping[str, int]) -> dict:
-    """Table 1's vocabulary size (100k-200k words in a 1M-tweet corpus): not comparable on a
-    smaller corpus (vocabulary grows sublinearly with the corpus); the reason names how much
-    smaller ours is."""
+    """Row ``vocabulary`` (claims.toml)."""
     ratio = PAPER_CORPUS_POSTS / table["posts"] if table["posts"] else float("inf")
     reason = (
         f"our real corpus has {table['posts']:,} posts, {ratio:.0f}x fewer than the paper's "
@@ -159,69 +142,45 @@ def vocabulary_row(table: Mapping[str, int]) -> dict:
         if ratio > 1
         else f"our corpus has {table['posts']:,} posts; the paper's words are of real tweets"
     )
-    return {
-        "claim": "About 100k–200k unique words in a 1M-tweet learning corpus",
-        "paper": "Table 1",
-        "paper_value": "100,310 / 198,887 words",
-        "measured": f"{table['unique_words']:,} words in {table['posts']:,} posts",
-        "verdict": not_comparable(reason),
-    }
+    return ROWS["vocabulary"].unmeasured(
+        reason, f"{table['unique_words']:,} words in {table['posts']:,} posts"
+    )
 
 
 def length_row(p_value: float, n: int) -> dict:
-    return {
-        "claim": "Topic-based subscription lengths follow a Zipf law with skew 0.5 over 1..5 words",
-        "paper": "Sect. 6.1",
-        "paper_value": "Zipf(0.5) over 1..5",
-        "measured": f"χ² p = {p_value:.3f} on {n:,} subscriptions",
-        "verdict": at_least(p_value, LENGTH_TEST_LEVEL, what="χ² p-value"),
-        "kind": "check",
-        "note": "we drew the lengths from Zipf(0.5): this checks our generator",
-    }
+    return ROWS["lengths"].row(
+        f"χ² p = {p_value:.3f} on {n:,} subscriptions",
+        at_least(p_value, LENGTH_TEST_LEVEL, what="χ² p-value"),
+        "we drew the lengths from Zipf(0.5): this checks our generator",
+    )
 
 
 def lda_row(n_topics: int, words_per_topic: int, alpha: float, beta: float) -> dict:
     settings = [n_topics == 100, words_per_topic == 5, alpha == 0.1, beta == 0.1]
-    return {
-        "claim": "LDA topics: 100 topics, 5 words per topic, α = β = 0.1",
-        "paper": "Sect. 6.1",
-        "paper_value": "100 topics × 5 words, α = β = 0.1",
-        "measured": f"{n_topics} topics × {words_per_topic} words, α = {alpha}, β = {beta}",
-        "verdict": share(
-            sum(settings),
-            len(settings),
-            partly_at=0.25,
-            rule="holds if every setting is the paper's",
-        ),
-        "kind": "check",
-        "note": "gensim online VB instead of Mallet's Gibbs sampler"
+    row = ROWS["lda"]
+    return row.row(
+        f"{n_topics} topics × {words_per_topic} words, α = {alpha}, β = {beta}",
+        share(sum(settings), len(settings), partly_at=0.25, rule=row.rule),
+        "gensim online VB instead of Mallet's Gibbs sampler"
         + ("" if n_topics == 100 else f"; this profile fits {n_topics} topics"),
-    }
+    )  # fmt: skip
 
 
 def length_contrast_row(tweet_len: float, topic_len: float) -> dict:
-    return {
-        "claim": "Tweet-based subscriptions are relatively long, topic-based ones relatively short",
-        "paper": "Sect. 6.1",
-        "paper_value": "tweet > topic (no number)",
-        "measured": f"mean length {tweet_len:.2f} (tweet) vs {topic_len:.2f} (topic)",
-        "verdict": direction(tweet_len / topic_len, neutral=1.0, expected="above"),
-    }
+    return ROWS["length_contrast"].row(
+        f"mean length {tweet_len:.2f} (tweet) vs {topic_len:.2f} (topic)",
+        direction(tweet_len / topic_len, neutral=1.0, expected="above"),
+    )
 
 
 def popularity_row(tweet_rate: float, topic_rate: float, medians: tuple[float, float]) -> dict:
-    return {
-        "claim": "Tweet-based subscriptions have low popularity, topic-based ones high popularity",
-        "paper": "Sect. 6.1",
-        "paper_value": "topic > tweet (no number)",
-        "measured": f"mean share of posts matched {tweet_rate:.2e} (tweet) vs "
-        f"{topic_rate:.2e} (topic)",
-        "verdict": direction(
-            topic_rate / tweet_rate if tweet_rate else float("inf"), neutral=1.0, expected="above"
-        ),
-        "note": "popularity = fraction of the corpus's posts a subscription matches (exact set "
+    return ROWS["popularity"].row(
+        f"mean share of posts matched {tweet_rate:.2e} (tweet) vs {topic_rate:.2e} (topic)",
+        direction(topic_rate / tweet_rate if tweet_rate else float("inf"), neutral=1.0,
+                  expected="above"),
+        "popularity = fraction of the corpus's posts a subscription matches (exact set "
         f"containment); {_median_note(topic_rate, medians)}",
-    }
+    )  # fmt: skip
 
 
 def _median_note(topic_rate: float, medians: tuple[float, float]) -> str:
@@ -285,10 +244,7 @@ PAPER_WORD_PAIRS = (5_507_437, 7_559_671)
 
 
 def word_pairs_row(table: Mapping[str, int]) -> dict:
-    """Table 1's word-pair counts (5.5M / 7.6M distinct co-occurring pairs in a 1M-tweet
-    corpus, Sect. 6.1): not comparable on a corpus of another size (distinct pairs grow
-    with the corpus, and not in proportion to it); the reason names how much smaller ours
-    is, from the numbers."""
+    """Row ``word_pairs`` (claims.toml)."""
     posts = table["posts"]
     ratio = PAPER_CORPUS_POSTS / posts if posts else float("inf")
     pairs = table.get("word_pairs")
@@ -310,28 +266,16 @@ def word_pairs_row(table: Mapping[str, int]) -> dict:
         else f"{pairs:,} pairs"
     )
     per_post = ", ".join(f"{p / 979_442:.2f}" for p in PAPER_WORD_PAIRS)
-    return {
-        "claim": "The 1M-tweet learning corpora hold 5.5M (April 2013) and 7.6M (Sparse) "
-        "distinct word pairs",
-        "paper": "Sect. 6.1, Table 1",
-        "paper_value": "5,507,437 / 7,559,671 word pairs",
-        "measured": measured,
-        "verdict": not_comparable(reason),
-        "note": f"the paper's corpora have {per_post} pairs per post; pairs per post grow with "
+    return ROWS["word_pairs"].unmeasured(
+        reason, measured,
+        f"the paper's corpora have {per_post} pairs per post; pairs per post grow with "
         "the corpus (a new post adds pairs only where its words have not met before)",
-        "kind": "claim",
-    }
+    )  # fmt: skip
 
 
 def stemming_row(settings: Mapping[str, Any]) -> dict:
-    """ "Each word is stemmed using Porter's algorithm" (Sect. 6.1, ref. [18]): a check of
-    our preprocessing settings (``PreprocessReport.settings``): holds if stemming was on
-    with Porter's original 1980 algorithm, direction only with one of NLTK's extended Porter
-    variants, fails without stemming; not comparable if the settings were not recorded."""
-    rule = (
-        "holds if Porter stemming (the 1980 algorithm) was applied; direction only with an "
-        "extended Porter variant; fails without stemming"
-    )
+    """Row ``stemming`` (claims.toml)."""
+    rule = ROWS["stemming"].rule
     stem, mode = settings.get("stem"), settings.get("stem_mode")
     if stem is None:
         verdict, measured = not_comparable(rule + "; settings not recorded"), "not recorded"
@@ -341,24 +285,13 @@ def stemming_row(settings: Mapping[str, Any]) -> dict:
         verdict, measured = Verdict("holds", rule), "Porter stemming, original 1980 algorithm"
     else:
         verdict, measured = Verdict("direction only", rule), f"Porter stemming, {mode} variant"
-    return {
-        "claim": "Each word is stemmed with Porter's algorithm",
-        "paper": "Sect. 6.1",
-        "paper_value": "Porter stemming [18]",
-        "measured": measured,
-        "verdict": verdict,
-        "note": "NLTK's PorterStemmer; this checks our preprocessing setting",
-        "kind": "check",
-    }
+    return ROWS["stemming"].row(
+        measured, verdict, "NLTK's PorterStemmer; this checks our preprocessing setting"
+    )
 
 
 def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None) -> dict:
-    """ "Stop word removal is performed based on a common stop words list taken from the
-    Mallet library" (Sect. 6.1): a check of our preprocessing. Stop words removed with no
-    list at all fails; with our list it is not comparable, since Mallet's list is not
-    redistributable here and ours (Spark's English list joined with the Glasgow list) is
-    another one (or, under ``ROUTELAB_READING=stoplist``, Spark's list alone, recorded as
-    ``"spark"``); not comparable too if the settings were not recorded."""
+    """Row ``stop_words`` (claims.toml)."""
     from routelab.corpus.text import DEFAULT_STOP_LIST, STOP_LISTS, load_stopwords
 
     choice = settings.get("stopwords")
@@ -369,7 +302,7 @@ def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None)
             n_stop_words = len(load_stopwords(choice))
         if isinstance(choice, str) and choice.startswith("custom ("):
             n_stop_words = int(choice[len("custom (") : -1])
-    rule = "fails if no stop word is removed"
+    rule = ROWS["stop_words"].rule
     if choice is None:
         verdict, measured = not_comparable(rule + "; settings not recorded"), "not recorded"
     elif n_stop_words == 0:
@@ -384,13 +317,7 @@ def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None)
             rule + f"; otherwise not comparable: Mallet's list is not redistributable here, "
             f"we remove another list of {n_stop_words:,} words"
         )
-    return {
-        "claim": "Stop words are removed with Mallet's common stop-word list",
-        "paper": "Sect. 6.1",
-        "paper_value": "Mallet's stop-word list [15]",
-        "measured": measured,
-        "verdict": verdict,
-        "note": "this checks our preprocessing setting; which words a list holds changes the "
-        "vocabulary and the LDA topics",
-        "kind": "check",
-    }
+    return ROWS["stop_words"].row(
+        measured, verdict, "this checks our preprocessing setting; which words a list holds "
+        "changes the vocabulary and the LDA topics",
+    )  # fmt: skip

@@ -13,9 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.claims import Verdict, combine, share
-from routelab.claims import claim_row as _row
+from routelab.claims import Verdict, combine, declarations, share
 from routelab.s3tm.lab.drift.experiments import LEARNED, default_learn_on
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 #: "No further decreasing trend" is shown, not assumed: the one-sided 95 % lower confidence
 #: bound of the relative slope (slope / later mean, per window) must lie above -2 % per
@@ -91,13 +93,9 @@ def drift_claims(
     windows: str = "",
     label: str = "",
 ) -> list[dict[str, Any]]:
-    """The Sect. 6.4 claim as graded claims-table rows, measured on throughput and on the gain
-    over hash.
-
-    The claim holds when every learned method (:data:`LEARNED`) drops after week 0
-    (``drop > 1``) and a decrease over windows 1.. larger than :data:`TREND_MARGIN` per
-    window is ruled out (:func:`no_trend_verdict`). ``label`` is appended to the claim
-    texts. ``learn_on`` ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    """Rows ``no_trend`` and ``no_gain_decay`` (claims.toml), on throughput and on the gain
+    over hash; ``label`` is appended to the claim texts. ``learn_on`` ``None``:
+    :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
     learn_on = default_learn_on() if learn_on is None else learn_on
     suffix = f" ({label})" if label else ""
 
@@ -145,30 +143,13 @@ def drift_claims(
             if why
             else " while the learned mappings do not"
         )
-    out.append(
-        _row(
-            "After a drop after week 0 there is no further decreasing trend in throughput" + suffix,
-            "Sect. 6.4, Fig. 7j",
-            "a drop, then no decreasing trend",
-            text,
-            ok,
-            note,
-        )
-    )
+    out.append(ROWS["no_trend"].row(text, ok, note, suffix=suffix))
     text, ok, why = verdict(gain_trends)
-    out.append(
-        _row(
-            "The learned mapping's advantage drops after week 0, then does not decay "
-            "(throughput relative to hash in the same window)" + suffix,
-            "Sect. 6.4 (its explanation: the language's common structure is learned)",
-            "a drop, then no decay",
-            text,
-            ok,
-            "same test on throughput / hash throughput per window, which removes "
-            "workload changes that affect every mapping"
-            + (f"; not shown for {why}" if why else ""),
-        )
-    )
+    out.append(ROWS["no_gain_decay"].row(
+        text, ok, "same test on throughput / hash throughput per window, which removes "
+        "workload changes that affect every mapping" + (f"; not shown for {why}" if why else ""),
+        suffix=suffix,
+    ))  # fmt: skip
     return out
 
 
@@ -180,21 +161,15 @@ def advantage_claim(
     leader: str = "SALB",
     label: str = "",
 ) -> dict[str, Any]:
-    """ "SALB maintains the throughput advantage over other approaches across the entire time
-    range" (Sect. 6.4) as a claims-table row: in how many windows after week 0 ``leader`` has
-    the highest throughput. ``label`` is appended to the claim text; ``learn_on`` ``None``:
-    :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    """Row ``advantage`` (claims.toml); ``label`` is appended to the claim text; ``learn_on``
+    ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
     learn_on = default_learn_on() if learn_on is None else learn_on
     later = frame[
         (frame["dataset"] == dataset) & (frame["learn_on"] == learn_on) & (frame["window"] > 0)
     ]
     best = later.loc[later.groupby("window")["throughput"].idxmax()].set_index("window")["method"]
     lost = {int(w): m for w, m in best.items() if m != leader}
-    return _row(
-        f"{leader} keeps its throughput advantage over the other methods across the "
-        "time range" + (f" ({label})" if label else ""),
-        "Sect. 6.4, Fig. 7i-j",
-        "the advantage over the whole range",
+    return ROWS["advantage"].row(
         f"{leader} has the highest throughput in {len(best) - len(lost)} of "
         f"{len(best)} windows after week 0",
         share(
@@ -208,7 +183,8 @@ def advantage_claim(
             if lost
             else ""
         ),
-    )
+        leader=leader, suffix=f" ({label})" if label else "",
+    )  # fmt: skip
 
 
 #: Sect. 6.4, "the throughput decreases by a factor of 2 after the first week": week 0's
@@ -233,19 +209,9 @@ def headline_rows(
     learn_on: str | None = None,
     label: str = "",
 ) -> list[dict[str, Any]]:
-    """The sized Sect. 6.4 claims (Fig. 7j-l), on ``trends`` (:func:`trend_tests` of
-    throughput) and the per-window ``frame`` of :func:`run_drift`:
-
-    - throughput drops by a factor of 2 after week 0: each learned method's ``drop`` within
-      :data:`DROP_FACTOR` of :data:`PAPER_DROP` (:func:`routelab.claims.within_factor`),
-      combined;
-    - the drop comes from both the spread and the imbalance rising, the imbalance more
-      sharply: per learned method (later mean / week 0), both above 1, and the imbalance's
-      rise above the spread's; two shares over the methods, combined;
-    - SALB's imbalance rises most steeply (the largest absolute rise, later mean - week 0,
-      of every method) yet stays the lowest in every window after week 0 (a share over the
-      windows), combined.
-    """
+    """Rows ``drop_by_2``, ``spread_and_imbalance`` and ``salb_imbalance`` (claims.toml), on
+    ``trends`` (:func:`trend_tests` of throughput) and the per-window ``frame`` of
+    :func:`run_drift`."""
     from routelab.claims import direction, within_factor
 
     learn_on = default_learn_on() if learn_on is None else learn_on
@@ -264,17 +230,12 @@ def headline_rows(
         for m, d in sel["drop"].items()
         if not within_factor(float(d), PAPER_DROP, DROP_FACTOR).holds
     ]
-    rows.append(
-        _row(
-            "Throughput drops by a factor of 2 after week 0" + suffix,
-            "Sect. 6.4, Fig. 7j",
-            "week 0 / later throughput = 2",
-            ", ".join(f"{m}: x{d:.2f}" for m, d in sel["drop"].items()),
-            verdict,
-            "drop = week 0's throughput / the later windows' mean"
-            + (f"; outside 2x within {DROP_FACTOR:g}x: {', '.join(off)}" if off else ""),
-        )
-    )
+    rows.append(ROWS["drop_by_2"].row(
+        ", ".join(f"{m}: x{d:.2f}" for m, d in sel["drop"].items()), verdict,
+        "drop = week 0's throughput / the later windows' mean"
+        + (f"; outside 2x within {DROP_FACTOR:g}x: {', '.join(off)}" if off else ""),
+        suffix=suffix,
+    ))  # fmt: skip
     learned = [m for m in LEARNED if m in set(win["method"])]
     if learned and {"spread_routed", "imbalance"} <= set(win.columns):
         spread = _later_over_week0(win, "spread_routed")
@@ -305,17 +266,7 @@ def headline_rows(
             "not comparable", "needs per-window spread and imbalance of a learned method"
         )
         measured, note = "not measured", ""
-    rows.append(
-        _row(
-            "The drop after week 0 comes from both a higher spread and a higher imbalance, the "
-            "imbalance rising more sharply" + suffix,
-            "Sect. 6.4, Fig. 7k-l",
-            "spread and imbalance both rise; imbalance more sharply (no size stated)",
-            measured,
-            verdict,
-            note,
-        )
-    )
+    rows.append(ROWS["spread_and_imbalance"].row(measured, verdict, note, suffix=suffix))
     methods = list(dict.fromkeys(win["method"]))
     if "SALB" in methods and len(methods) > 1 and "imbalance" in win.columns:
         w0 = win[win["window"] == 0].groupby("method")["imbalance"].mean()
@@ -343,14 +294,5 @@ def headline_rows(
     else:
         verdict = Verdict("not comparable", "needs SALB and another method's per-window imbalance")
         measured, note = "not measured", ""
-    rows.append(
-        _row(
-            "SALB's imbalance rises most steeply after week 0 yet stays the lowest" + suffix,
-            "Sect. 6.4, Fig. 7l",
-            "steepest rise for SALB; SALB lowest in every window",
-            measured,
-            verdict,
-            note,
-        )
-    )
+    rows.append(ROWS["salb_imbalance"].row(measured, verdict, note, suffix=suffix))
     return rows

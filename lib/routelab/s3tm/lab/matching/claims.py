@@ -22,14 +22,16 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.claims import Verdict, direction, share
-from routelab.claims import claim_row as _row
+from routelab.claims import Verdict, declarations, direction, share
 from routelab.s3tm.lab.matching.scaling import (
     advantage_note,
     losses_to,
     method_ranking,
     throughput_drop,
 )
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 
 def synthetic_note(sizes: Sequence[int], synthetic_from: int | None, note: str = "") -> str:
@@ -48,14 +50,10 @@ def synthetic_note(sizes: Sequence[int], synthetic_from: int | None, note: str =
 def lasp_cuts_load(
     gain: pd.DataFrame, placement_sizes: Sequence[int], *, synthetic_from: int | None = None
 ) -> dict[str, Any]:
-    """Holds when LASP's total lookups are below random anycast's in every workload of
-    :func:`~routelab.s3tm.lab.matching.scaling.placement_gain` (partly: in some)."""
+    """Row ``lasp_cuts_load`` (claims.toml)."""
     worst = gain["lasp_over_random"].max()
     below = int((gain["lasp_over_random"] < 1).sum())
-    return _row(
-        "LASP reduces the total matching load vs random anycast",
-        "Sect. 4.2, 6.3",
-        "lower total load (no size stated)",
+    return ROWS["lasp_cuts_load"].row(
         f"LASP/random total lookups: {gain['lasp_over_random'].min():.2f}-{worst:.2f} "
         f"(SALB, {list(placement_sizes)} subs, both kinds)",
         share(below, len(gain), rule="workloads where LASP/random total lookups < 1"),
@@ -82,13 +80,9 @@ def _not_cheaper(gain: pd.DataFrame) -> str:
 def topic_falls_slower(
     grid: pd.DataFrame, start: int, end: int, *, synthetic_from: int | None = None
 ) -> dict[str, Any]:
-    """Holds when SALB's throughput falls by a smaller factor from ``start`` to the largest
-    subscription count with topic- than with tweet-based subscriptions."""
+    """Row ``topic_falls_slower`` (claims.toml)."""
     drop = throughput_drop(grid, start=start).set_index("kind")["drop"]
-    return _row(
-        "Throughput falls slower with topic- than with tweet-based subscriptions",
-        "Fig. 7b, f",
-        "topic-based falls slower (no size stated)",
+    return ROWS["topic_falls_slower"].row(
         f"SALB throughput {start:,} → {end:,} subs "
         f"falls {drop['tweet']:.2f}x (tweet) vs {drop['topic']:.2f}x (topic)",
         direction(float(drop["tweet"] / drop["topic"]), neutral=1.0, expected="above"),
@@ -99,12 +93,9 @@ def topic_falls_slower(
 def salb_keeps_advantage(
     summary: pd.DataFrame, *, synthetic_from: int | None = None
 ) -> dict[str, Any]:
-    """Holds when SALB has the best mean relative throughput in every (kind, size)."""
+    """Row ``salb_keeps_advantage`` (claims.toml)."""
     rank = method_ranking(summary)
-    return _row(
-        "SALB keeps its advantage across subscription counts",
-        "Fig. 7a, e",
-        "SALB best at every count",
+    return ROWS["salb_keeps_advantage"].row(
         "best method per (kind, size): "
         + ", ".join(f"{m} in {n}" for m, n in rank["best"].value_counts().items()),
         share(
@@ -117,14 +108,11 @@ def salb_keeps_advantage(
 
 
 def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict[str, Any]:
-    """Holds when SALB's relative throughput is above hash's in every (kind, size)."""
+    """Row ``salb_beats_hash`` (claims.toml)."""
     rank = method_ranking(summary)
     vs_hash = rank["SALB"] / rank["hash"]
     losses = losses_to(rank, "hash")
-    return _row(
-        "SALB outperforms hashing at every subscription count",
-        "Fig. 7b, f",
-        "SALB above hash at every count",
+    return ROWS["salb_beats_hash"].row(
         f"SALB/hash throughput: {vs_hash.min():.3f}-{vs_hash.max():.2f}",
         share(
             int((vs_hash > 1).sum()),
@@ -138,16 +126,11 @@ def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None)
 def dataflow_exact(
     n_matches: int, n_oracle: int, flow_equal: bool, stream_equal: bool
 ) -> dict[str, Any]:
-    """Holds when the batch dataflow and the streaming replay both equal the oracle. A check
-    of our implementation (the paper's architecture delivers every match), not a paper claim."""
+    """Row ``dataflow_exact`` (claims.toml)."""
     ok = bool(flow_equal and stream_equal)
-    return _row(
-        "The Spark dataflow delivers exactly the oracle's matches, without duplicates",
-        "Sect. 2 (architecture)",
-        "every match, once",
+    return ROWS["dataflow_exact"].row(
         f"{n_matches:,} vs {n_oracle:,} matches; streaming replay equal: {stream_equal}",
-        Verdict("holds" if ok else "fails", "batch dataflow and streaming replay == oracle"),
-        kind="check",
+        Verdict("holds" if ok else "fails", ROWS["dataflow_exact"].rule),
     )
 
 
@@ -191,9 +174,7 @@ def _geo(values: Any) -> float:
 
 
 def fig3_linear(curve: pd.DataFrame) -> dict[str, Any]:
-    """Fig. 3: the lookups per publication grow linearly with the unique words in a trie
-    (Sect. 4.2): R^2 of the least-squares line over every point of ``curve`` (both kinds,
-    as the notebook fits f) at least :data:`FIG3_MIN_R2`; the note gives each kind's."""
+    """Row ``fig3_linear`` (claims.toml)."""
     import numpy as np
 
     from routelab.claims import at_least
@@ -206,10 +187,7 @@ def fig3_linear(curve: pd.DataFrame) -> dict[str, Any]:
     total = r2(curve)
     per_kind = {k: r2(p) for k, p in curve.groupby("kind")} if "kind" in curve else {}
     verdict = at_least(total, FIG3_MIN_R2, what="R² of the linear fit")
-    return _row(
-        "Lookups per publication are linear in the number of unique words in the trie",
-        "Sect. 4.2, Fig. 3",
-        "a linear fit (used as LASP's f)",
+    return ROWS["fig3_linear"].row(
         f"R² = {total:.3f} over {len(curve)} matcher points",
         verdict,
         ", ".join(f"{k}: R² = {v:.3f}" for k, v in per_kind.items())
@@ -224,11 +202,7 @@ def _gain_part(ratio: float, paper: float) -> Verdict:
 
 
 def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict[str, Any]:
-    """SALB is 15 % better than gFCL and gNFCL up to 10k tweet-based subscriptions and 10 %
-    better than gFCL up to 100k (Sect. 6.3, Fig. 7a): per :data:`TWEET_GAINS` entry the
-    geometric mean over the sizes up to the bound of T(SALB) / T(method) (means over folds)
-    within :data:`GAIN_TOLERANCE` of the paper's ratio, combined; a part without sizes up to
-    its bound is not comparable."""
+    """Row ``tweet_gains`` (claims.toml)."""
     from routelab.claims import combine, not_comparable
 
     mean = _means(summary, "throughput")
@@ -248,11 +222,7 @@ def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> 
         parts.append(_gain_part(r, paper))
         text.append(f"T(SALB) / T({m}) up to {bound:,} subs: {r:.2f}")
     verdict = combine(parts)
-    return _row(
-        "SALB is 15% better than gFCL and gNFCL up to 10k, 10% better than gFCL up to 100k "
-        "tweet-based subscriptions",
-        "Sect. 6.3, Fig. 7a",
-        "T(SALB) / T(gFCL, gNFCL) = 1.15 (<= 10k); T(SALB) / T(gFCL) = 1.10 (<= 100k)",
+    return ROWS["tweet_gains"].row(
         "; ".join(text) or "no tweet-based sizes",
         verdict,
         synthetic_note(
@@ -264,9 +234,7 @@ def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> 
 
 
 def topic_gains(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB is 22 %, 18 % and 42 % better than gNFCL, gFCL and hash with topic-based
-    subscriptions (Sect. 6.3, Fig. 7e): per method the geometric mean over the sizes of
-    T(SALB) / T(method) within :data:`GAIN_TOLERANCE` of the paper's ratio, combined."""
+    """Row ``topic_gains`` (claims.toml)."""
     from routelab.claims import combine, not_comparable
 
     mean = _means(summary, "throughput")
@@ -279,10 +247,7 @@ def topic_gains(summary: pd.DataFrame) -> dict[str, Any]:
         r = _geo(topic["SALB"] / topic[m])
         parts.append(_gain_part(r, paper))
         text.append(f"T(SALB) / T({m}) = {r:.2f}")
-    return _row(
-        "SALB is 22%, 18% and 42% better than gNFCL, gFCL and hash (topic-based)",
-        "Sect. 6.3, Fig. 7e",
-        "T(SALB) / T(gNFCL, gFCL, hash) = 1.22, 1.18, 1.42",
+    return ROWS["topic_gains"].row(
         "; ".join(text) or "no topic-based sizes",
         combine(parts),
         "geometric mean over the subscription counts",
@@ -313,9 +278,7 @@ def _peak_part(ratio: pd.Series, paper: float, what: str) -> tuple[Verdict, str]
 
 
 def salb_over_hash_size(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB outperforms hash by more than 4.2x (tweet) and 1.42x (topic) (Sect. 6.3, Fig.
-    7b/f): per kind the largest T(SALB) / T(hash) over the sizes (:func:`_peak_part`),
-    combined."""
+    """Row ``salb_over_hash_size`` (claims.toml)."""
     from routelab.claims import combine, not_comparable
 
     mean = _means(summary, "throughput")
@@ -328,10 +291,7 @@ def salb_over_hash_size(summary: pd.DataFrame) -> dict[str, Any]:
         v, t = _peak_part(cell["SALB"] / cell["hash"], paper, f"{kind} T(SALB) / T(hash)")
         parts.append(v)
         text.append(t)
-    return _row(
-        "SALB outperforms hash by more than 4.2x (tweet-based) and 1.42x (topic-based)",
-        "Sect. 6.3, Fig. 7b/f",
-        "T(SALB) / T(hash) > 4.2 (tweet), > 1.42 (topic), subscriptions up to 10M",
+    return ROWS["salb_over_hash_size"].row(
         "; ".join(text),
         combine(parts),
         "",
@@ -339,10 +299,7 @@ def salb_over_hash_size(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def hash_gap_shape(summary: pd.DataFrame) -> dict[str, Any]:
-    """The SALB / hash gap keeps widening for tweet-based subscriptions and stabilises for
-    topic-based ones (Sect. 6.3, Fig. 7b/f): per kind the change of T(SALB) / T(hash) over
-    the last step between our two largest sizes; tweet widens by more than
-    :data:`GAP_STABLE`, topic changes by at most it; combined."""
+    """Row ``hash_gap_shape`` (claims.toml)."""
     from routelab.claims import combine, not_comparable
 
     mean = _means(summary, "throughput")
@@ -368,11 +325,7 @@ def hash_gap_shape(summary: pd.DataFrame) -> dict[str, Any]:
             ok = abs(step - 1) <= GAP_STABLE
             rule = f"topic: holds if the gap changes by at most {GAP_STABLE:.0%} over the last step"
         parts.append(Verdict("holds" if ok else "fails", rule))
-    return _row(
-        "The SALB / hash gap keeps widening for tweet-based subscriptions and stabilises for "
-        "topic-based ones",
-        "Sect. 6.3, Fig. 7b/f",
-        "tweet: widens; topic: stabilises (no size stated)",
+    return ROWS["hash_gap_shape"].row(
         "T(SALB) / T(hash) over the last step: " + "; ".join(text),
         combine(parts),
         "",
@@ -380,11 +333,7 @@ def hash_gap_shape(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def imbalance_advantage(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB keeps its load-imbalance advantage across the range, up to 3.3x (tweet) and 1.7x
-    (topic) lower than hash's (Sect. 6.3, Fig. 7d/h). Parts, combined: a share over the
-    (kind, size) workloads where SALB's mean imbalance is the lowest; per kind the largest
-    B(hash) / B(SALB) over the sizes within :data:`SIZE_FACTOR` of the paper's (not
-    comparable if the largest is at our largest size, below the paper's 10M)."""
+    """Row ``imbalance_advantage`` (claims.toml)."""
     from routelab.claims import combine, not_comparable, share, within_factor
 
     mean = _means(summary, "imbalance")
@@ -413,11 +362,7 @@ def imbalance_advantage(summary: pd.DataFrame) -> dict[str, Any]:
         else:
             parts.append(within_factor(peak, paper, SIZE_FACTOR))
     lost = [f"{k} {n:,}: {m}" for (k, n), m in best.items() if m != "SALB"]
-    return _row(
-        "SALB keeps the lowest imbalance across the range, up to 3.3x (tweet) / 1.7x (topic) "
-        "below hash's",
-        "Sect. 6.3, Fig. 7d/h",
-        "B(hash) / B(SALB) up to 3.3 (tweet), 1.7 (topic)",
+    return ROWS["imbalance_advantage"].row(
         "; ".join(text),
         combine(parts),
         "" if not lost else "lowest elsewhere: " + ", ".join(lost),
@@ -425,27 +370,16 @@ def imbalance_advantage(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def graph_spread_below_salb(summary: pd.DataFrame) -> dict[str, Any]:
-    """gFCL and gNFCL have better (lower) spread than SALB (Sect. 6.3, Fig. 7c/g): a share
-    over the (kind, size) workloads where max(spread gFCL, gNFCL) < spread SALB."""
-    from routelab.claims import not_comparable, share
+    """Row ``graph_spread_below_salb`` (claims.toml)."""
+    from routelab.claims import share
 
     mean = _means(summary, "spread")
-    claim = "gFCL and gNFCL have lower spread than SALB"
+    row = ROWS["graph_spread_below_salb"]
     if not {"gFCL", "gNFCL", "SALB"} <= set(mean.columns):
-        return _row(
-            claim,
-            "Sect. 6.3, Fig. 7c/g",
-            "lower at every count",
-            "not measured",
-            not_comparable("needs gFCL, gNFCL and SALB spread"),
-            "",
-        )
+        return row.unmeasured("needs gFCL, gNFCL and SALB spread")
     ok = mean[["gFCL", "gNFCL"]].max(axis=1) < mean["SALB"]
     lost = [f"{k} {n:,}" for (k, n) in mean.index[~ok.to_numpy()]]
-    return _row(
-        claim,
-        "Sect. 6.3, Fig. 7c/g",
-        "lower at every count (no size stated)",
+    return row.row(
         f"lower in {int(ok.sum())}/{len(ok)} (kind, size) workloads",
         share(int(ok.sum()), len(ok), rule="workloads where max(gFCL, gNFCL) spread < SALB's"),
         "" if not lost else "not lower at: " + ", ".join(lost),

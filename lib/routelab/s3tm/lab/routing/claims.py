@@ -40,6 +40,7 @@ from routelab.claims import (
     at_least,
     at_most,
     combine,
+    declarations,
     direction,
     geometric_mean,
     not_comparable,
@@ -48,8 +49,10 @@ from routelab.claims import (
     unmeasured_rows,
     within_factor,
 )
-from routelab.claims import claim_row as _row
 from routelab.s3tm.lab.routing.summary import BASELINE
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 CONTENDERS = ("hash", "gFCL", "gNFCL", "SALB")
 NON_CONTENDERS = ("gC", "gFC")
@@ -149,11 +152,7 @@ def _losses(
 def salb_best_throughput(
     summary: pd.DataFrame, words_per_post: float | None = None
 ) -> dict[str, Any]:
-    """SALB has the best throughput (Sect. 6.2, Fig. 5b/f): a share over the (kind, N)
-    cells where SALB wins (holds on all, partly on >= :data:`PARTLY_AT`).
-
-    ``words_per_post`` (mean distinct words per learning post) is compared in the note with
-    the paper's April 2013 corpus (3.87M word occurrences in 979k tweets, Table 1)."""
+    """Row ``salb_best_throughput`` (claims.toml)."""
     total, lost, text = _losses(summary, "throughput", BASELINE, higher_is_better=True)
     mean = _pivot(summary, "throughput")
     others = mean.drop(columns=BASELINE)
@@ -171,10 +170,7 @@ def salb_best_throughput(
             note += (
                 ", which weighs spread more." if words_per_post > paper else ", no more than its."
             )
-    return _row(
-        "SALB gives the best throughput",
-        "Sect. 6.2, Fig. 5b/f",
-        "SALB best at every N; gFCL, gNFCL second; hash last",
+    return ROWS["salb_best_throughput"].row(
         measured,
         share(total - len(lost), total, partly_at=PARTLY_AT, rule="cells where SALB is best"),
         note,
@@ -209,8 +205,7 @@ def _spread_vs_balance(summary: pd.DataFrame, lost: list[tuple[str, int, str]]) 
 
 
 def salb_lowest_imbalance(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB has the lowest load imbalance (Fig. 5d/h): a share over the cells where SALB is
-    lowest within one std (holds on all, partly on >= :data:`PARTLY_AT`)."""
+    """Row ``salb_lowest_imbalance`` (claims.toml)."""
     total, lost, text = _losses(summary, "imbalance", BASELINE, higher_is_better=False)
     mean = _pivot(summary, "imbalance")
     ratio = geometric_mean((mean.drop(columns=BASELINE).min(axis=1) / mean[BASELINE]).to_numpy())
@@ -218,10 +213,7 @@ def salb_lowest_imbalance(summary: pd.DataFrame) -> dict[str, Any]:
         f"SALB lowest (within 1 std) in {total - len(lost)}/{total} cells; geometric mean of "
         f"B(best other) / B(SALB) over cells = {ratio:.3f}"
     )
-    return _row(
-        "SALB gives the lowest load imbalance",
-        "Sect. 6.2, Fig. 5d/h",
-        "SALB lowest at every N",
+    return ROWS["salb_lowest_imbalance"].row(
         measured,
         share(total - len(lost), total, partly_at=PARTLY_AT, rule="cells where SALB is lowest"),
         "" if not lost else f"SALB is beaten in: {_cells_text(text)}",
@@ -229,18 +221,10 @@ def salb_lowest_imbalance(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def salb_imbalance_at_8(summary: pd.DataFrame, kind: str = "tweet") -> dict[str, Any]:
-    """SALB's imbalance is six and four times lower than gNFCL's and gFCL's at N = 8
-    (Sect. 6.2, Fig. 5d, tweet-based). Each ratio B(method) / B(SALB) (mean over folds) is
-    graded with :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`) against
-    :data:`IMBALANCE_AT_8`, the two combined; not comparable without N = 8."""
-    claim = "SALB's imbalance is 6x / 4x lower than gNFCL's / gFCL's at N = 8"
-    paper_value = "B(gNFCL) / B(SALB) = 6, B(gFCL) / B(SALB) = 4 (tweet-based, N = 8)"
+    """Row ``salb_imbalance_at_8`` (claims.toml)."""
     mean = _pivot(summary, "imbalance")
     if (kind, 8) not in mean.index or not {BASELINE, *IMBALANCE_AT_8} <= set(mean.columns):
-        return _row(
-            claim,
-            "Sect. 6.2, Fig. 5d",
-            paper_value,
+        return ROWS["salb_imbalance_at_8"].row(
             "no N = 8 cell with SALB, gFCL and gNFCL",
             not_comparable("needs SALB, gFCL and gNFCL at N = 8"),
             f"this run's grid has no {kind}-based N = 8 cell for all three methods",
@@ -250,9 +234,7 @@ def salb_imbalance_at_8(summary: pd.DataFrame, kind: str = "tweet") -> dict[str,
     verdict = combine([within_factor(ratios[m], p, SIZE_FACTOR) for m, p in IMBALANCE_AT_8.items()])
     measured = ", ".join(f"B({m}) / B(SALB) = {r:.2f}" for m, r in ratios.items())
     measured += f" (B(SALB) = {cell[BASELINE]:.3f}, {kind}-based, N = 8)"
-    return _row(
-        claim, "Sect. 6.2, Fig. 5d", paper_value, measured, verdict, _room_note(cell, verdict)
-    )
+    return ROWS["salb_imbalance_at_8"].row(measured, verdict, _room_note(cell, verdict))
 
 
 def _room_note(cell: pd.Series, verdict: Verdict) -> str:
@@ -274,12 +256,7 @@ def _room_note(cell: pd.Series, verdict: Verdict) -> str:
 def gc_gfc_not_contenders(
     summary: pd.DataFrame, gains: pd.DataFrame | None = None
 ) -> list[dict[str, Any]]:
-    """gC and gFC are "more than an order of magnitude worse than the best approach"
-    (Sect. 6.2, Fig. 5b): one row per subscription kind. For each of gC and gFC its largest
-    gap over N, T(best contender) / T(method); the row's gap is the smaller of the two (both
-    must be 10x worse somewhere). holds if >= :data:`ORDER_OF_MAGNITUDE`, direction only if
-    > 1, fails otherwise. With ``gains`` (:func:`~routelab.s3tm.lab.routing.summary.split_gain`)
-    the note says how much hot-word splitting lifts gC and gFC."""
+    """Row ``gc_gfc_not_contenders`` (claims.toml)."""
     mean = _pivot(summary, "throughput")
     rows = []
     for kind in dict.fromkeys(mean.index.get_level_values("kind")):
@@ -315,23 +292,12 @@ def gc_gfc_not_contenders(
                 )
                 if (lift > 1).any():
                     note += "; the paper may not have split for them"
-        rows.append(
-            _row(
-                f"gC and gFC are an order of magnitude worse than the best ({kind})",
-                "Sect. 6.2, Fig. 5b",
-                "more than 10x below the best approach",
-                measured,
-                verdict,
-                note,
-            )
-        )
+        rows.append(ROWS["gc_gfc_not_contenders"].row(measured, verdict, note, kind=kind))
     return rows
 
 
 def load_aware_graph_spread(summary: pd.DataFrame) -> dict[str, Any]:
-    """Graph methods with load terms (gFCL, gNFCL) have lower spread than hash and SALB
-    (Fig. 5c/g): a share over the cells where max(spread gFCL, gNFCL) < min(spread hash,
-    SALB) (spread over routed posts; the order is the same over all posts)."""
+    """Row ``load_aware_graph_spread`` (claims.toml)."""
     mean = _pivot(summary, "spread_routed")
     graph = mean[list(LOAD_AWARE_GRAPH)].max(axis=1)
     simple = mean[["hash", BASELINE]].min(axis=1)
@@ -345,10 +311,7 @@ def load_aware_graph_spread(summary: pd.DataFrame) -> dict[str, Any]:
         f"lower in {int(ok.sum())}/{len(ok)} cells; geometric mean of "
         f"min(hash, SALB) / max(gFCL, gNFCL) spread = {ratio:.3f}"
     )
-    return _row(
-        "gFCL and gNFCL have lower spread than hash and SALB",
-        "Sect. 6.2, Fig. 5c/g",
-        "gC, gFC lowest; then gFCL, gNFCL; SALB slightly below hash (at every N)",
+    return ROWS["load_aware_graph_spread"].row(
         measured,
         share(int(ok.sum()), len(ok), partly_at=PARTLY_AT, rule="cells where it is lower"),
         "" if not lost else f"not lower in: {_cells_text(lost)}",
@@ -360,27 +323,23 @@ def _salb_over_hash(summary: pd.DataFrame) -> pd.Series:
     return mean[BASELINE] / mean["hash"]
 
 
-def _variant(claim: str, hash_variant: str) -> str:
-    return f"{claim} [{hash_variant}]" if hash_variant else claim
+def _variant(hash_variant: str) -> str:
+    """The ``{variant}`` slot of the SALB-vs-hash claims: the hash baseline's name, if any."""
+    return f" [{hash_variant}]" if hash_variant else ""
 
 
 def salb_vs_hash_every_n(summary: pd.DataFrame, hash_variant: str = "") -> dict[str, Any]:
-    """SALB beats hash at every N (Sect. 6.2, Fig. 5a/e): a share over the (kind, N) cells
-    where SALB's mean throughput exceeds hash's (holds on all, partly on >=
-    :data:`PARTLY_AT`). ``hash_variant`` names the hash baseline in the claim (with or
-    without hot-word splitting, :func:`~routelab.s3tm.lab.routing.summary.swap_hash`)."""
+    """Row ``salb_vs_hash_every_n`` (claims.toml)."""
     ratio = _salb_over_hash(summary)
     below = [f"{k} N={n}: {r:.3f}" for (k, n), r in ratio.items() if r <= 1]
-    return _row(
-        _variant("SALB beats hash at every N", hash_variant),
-        "Sect. 6.2, Fig. 5a/e",
-        "T(SALB) > T(hash) at every N, both kinds",
+    return ROWS["salb_vs_hash_every_n"].row(
         f"T(SALB) / T(hash) from {ratio.min():.2f} to {ratio.max():.2f} over "
         f"{len(ratio)} (kind, N) cells",
         share(
             len(ratio) - len(below), len(ratio), partly_at=PARTLY_AT, rule="cells with ratio > 1"
         ),
         "" if not below else f"T(SALB) / T(hash) <= 1 in: {_cells_text(below)}",
+        variant=_variant(hash_variant),
     )
 
 
@@ -390,16 +349,11 @@ def salb_vs_hash_up_to(summary: pd.DataFrame, kind: str, hash_variant: str = "")
     :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`). ``hash_variant`` as in
     :func:`salb_vs_hash_every_n`."""
     paper = SALB_OVER_HASH_UP_TO[kind]
-    claim = _variant(f"SALB is up to {paper - 1:.0%} better than hash ({kind}-based)", hash_variant)
+    row, variant = ROWS[f"salb_vs_hash_up_to {kind}"], _variant(hash_variant)
     ratio = _salb_over_hash(summary)
     if kind not in ratio.index.get_level_values("kind"):
-        return _row(
-            claim,
-            "Sect. 6.2, Fig. 5a/e",
-            f"largest T(SALB) / T(hash) = {paper:.2f}",
-            "no cells",
-            not_comparable(f"no {kind}-based subscriptions in this run"),
-        )
+        reason = f"no {kind}-based subscriptions in this run"
+        return row.unmeasured(reason, "no cells", variant=variant)
     part = ratio.loc[kind]
     n_at = int(part.idxmax())
     best = float(part.max())
@@ -407,23 +361,16 @@ def salb_vs_hash_up_to(summary: pd.DataFrame, kind: str, hash_variant: str = "")
     note = ""
     if n_at == int(part.index.max()):
         note = f"the largest ratio is at the grid's largest N = {n_at}; it may grow beyond"
-    return _row(
-        claim,
-        "Sect. 6.2, Fig. 5a/e",
-        f"largest T(SALB) / T(hash) over N = {paper:.2f}",
+    return row.row(
         f"largest T(SALB) / T(hash) = {best:.2f} (at N = {n_at}; {best - 1:+.0%})",
-        verdict,
-        note,
-    )
+        verdict, note, variant=variant,
+    )  # fmt: skip
 
 
 def salb_vs_hash_at_256(
     cv: pd.DataFrame, kind: str = "topic", hash_variant: str = ""
 ) -> dict[str, Any]:
-    """At 256 nodes SALB has 2.56x hash's throughput on topic-based subscriptions
-    (Sect. 6.2): the mean over folds of T(SALB) / T(hash) at N = 256 graded with
-    :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`); not comparable if the
-    grid stops below 256 nodes. ``hash_variant`` as in :func:`salb_vs_hash_every_n`."""
+    """Row ``salb_vs_hash_at_256`` (claims.toml)."""
     sel = cv[cv["kind"] == kind]
     n_max = 256 if 256 in set(sel["n_matchers"]) else int(sel["n_matchers"].max())
     at = sel[sel["n_matchers"] == n_max].pivot_table(
@@ -435,26 +382,19 @@ def salb_vs_hash_at_256(
         f"T(SALB) / T(hash) at N = {n_max}: {ratio.mean():.2f} +- {spread:.2f} "
         f"over {len(ratio)} folds"
     )
-    claim = _variant(
-        "At 256 nodes SALB has 2.56x the throughput of hash (topic-based)", hash_variant
-    )
-    paper_value = f"T(SALB) / T(hash) = {SALB_OVER_HASH_AT_256} at N = 256"
+    row, variant = ROWS["salb_vs_hash_at_256"], _variant(hash_variant)
     if n_max != 256:
-        return _row(
-            claim,
-            "Sect. 6.2, Fig. 5f",
-            paper_value,
-            measured,
-            not_comparable(f"the grid stops at N = {n_max}"),
-            f"this run's grid stops at N = {n_max}; the claim is about 256 nodes",
-        )
+        return row.unmeasured(
+            f"the grid stops at N = {n_max}", measured,
+            f"this run's grid stops at N = {n_max}; the claim is about 256 nodes", variant=variant,
+        )  # fmt: skip
     verdict = within_factor(float(ratio.mean()), SALB_OVER_HASH_AT_256, SIZE_FACTOR)
     note = ""
     if verdict.verdict == "direction only":
         note = f"beats hash, by {ratio.mean():.2f}x rather than the paper's 2.56x"
     elif verdict.verdict == "fails":
         note = "SALB does not beat hash at 256 nodes here"
-    return _row(claim, "Sect. 6.2, Fig. 5f", paper_value, measured, verdict, note)
+    return row.row(measured, verdict, note, variant=variant)
 
 
 def salb_vs_hash_rows(
@@ -481,25 +421,13 @@ def corpus_size_diminishing(
     min_gain: float = MIN_GAIN_BELOW_KNEE,
     max_gain: float = MAX_GAIN_ABOVE_KNEE,
 ) -> dict[str, Any]:
-    """Beyond about 0.5M learning posts, more posts bring diminishing returns (Sect. 6.1,
-    Fig. 6). A learned method's curve (per kind) shows it if its throughput gain per
-    doubling of the corpus is >= ``min_gain`` from the smallest size to ``knee`` (there
-    *are* returns below the knee) AND < ``max_gain`` from ``knee`` to the largest size. A
-    curve flat everywhere has no diminishing shape to see: it fails with that reason. A
-    share over the curves (holds on all, partly on >= :data:`PARTLY_AT`); not comparable if
-    the sweep does not include the knee and reach 1.5x past it."""
+    """Row ``corpus_size_diminishing`` (claims.toml)."""
     sel = curve_summary[
         (curve_summary["metric"] == "throughput") & (curve_summary["method"] != "hash")
     ]
     sizes = np.sort(sel["size"].unique())
-    paper = "Sect. 6.1, Fig. 6 (Sparse, up to 10M tweets)"
-    paper_value = "diminishing returns beyond ~0.5M learning posts"
-    claim = "Learning-corpus size has diminishing returns beyond about 0.5M posts"
     if sizes.max() < 1.5 * knee or not np.any(sizes == knee):
-        return _row(
-            claim,
-            paper,
-            paper_value,
+        return ROWS["corpus_size_diminishing"].row(
             f"sweep covers {sizes.min():,}..{sizes.max():,} synthetic posts",
             not_comparable(f"the sweep must include {knee:,} posts and reach past it"),
             f"the sweep must include {knee:,} posts and reach past it to test the claim",
@@ -529,7 +457,7 @@ def corpus_size_diminishing(
     if growing:
         note += f"; still >= {max_gain:.0%} per doubling beyond {knee:,}: {', '.join(growing)}"
     verdict = share(n_curves - len(flat) - len(growing), n_curves, partly_at=PARTLY_AT, rule=rule)
-    return _row(claim, paper, paper_value, "; ".join(parts), verdict, note)
+    return ROWS["corpus_size_diminishing"].row("; ".join(parts), verdict, note)
 
 
 def _gain_at_max(gains: pd.DataFrame, method: str) -> tuple[int, pd.Series]:
@@ -539,18 +467,12 @@ def _gain_at_max(gains: pd.DataFrame, method: str) -> tuple[int, pd.Series]:
 
 
 def splitting_needed(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
-    """Hot-word splitting is needed to scale to many nodes (Sects. 5.1, 6.7): at the largest
-    N of the ablation, T(split) / T(no split) of ``method`` (mean over folds) above 1 per
-    subscription kind (:func:`~routelab.claims.direction`; the paper gives no size),
-    combined over kinds."""
+    """Row ``splitting_needed`` (claims.toml)."""
     n_max, at = _gain_at_max(gains, method)
     verdict = combine([direction(float(v), neutral=1.0, expected="above") for v in at])
     measured = ", ".join(f"{k}: {v:.2f}x" for k, v in at.items())
     flat = [f"{k} ({v:.2f}x)" for k, v in at.items() if not v > 1]
-    return _row(
-        "Hot-word splitting is needed to scale to many nodes",
-        "Sects. 5.1, 6.7",
-        "splitting raises throughput at large N (no size stated)",
+    return ROWS["splitting_needed"].row(
         f"{method} throughput with / without splitting at N = {n_max}: {measured}",
         verdict,
         f"splitting does not raise {method}'s throughput for: {', '.join(flat)}" if flat else "",
@@ -558,18 +480,10 @@ def splitting_needed(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, A
 
 
 def no_split_stops_scaling(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
-    """Without splitting, SALB gains no speedup after 128 nodes (Sect. 5.1, "after 128 nodes,
-    no additional speedup is achieved"): T(256) / T(128) without splitting (means over the
-    ablation's folds) at most :data:`NO_SPEEDUP_MAX` per kind, combined over kinds; not
-    comparable if the ablation lacks N = 128 or 256."""
-    claim = "Without splitting, SALB gains no speedup after 128 nodes"
-    paper_value = "T(256) / T(128) = 1 without splitting (no additional speedup)"
+    """Row ``no_split_stops_scaling`` (claims.toml)."""
     sel = gains[gains["method"] == method]
     if not {128, 256} <= set(sel["n_matchers"]):
-        return _row(
-            claim,
-            "Sect. 5.1",
-            paper_value,
+        return ROWS["no_split_stops_scaling"].row(
             f"ablation at N = {sorted(set(sel['n_matchers']))}",
             not_comparable("the ablation needs N = 128 and 256"),
             "this run's ablation does not cover N = 128 and 256",
@@ -597,7 +511,7 @@ def no_split_stops_scaling(gains: pd.DataFrame, method: str = BASELINE) -> dict[
         if faster
         else ""
     )
-    return _row(claim, "Sect. 5.1", paper_value, measured, verdict, note)
+    return ROWS["no_split_stops_scaling"].row(measured, verdict, note)
 
 
 def _fit_text(fit: tuple[float, float, float, int]) -> str:
@@ -629,24 +543,7 @@ TIMING_MIN_POSTS = 62_500
 
 
 def learning_time_trend(timing: pd.DataFrame, *, min_repeats: int = MIN_REPEATS) -> dict[str, Any]:
-    """SALB's learning time grows more slowly with the corpus than the METIS methods'
-    (Sect. 6.6, Fig. 9), judged on measured wall-clock times (a ``timing=True`` row).
-
-    Each method's log-log slope of ``learn_wall_seconds`` against the learning posts is
-    fitted on every repeated timing, not on their medians
-    (:func:`~routelab.claims.slope_interval`, a t interval). SALB grows more slowly than a
-    METIS method when SALB's interval lies wholly below that method's and faster when it
-    lies wholly above; overlapping intervals leave the pair undecided. Holds if SALB is
-    below every METIS method; inconclusive if none is reversed but some pair is undecided;
-    otherwise a share over the METIS methods (partly on >= :data:`PARTLY_AT`), as
-    :func:`~routelab.claims.ordering_measured` does. Every (method, size) point needs
-    ``min_repeats`` timings (``repeats`` of
-    :func:`~routelab.s3tm.lab.routing.experiments.run_learning_time`); fewer, and the row is
-    not comparable. The paper's absolute times (CPython SALB vs C METIS) are not comparable
-    with ours (numba SALB) and stay in the note."""
-    claim = "SALB's learning time grows more slowly than graph partitioning's"
-    paper = "Sect. 6.6, Fig. 9"
-    paper_value = "lower slope than every METIS method (1M posts: ~2 min SALB, ~1 min METIS)"
+    """Row ``learning_time_trend`` (claims.toml)."""
     wall = "learn_wall_seconds"
     counts = timing.groupby(["method", "size"])[wall].count()
     fits = {
@@ -666,7 +563,7 @@ def learning_time_trend(timing: pd.DataFrame, *, min_repeats: int = MIN_REPEATS)
     )
 
     def row(verdict: Verdict, note: str) -> dict[str, Any]:
-        return _row(claim, paper, paper_value, measured, verdict, note, timing=True)
+        return ROWS["learning_time_trend"].row(measured, verdict, note)
 
     if BASELINE not in fits or not metis or timing["size"].nunique() < 2:
         reason = "needs SALB, a METIS method and two sizes"
@@ -731,26 +628,21 @@ def _metric(summary: pd.DataFrame, metric: str) -> pd.DataFrame | None:
     return _pivot(summary, metric) if (summary["metric"] == metric).any() else None
 
 
-def _missing_row(claim: str, paper: str, paper_value: str, what: str) -> dict[str, Any]:
-    return _row(claim, paper, paper_value, "not measured", not_comparable(f"needs {what}"), "")
-
-
 def salb_over_graph_at_256(summary: pd.DataFrame, kind: str = "topic") -> dict[str, Any]:
-    """At 256 nodes SALB has 2.2x the throughput of gFCL and of gNFCL (Sect. 6.2, Fig. 5f,
-    topic-based): each T(SALB) / T(method) (means over folds) graded with
-    :func:`~routelab.claims.within_factor` (:data:`SIZE_FACTOR`) against
-    :data:`SALB_OVER_GRAPH_AT_256`, the two combined; not comparable if the grid stops
-    below N = 256."""
-    claim = "At 256 nodes SALB has 2.2x the throughput of gFCL and gNFCL (topic-based)"
-    paper, value = "Sect. 6.2, Fig. 5f", "T(SALB) / T(gFCL) = T(SALB) / T(gNFCL) = 2.2 at N = 256"
+    """Row ``salb_over_graph_at_256`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5f", "T(SALB) / T(gFCL) = T(SALB) / T(gNFCL) = 2.2 at N = 256"
     mean = _metric(summary, "throughput")
     need = {BASELINE, *LOAD_AWARE_GRAPH}
     if mean is None or not need <= set(mean.columns) or kind not in mean.index.get_level_values(0):
-        return _missing_row(claim, paper, value, f"SALB, gFCL and gNFCL {kind}-based throughput")
+        return ROWS["salb_over_graph_at_256"].unmeasured(
+            "needs " + f"SALB, gFCL and gNFCL {kind}-based throughput"
+        )
     n_max = int(mean.loc[kind].index.max())
     if n_max < PAPER_MAX_N:
         reason = f"the grid stops at N = {n_max}; the claim is about {PAPER_MAX_N} nodes"
-        return _row(claim, paper, value, f"grid up to N = {n_max}", not_comparable(reason), reason)
+        return ROWS["salb_over_graph_at_256"].row(
+            f"grid up to N = {n_max}", not_comparable(reason), reason
+        )
     cell = mean.loc[(kind, PAPER_MAX_N)]
     ratios = {m: float(cell[BASELINE] / cell[m]) for m in LOAD_AWARE_GRAPH}
     verdict = combine(
@@ -763,21 +655,17 @@ def salb_over_graph_at_256(summary: pd.DataFrame, kind: str = "topic") -> dict[s
         if not within_factor(r, SALB_OVER_GRAPH_AT_256, SIZE_FACTOR).holds
     ]
     note = "" if not off else "outside the paper's 2.2x: " + ", ".join(off)
-    return _row(
-        claim, paper, value, measured + f" ({kind}-based, N = {PAPER_MAX_N})", verdict, note
+    return ROWS["salb_over_graph_at_256"].row(
+        measured + f" ({kind}-based, N = {PAPER_MAX_N})", verdict, note
     )
 
 
 def throughput_order(summary: pd.DataFrame) -> dict[str, Any]:
-    """Behind SALB, gFCL and gNFCL are second (gFCL slightly ahead of gNFCL) and hash is last
-    (Sect. 6.2, Fig. 5b/f): two shares over the (kind, N) cells, combined: cells where hash
-    is below both gFCL and gNFCL, and cells where gFCL is above gNFCL (means over folds;
-    holds on all, partly on >= :data:`PARTLY_AT`)."""
-    claim = "gFCL and gNFCL come second (gFCL slightly ahead), hash last"
-    paper, value = "Sect. 6.2, Fig. 5b/f", "T(gFCL) > T(gNFCL) > T(hash) at every N"
+    """Row ``throughput_order`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5b/f", "T(gFCL) > T(gNFCL) > T(hash) at every N"
     mean = _metric(summary, "throughput")
     if mean is None or not {"hash", *LOAD_AWARE_GRAPH} <= set(mean.columns):
-        return _missing_row(claim, paper, value, "hash, gFCL and gNFCL throughput")
+        return ROWS["throughput_order"].unmeasured("needs " + "hash, gFCL and gNFCL throughput")
     hash_last = mean["hash"] < mean[list(LOAD_AWARE_GRAPH)].min(axis=1)
     gfcl_first = mean["gFCL"] > mean["gNFCL"]
     n = len(mean)
@@ -803,7 +691,7 @@ def throughput_order(summary: pd.DataFrame) -> dict[str, Any]:
     )
     bad = [f"{k} N={x}: hash not last" for (k, x) in mean.index[~hash_last.to_numpy()]]
     bad += [f"{k} N={x}: gNFCL ahead of gFCL" for (k, x) in mean.index[~gfcl_first.to_numpy()]]
-    return _row(claim, paper, value, measured, verdict, "" if not bad else _cells_text(bad))
+    return ROWS["throughput_order"].row(measured, verdict, "" if not bad else _cells_text(bad))
 
 
 def _per_doubling_n(t0: float, t1: float, n0: int, n1: int) -> float:
@@ -812,26 +700,16 @@ def _per_doubling_n(t0: float, t1: float, n0: int, n1: int) -> float:
 
 
 def near_linear_to_128(summary: pd.DataFrame) -> dict[str, Any]:
-    """Close to linear scalability up to 128 nodes for hash, gFCL, gNFCL and SALB (Sect. 6.2,
-    Fig. 5b): per (kind, method) the throughput factor per doubling of N from the grid's
-    smallest N to 128 (geometric mean) at least :data:`NEAR_LINEAR_PER_DOUBLING`; a share
-    over the curves (partly on >= :data:`PARTLY_AT`); not comparable if the grid stops
-    below 128."""
-    claim = "Throughput scales close to linearly up to 128 nodes (hash, gFCL, gNFCL, SALB)"
-    paper, value = "Sect. 6.2, Fig. 5b", "close to linear up to 128 nodes (2x per doubling of N)"
+    """Row ``near_linear_to_128`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5b", "close to linear up to 128 nodes (2x per doubling of N)"
     mean = _metric(summary, "throughput")
     if mean is None:
-        return _missing_row(claim, paper, value, "throughput")
+        return ROWS["near_linear_to_128"].unmeasured("needs " + "throughput")
     n_all = sorted(set(mean.index.get_level_values("n_matchers")))
     if max(n_all) < 128 or min(n_all) >= 128:
         reason = f"the grid covers N = {min(n_all)}..{max(n_all)}; the claim is about N up to 128"
-        return _row(
-            claim,
-            paper,
-            value,
-            f"grid N = {min(n_all)}..{max(n_all)}",
-            not_comparable(reason),
-            reason,
+        return ROWS["near_linear_to_128"].row(
+            f"grid N = {min(n_all)}..{max(n_all)}", not_comparable(reason), reason
         )
     n0 = min(n_all)
     parts, slow = [], []
@@ -857,31 +735,25 @@ def near_linear_to_128(summary: pd.DataFrame) -> dict[str, Any]:
         if not slow
         else f"below {NEAR_LINEAR_PER_DOUBLING:.2f}x per doubling: " + ", ".join(slow)
     )
-    return _row(
-        claim,
-        paper,
-        value,
-        f"throughput factor per doubling of N, {n0} -> 128: " + ", ".join(parts),
-        verdict,
-        note,
+    return ROWS["near_linear_to_128"].row(
+        f"throughput factor per doubling of N, {n0} -> 128: " + ", ".join(parts), verdict, note
     )
 
 
 def drop_after_128(summary: pd.DataFrame) -> dict[str, Any]:
-    """After 128 nodes the throughput starts to decrease, except for SALB (Sect. 6.2, Fig.
-    5b): per (kind, method) T(256) / T(128) (means over folds) below 1 for hash, gFCL and
-    gNFCL and at least 1 for SALB; a share over the curves (partly on >= :data:`PARTLY_AT`);
-    not comparable without N = 128 and 256."""
-    claim = "After 128 nodes throughput decreases for every method but SALB"
-    paper, value = "Sect. 6.2, Fig. 5b", "T(256) / T(128) < 1 for hash, gFCL, gNFCL; >= 1 for SALB"
+    """Row ``drop_after_128`` (claims.toml)."""
+    _paper, _value = (
+        "Sect. 6.2, Fig. 5b",
+        "T(256) / T(128) < 1 for hash, gFCL, gNFCL; >= 1 for SALB",
+    )
     mean = _metric(summary, "throughput")
     if mean is None:
-        return _missing_row(claim, paper, value, "throughput")
+        return ROWS["drop_after_128"].unmeasured("needs " + "throughput")
     n_all = set(mean.index.get_level_values("n_matchers"))
     if not {128, PAPER_MAX_N} <= n_all:
         reason = f"the grid stops at N = {max(n_all)}; the claim needs N = 128 and 256"
-        return _row(
-            claim, paper, value, f"grid up to N = {max(n_all)}", not_comparable(reason), reason
+        return ROWS["drop_after_128"].row(
+            f"grid up to N = {max(n_all)}", not_comparable(reason), reason
         )
     parts, wrong = [], []
     for kind in dict.fromkeys(mean.index.get_level_values("kind")):
@@ -902,21 +774,18 @@ def drop_after_128(summary: pd.DataFrame) -> dict[str, Any]:
         rule="curves where T(256) / T(128) < 1 (>= 1 for SALB)",
     )
     note = "" if not wrong else "against the paper: " + ", ".join(wrong)
-    return _row(claim, paper, value, "T(256) / T(128): " + ", ".join(parts), verdict, note)
+    return ROWS["drop_after_128"].row("T(256) / T(128): " + ", ".join(parts), verdict, note)
 
 
 def topic_gain_lasts_longer(summary: pd.DataFrame) -> dict[str, Any]:
-    """For topic-based subscriptions the improvement over hash is more lasting as N grows
-    (Sect. 6.2, Fig. 5a/e): per kind, what T(SALB) / T(hash) keeps at the grid's largest N
-    of its peak over N (ratio at N max / peak); holds if the topic-based one keeps more
-    (:func:`~routelab.claims.direction`, no size); not comparable without both kinds, or if
-    neither gain has faded by the largest N (both peak there)."""
-    claim = "SALB's gain over hash lasts longer as N grows for topic- than for tweet-based"
-    paper, value = "Sect. 6.2, Fig. 5a/e", "topic-based gain more lasting (no size stated)"
+    """Row ``topic_gain_lasts_longer`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5a/e", "topic-based gain more lasting (no size stated)"
     mean = _metric(summary, "throughput")
     kinds = set(mean.index.get_level_values("kind")) if mean is not None else set()
     if mean is None or not {"tweet", "topic"} <= kinds or "hash" not in mean:
-        return _missing_row(claim, paper, value, "SALB and hash throughput for both kinds")
+        return ROWS["topic_gain_lasts_longer"].unmeasured(
+            "needs " + "SALB and hash throughput for both kinds"
+        )
     ratio = mean[BASELINE] / mean["hash"]
     kept = {}
     for kind in ("tweet", "topic"):
@@ -929,28 +798,22 @@ def topic_gain_lasts_longer(summary: pd.DataFrame) -> dict[str, Any]:
     )
     if kept["tweet"] >= 1.0 and kept["topic"] >= 1.0:
         reason = "neither gain has faded by the grid's largest N (both peak there)"
-        return _row(claim, paper, value, measured, not_comparable(reason), reason)
+        return ROWS["topic_gain_lasts_longer"].row(measured, not_comparable(reason), reason)
     verdict = direction(kept["topic"] / kept["tweet"], neutral=1.0, expected="above")
     note = "" if verdict.holds else "the tweet-based gain keeps more of its peak at large N"
-    return _row(claim, paper, value, measured, verdict, note)
+    return ROWS["topic_gain_lasts_longer"].row(measured, verdict, note)
 
 
 def gc_gfc_lowest_spread(summary: pd.DataFrame) -> dict[str, Any]:
-    """gC and gFC give the lowest spread (Sect. 6.2, Fig. 5c/g): a share over the (kind, N)
-    cells where max(spread gC, gFC) is below every contender's (partly on >=
-    :data:`PARTLY_AT`)."""
-    claim = "gC and gFC give the lowest spread"
-    paper, value = "Sect. 6.2, Fig. 5c/g", "gC, gFC lowest spread at every N"
+    """Row ``gc_gfc_lowest_spread`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5c/g", "gC, gFC lowest spread at every N"
     mean = _metric(summary, "spread_routed")
     if mean is None or not set(NON_CONTENDERS) <= set(mean.columns):
-        return _missing_row(claim, paper, value, "gC and gFC spread")
+        return ROWS["gc_gfc_lowest_spread"].unmeasured("needs " + "gC and gFC spread")
     others = [m for m in CONTENDERS if m in mean]
     ok = mean[list(NON_CONTENDERS)].max(axis=1) < mean[others].min(axis=1)
     lost = [f"{k} N={n}" for (k, n) in mean.index[~ok.to_numpy()]]
-    return _row(
-        claim,
-        paper,
-        value,
+    return ROWS["gc_gfc_lowest_spread"].row(
         f"lowest in {int(ok.sum())}/{len(ok)} (kind, N) cells",
         share(
             int(ok.sum()), len(ok), partly_at=PARTLY_AT, rule="cells where gC and gFC are lowest"
@@ -960,17 +823,12 @@ def gc_gfc_lowest_spread(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def salb_spread_slightly_below_hash(summary: pd.DataFrame) -> dict[str, Any]:
-    """SALB's spread is slightly lower than hash's (tweet-based, Fig. 5c), and for topic-based
-    subscriptions the difference is much smaller (Fig. 5g). Parts, combined: a share over
-    the tweet-based cells where R(SALB) < R(hash); the geometric mean of R(hash) / R(SALB)
-    over them at most :data:`SLIGHT_SPREAD_GAP` ("slightly"); and the mean |log| gap of the
-    topic-based cells below the tweet-based one (:func:`~routelab.claims.direction`)."""
-    claim = "SALB's spread is slightly below hash's (tweet-based), closer still for topic-based"
-    paper = "Sect. 6.2, Fig. 5c/g"
-    value = "R(SALB) slightly < R(hash) (tweet); much smaller difference (topic)"
+    """Row ``salb_spread_slightly_below_hash`` (claims.toml)."""
     mean = _metric(summary, "spread_routed")
     if mean is None or "hash" not in mean or "tweet" not in mean.index.get_level_values(0):
-        return _missing_row(claim, paper, value, "tweet-based SALB and hash spread")
+        return ROWS["salb_spread_slightly_below_hash"].unmeasured(
+            "needs " + "tweet-based SALB and hash spread"
+        )
     tweet = mean.loc["tweet"]
     lower = tweet[BASELINE] < tweet["hash"]
     ratio = tweet["hash"] / tweet[BASELINE]
@@ -1002,19 +860,15 @@ def salb_spread_slightly_below_hash(summary: pd.DataFrame) -> dict[str, Any]:
         else "SALB's spread is not below hash's at: "
         + ", ".join(f"N={n}" for n in tweet.index[~lower.to_numpy()])
     )
-    return _row(claim, paper, value, measured, verdict, note)
+    return ROWS["salb_spread_slightly_below_hash"].row(measured, verdict, note)
 
 
 def topic_spread_below_2(summary: pd.DataFrame) -> dict[str, Any]:
-    """The topic-based spread is much lower than the tweet-based one, not crossing 2 (Sect.
-    6.2, Fig. 5g): the largest topic-based mean spread over methods and N at most
-    :data:`TOPIC_SPREAD_MAX`, and the topic-based spreads below the tweet-based ones
-    (geometric mean of the ratios over the (method, N) cells both kinds have), combined."""
-    claim = "The topic-based spread is lower than the tweet-based one and stays below 2"
-    paper, value = "Sect. 6.2, Fig. 5g", "spread < 2 at every N (topic); lower than tweet-based"
+    """Row ``topic_spread_below_2`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5g", "spread < 2 at every N (topic); lower than tweet-based"
     mean = _metric(summary, "spread_routed")
     if mean is None or "topic" not in mean.index.get_level_values(0):
-        return _missing_row(claim, paper, value, "topic-based spread")
+        return ROWS["topic_spread_below_2"].unmeasured("needs " + "topic-based spread")
     topic = mean.loc["topic"]
     top = float(topic.max().max())
     parts = [at_most(top, TOPIC_SPREAD_MAX, what="largest topic-based spread")]
@@ -1024,10 +878,7 @@ def topic_spread_below_2(summary: pd.DataFrame) -> dict[str, Any]:
         gm = geometric_mean(both.to_numpy())
         parts.append(direction(gm, neutral=1.0, expected="below"))
         measured += f"; topic / tweet spread = {gm:.2f} (geometric mean over cells)"
-    return _row(
-        claim,
-        paper,
-        value,
+    return ROWS["topic_spread_below_2"].row(
         measured,
         combine(parts),
         "" if top <= TOPIC_SPREAD_MAX else f"the topic-based spread reaches {top:.2f}",
@@ -1035,18 +886,16 @@ def topic_spread_below_2(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def hash_imbalance_passes_graph(summary: pd.DataFrame, kind: str = "tweet") -> dict[str, Any]:
-    """Hash's imbalance lies mostly between SALB's and gFCL/gNFCL's and, as N grows, passes
-    gFCL's and gNFCL's (Sect. 6.2, Fig. 5d, tweet-based). Parts, combined: the share of
-    cells where B(SALB) < B(hash) < min(B(gFCL), B(gNFCL)) more than :data:`MOSTLY`; at the
-    grid's largest N, B(hash) above max(B(gFCL), B(gNFCL)) -- not comparable if the grid
-    stops below N = 256, where the paper's hash has passed them."""
-    claim = "Hash's imbalance lies between SALB's and gFCL/gNFCL's, and passes theirs at large N"
-    paper, value = "Sect. 6.2, Fig. 5d", "mostly between; hash above gFCL/gNFCL by N = 256 (tweet)"
+    """Row ``hash_imbalance_passes_graph`` (claims.toml)."""
+    _paper, _value = (
+        "Sect. 6.2, Fig. 5d",
+        "mostly between; hash above gFCL/gNFCL by N = 256 (tweet)",
+    )
     mean = _metric(summary, "imbalance")
     need = {BASELINE, "hash", *LOAD_AWARE_GRAPH}
     if mean is None or not need <= set(mean.columns) or kind not in mean.index.get_level_values(0):
-        return _missing_row(
-            claim, paper, value, f"{kind}-based imbalance of SALB, hash, gFCL, gNFCL"
+        return ROWS["hash_imbalance_passes_graph"].unmeasured(
+            "needs " + f"{kind}-based imbalance of SALB, hash, gFCL, gNFCL"
         )
     cell = mean.loc[kind]
     graph_min, graph_max = (
@@ -1079,28 +928,22 @@ def hash_imbalance_passes_graph(summary: pd.DataFrame, kind: str = "tweet") -> d
         if n_max >= PAPER_MAX_N
         else f"the overtaking is not judged: the grid stops at N = {n_max}"
     )
-    return _row(claim, paper, value, measured, verdict, note)
+    return ROWS["hash_imbalance_passes_graph"].row(measured, verdict, note)
 
 
 def graph_imbalance_order(summary: pd.DataFrame) -> dict[str, Any]:
-    """gNFCL has slightly higher imbalance than gFCL for tweet-based subscriptions, reversed
-    for topic-based ones (Sect. 6.2, Fig. 5d/h): a share over the (kind, N) cells where the
-    kind's order holds (partly on >= :data:`PARTLY_AT`)."""
-    claim = "gNFCL's imbalance is above gFCL's (tweet-based), below it (topic-based)"
-    paper, value = "Sect. 6.2, Fig. 5d/h", "B(gNFCL) > B(gFCL) tweet; B(gFCL) > B(gNFCL) topic"
+    """Row ``graph_imbalance_order`` (claims.toml)."""
+    _paper, _value = "Sect. 6.2, Fig. 5d/h", "B(gNFCL) > B(gFCL) tweet; B(gFCL) > B(gNFCL) topic"
     mean = _metric(summary, "imbalance")
     if mean is None or not set(LOAD_AWARE_GRAPH) <= set(mean.columns):
-        return _missing_row(claim, paper, value, "gFCL and gNFCL imbalance")
+        return ROWS["graph_imbalance_order"].unmeasured("needs " + "gFCL and gNFCL imbalance")
     ok, wrong = 0, []
     for (k, n), r in mean.iterrows():
         good = r["gNFCL"] > r["gFCL"] if k == "tweet" else r["gFCL"] > r["gNFCL"]
         ok += bool(good)
         if not good:
             wrong.append(f"{k} N={n}: gFCL {r['gFCL']:.3f}, gNFCL {r['gNFCL']:.3f}")
-    return _row(
-        claim,
-        paper,
-        value,
+    return ROWS["graph_imbalance_order"].row(
         f"the kind's order holds in {ok}/{len(mean)} (kind, N) cells",
         share(ok, len(mean), partly_at=PARTLY_AT, rule="cells in the kind's order"),
         "" if not wrong else f"reversed in: {_cells_text(wrong)}",
@@ -1108,13 +951,8 @@ def graph_imbalance_order(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def no_split_linear_to_64(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
-    """Without splitting, SALB scales linearly up to 64 nodes and loses linear scalability
-    after 64 (Sect. 5.1): from the skew ablation's T without splitting (means over folds),
-    per kind, the factor per doubling of N between consecutive ablation sizes up to 64 at
-    least :data:`NEAR_LINEAR_PER_DOUBLING` (not comparable if the ablation has no N below
-    64) and from 64 to 128 below it (not comparable without 64 and 128), combined."""
-    claim = "Without splitting, SALB scales linearly up to 64 nodes, not beyond"
-    paper, value = "Sect. 5.1", "linear up to 64 nodes; linear scalability lost after 64"
+    """Row ``no_split_linear_to_64`` (claims.toml)."""
+    _paper, _value = "Sect. 5.1", "linear up to 64 nodes; linear scalability lost after 64"
     sel = gains[gains["method"] == method]
     t = sel.groupby(["kind", "n_matchers"])["throughput_nosplit"].mean()
     ns = sorted(set(sel["n_matchers"]))
@@ -1143,7 +981,7 @@ def no_split_linear_to_64(gains: pd.DataFrame, method: str = BASELINE) -> dict[s
     verdict = combine(parts)
     measured = "; ".join(text) if text else f"ablation at N = {ns}"
     note = f"skew ablation, {method} without splitting; the paper saw this 'with many of the real-world tweet datasets'"
-    return _row(claim, paper, value, measured, verdict, note)
+    return ROWS["no_split_linear_to_64"].row(measured, verdict, note)
 
 
 #: Sect. 6.6 claims we do not grade: (claim, where, paper value).

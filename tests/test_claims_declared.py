@@ -1,0 +1,82 @@
+"""Claims rows declared as data (``routelab.claims.Declaration``, each lab's ``claims.toml``):
+the loader's errors, the row it builds, and every declaration file in the tree: it loads, each
+row it declares is used by its module, and a module with declarations builds no row by hand."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from routelab.claims import Declaration, Verdict, claim_row, declarations
+
+LIB = Path(__file__).resolve().parents[1] / "lib" / "routelab"
+DECLARED = sorted(LIB.rglob("claims.toml"))
+
+
+def _module(tmp_path: Path, toml: str) -> str:
+    (tmp_path / "claims.toml").write_text(toml)
+    return str(tmp_path / "claims.py")
+
+
+def test_declarations_load_fields_and_defaults(tmp_path: Path) -> None:
+    rows = declarations(_module(tmp_path, '[a]\nclaim = "X"\npaper = "Sect. 1"\n'
+                                          '[b]\nclaim = "Y"\npaper = "Fig. 2"\nkind = "check"\n'
+                                          'timing = true\nrule = "r"\n'))  # fmt: skip
+    assert list(rows) == ["a", "b"]
+    assert rows["a"] == Declaration("a", "X", "Sect. 1")
+    assert (rows["b"].kind, rows["b"].timing, rows["b"].rule) == ("check", True, "r")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[a]\nclaim = "X"\npaper = "P"\nverdict = "holds"\n', r"\[a\] has unknown fields \['verdict'\]"),
+        ('[a]\nclaim = "X"\n', r"\[a\] lacks \['paper'\]"),
+        ('[a]\nclaim = "X"\npaper = "P"\nkind = "paper"\n', "kind must be one of"),
+        ('[a]\nclaim = " "\npaper = "P"\n', "claim is empty"),
+        ('a = 1\n', r"\[a\] must be a table"),
+    ],
+)  # fmt: skip
+def test_declarations_name_the_file_and_the_row(tmp_path: Path, toml: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        declarations(_module(tmp_path, toml))
+
+
+def test_row_is_claim_rows_shape_with_slots_filled() -> None:
+    d = Declaration("k", "{system} balances", "Sect. {n}", "{x:.2f}x", kind="beyond", timing=True)
+    v = Verdict("holds", "a rule", repeats=3)
+    assert d.row("1.5x", v, "a note", system="SALB", n=6, x=2.561) == claim_row(
+        "SALB balances", "Sect. 6", "2.56x", "1.5x", v, "a note", "beyond", True
+    )
+    # without slots a text is taken as written (braces too)
+    assert Declaration("k", "{a, b}", "P").row("m", v)["claim"] == "{a, b}"
+    with pytest.raises(KeyError):
+        d.row("m", v, system="SALB")  # a slot left unfilled is an error, not a "{n}" in the table
+
+
+def test_unmeasured_is_not_comparable_with_the_reason() -> None:
+    row = Declaration("k", "C", "P", "12x").unmeasured("no such data here")
+    assert (row["measured"], row["verdict"]) == (
+        "not measured",
+        Verdict("not comparable", "no such data here"),
+    )
+    assert Declaration("k", "C", "P").unmeasured("r", "3 of 5", "n")["measured"] == "3 of 5"
+
+
+def test_there_are_declaration_files() -> None:
+    assert len(DECLARED) >= 2
+
+
+@pytest.mark.parametrize("path", DECLARED, ids=lambda p: str(p.parent.relative_to(LIB)))
+def test_every_declared_row_is_used_and_no_row_is_built_by_hand(path: Path) -> None:
+    rows = declarations(str(path))
+    source = path.with_name("claims.py").read_text()
+    for key in rows:
+        # a literal key, or a family of keys named by an f-string (f"drift {system}")
+        literal = f'"{key}"' in source
+        family = f'f"{key.split()[0]} {{' in source if " " in key else False
+        assert literal or family, f"{path}: [{key}] is declared but claims.py never uses it"
+    hand_built = re.findall(r'(?m)^\s*"claim":|\bclaim_row\(|\b_row\(', source)
+    assert not hand_built, f"{path.with_name('claims.py')} builds rows by hand: {hand_built}"
