@@ -230,20 +230,22 @@ def test_overall_claims_are_computed_from_the_data():
     assert _verdict(pkg) == "holds" and pkg["paper_value"] == "8.32x"
     bad = {r["claim"]: r for r in cf.overall_claims(_main_frame(1.2))}
     by_paper = {r["paper"]: r for r in bad.values() if "size of the effect" not in r["claim"]}
-    assert _verdict(by_paper[ef.PAPER["fig9_fish_vs_sg"]]) == "fails"  # 1.2x SG on the real case
-    assert _verdict(by_paper[ef.PAPER["fig10_fish_vs_sg"]]) == "holds"  # within 1.32x on ZF
-    real = by_paper[ef.PAPER["fig9_fish_vs_dc_wc"]]
+    assert (
+        _verdict(by_paper[cf.ROWS["fig9_fish_vs_sg"].paper]) == "fails"
+    )  # 1.2x SG on the real case
+    assert _verdict(by_paper[cf.ROWS["fig10_fish_vs_sg"].paper]) == "holds"  # within 1.32x on ZF
+    real = by_paper[cf.ROWS["dc_wc fig9"].paper]
     assert _verdict(real) == "fails" and "stronger baselines" in real["note"]
-    assert "1.200x" in by_paper[ef.PAPER["fig9_fish_vs_sg"]]["measured"]
+    assert "1.200x" in by_paper[cf.ROWS["fig9_fish_vs_sg"].paper]["measured"]
 
 
 def test_effect_sizes_are_tested_at_the_papers_size():
     """12.14x is tested as 12.14x (within 2x), 2.65x within 1.5x."""
-    assert _verdict(cf._size("fig12_lifetime", 10.0, "x")) == "holds"
-    assert _verdict(cf._size("fig12_lifetime", 3.0, "x")) == "direction only"
-    assert _verdict(cf._size("fig12_lifetime", 0.9, "x")) == "fails"
-    assert _verdict(cf._size("fig12_no_memory", 2.0, "x")) == "holds"
-    assert _verdict(cf._size("fig12_no_memory", 1.2, "x")) == "direction only"
+    assert _verdict(cf._size("fig12_lifetime", 10.0, keep=1.0)) == "holds"
+    assert _verdict(cf._size("fig12_lifetime", 3.0, keep=1.0)) == "direction only"
+    assert _verdict(cf._size("fig12_lifetime", 0.9, keep=1.0)) == "fails"
+    assert _verdict(cf._size("fig12_no_memory", 2.0, forget=0.0)) == "holds"
+    assert _verdict(cf._size("fig12_no_memory", 1.2, forget=0.0)) == "direction only"
     for key, paper in cf.PAPER_X.items():
         assert paper / cf.effect_tol(paper) > 1.0, key  # no band includes "no effect"
     for paper in cf.PAPER_THROUGHPUT_X.values():

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from routelab.claims import Verdict, claim_row
 from routelab.s3tm.lab.shedding import claims as sc
 from routelab.s3tm.shedding import RANDOM_DROP
 
@@ -116,7 +117,7 @@ def test_shedding_claims_hold_on_a_curve_meeting_the_paper():
     rows = sc.shedding_claims({"tweet": GOOD}, {"tweet": _deliveries()})
     assert [r["kind"] for r in rows] == ["check", "claim", "claim", "claim", "claim"]
     for r in rows:
-        assert set(r) == {"claim", "paper", "paper_value", "measured", "verdict", "note", "kind"}
+        assert set(r) == set(claim_row("c", "p", "", "m", Verdict("holds", "r")))
         assert r["paper_value"] and r["verdict"].rule
     assert [r["verdict"].verdict for r in rows] == ["holds"] * 5
     # accuracy 0.95 at 25 % shed, 0.8 at 50 %: 90 % is reached at 25 + 25 * 5/15 = 33.3 %

@@ -108,8 +108,9 @@ class Declaration:
     per row (its key) with the paper's statement (``claim``), where the paper makes it
     (``paper``), the paper's number or words (``paper_value``), what we measure
     (``measures``), the rule that grades it (``rule``, in words; the :class:`Verdict` states
-    it with its numbers), its ``kind`` (:data:`KINDS`) and whether it is judged on measured
-    times (``timing``). The lab's code only measures: :meth:`row` puts the measured text,
+    it with its numbers), its ``kind`` (:data:`KINDS`), whether it is judged on measured
+    times (``timing``) and a ``note`` that holds whatever a run measures (a run's own note
+    replaces it). The lab's code only measures: :meth:`row` puts the measured text,
     the verdict and the note beside the declared fields. A ``{name}`` in a declared text is
     filled from :meth:`row`'s keyword arguments (a row declared once for every system or
     every N)."""
@@ -122,6 +123,7 @@ class Declaration:
     rule: str = ""
     kind: str = "claim"
     timing: bool = False
+    note: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -131,20 +133,20 @@ class Declaration:
                 raise ValueError(f"claim {self.key!r}: {name} is empty")
 
     def row(
-        self, measured: str, verdict: Verdict, /, note: str = "", **slots: Any
+        self, measured: str, verdict: Verdict, /, note: str | None = None, **slots: Any
     ) -> dict[str, Any]:
         """The row (:func:`claim_row`'s shape), the declared texts' ``{name}`` slots filled
-        from ``slots``."""
+        from ``slots``; ``note`` ``None``: the declared note."""
 
         def fill(text: str) -> str:
             return text.format(**slots) if slots else text
 
         return claim_row(
             fill(self.claim), fill(self.paper), fill(self.paper_value), measured, verdict,
-            note, self.kind, self.timing,
+            fill(self.note) if note is None else note, self.kind, self.timing,
         )  # fmt: skip
 
-    def unmeasured(self, reason: str, measured: str = "not measured", note: str = "",
+    def unmeasured(self, reason: str, measured: str = "not measured", note: str | None = None,
                    **slots: Any) -> dict[str, Any]:  # fmt: skip
         """The row as "not comparable" with ``reason`` (what this run lacks)."""
         return self.row(measured, not_comparable(reason), note, **slots)
@@ -195,6 +197,10 @@ def not_comparable(reason: str) -> Verdict:
     return Verdict("not comparable", reason)
 
 
+#: the note of a headline claim we do not measure yet (:func:`unmeasured_rows`)
+UNMEASURED_NOTE = "listed so the table counts the paper's claims, not only what we built"
+
+
 def unmeasured_rows(claims: Iterable[tuple[str, str, str]], reason: str) -> list[dict[str, Any]]:
     """Rows for a paper's headline claims we do not measure yet: each ``(claim, where,
     paper_value)`` as "not comparable" with ``reason``, so a claims table counts the paper's
@@ -206,7 +212,7 @@ def unmeasured_rows(claims: Iterable[tuple[str, str, str]], reason: str) -> list
             "paper_value": value,
             "measured": "not measured",
             "verdict": not_comparable(reason),
-            "note": "listed so the table counts the paper's claims, not only what we built",
+            "note": UNMEASURED_NOTE,
         }
         for claim, where, value in claims
     ]
@@ -852,8 +858,11 @@ def beyond_measured(
 
         sd = half * math.sqrt(repeats) / float(stats.t.ppf(0.5 + confidence / 2, df=repeats - 1))
         n = _repeats_for(estimate, sd, repeats, [edge], confidence=confidence, limit=1000)
-        rule += (f"; about {n} repeats would decide at this spread" if n
-                 else "; no number of repeats within 1,000 would decide at this spread")  # fmt: skip
+        rule += (
+            f"; about {n} repeats would decide at this spread"
+            if n
+            else "; no number of repeats within 1,000 would decide at this spread"
+        )
     return Verdict("inconclusive", rule, repeats)
 
 
@@ -981,8 +990,11 @@ def ordering_measured(
         if paired:  # the paired repeats that would separate every open pair at its spread
             import numpy as np
 
-            open_pairs = [(a, b) for a, b in pairs
-                          if not (ratio[a, b][1] > 1 + margin or ratio[a, b][2] < 1 + margin)]  # fmt: skip
+            open_pairs = [
+                (a, b)
+                for a, b in pairs
+                if not (ratio[a, b][1] > 1 + margin or ratio[a, b][2] < 1 + margin)
+            ]
             need = [repeats_to_decide(np.log(np.asarray(samples[b], float)
                                              / np.asarray(samples[a], float)),
                                       [math.log(1 + margin)]) for a, b in open_pairs]  # fmt: skip

@@ -87,11 +87,13 @@ def rows(
     imb, rep = "window_imbalance", "window_replication"
     h_big, h_small = _pair(frame, ("S3-TM", "hash", big), ("S3-TM", "hash", small), imb)
     s_big, s_small = _pair(frame, ("S3-TM", "SALB", big), ("S3-TM", "SALB", small), imb)
-    out = [ROWS["hash_grows_salb_bounded"].row(
-        f"imbalance at N={big} / N={small}: hash {_fmt(h_big, h_small)}; SALB {_fmt(s_big, s_small)}",
-        combine([_dir(h_big, h_small, "above", GROWTH), _bounded(s_big, s_small)]),
-        scale + f"; bounded = within {BOUNDED}x",
-    )]  # fmt: skip
+    out = [
+        ROWS["hash_grows_salb_bounded"].row(
+            f"imbalance at N={big} / N={small}: hash {_fmt(h_big, h_small)}; SALB {_fmt(s_big, s_small)}",
+            combine([_dir(h_big, h_small, "above", GROWTH), _bounded(s_big, s_small)]),
+            scale + f"; bounded = within {BOUNDED}x",
+        )
+    ]
     pkg, kg = _pair(
         frame, ("key grouping", "pkg_global", small), ("key grouping", "kg", small),
         "window_excess",
@@ -133,9 +135,15 @@ def rows(
             f"{BLOCK} consecutive windows, not taken as independent repeats",
         ))  # fmt: skip
     same = ROWS["same_answer"]
-    out.append(same.row(
-        "not compared" if equal is None else ("identical pair sets" if equal else "the pair sets differ"),
-        Verdict("not comparable" if equal is None else "holds" if equal else "fails", same.rule),
-        "a check of the two implementations on the common stream",
-    ))  # fmt: skip
+    out.append(
+        same.row(
+            "not compared"
+            if equal is None
+            else ("identical pair sets" if equal else "the pair sets differ"),
+            Verdict(
+                "not comparable" if equal is None else "holds" if equal else "fails", same.rule
+            ),
+            "a check of the two implementations on the common stream",
+        )
+    )
     return out

@@ -19,6 +19,7 @@ from routelab.claims import (
     Verdict,
     beyond_measured,
     combine,
+    declarations,
     direction_measured,
     equivalent,
     not_comparable,
@@ -28,6 +29,9 @@ from routelab.claims import (
     within_factor_measured,
 )
 from routelab.filtering.lab.adaptivity.experiments import halving_rates, typical_halving
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 SWITCH_H = 2.0  # W2 begins (Sect. 6.2.3)
 #: C14: "At the end the event throughput is divided by two" (No Change): last / first
@@ -91,14 +95,11 @@ def _fmt(r: float, lo: float, hi: float) -> str:
 #: the sized rows of Fig. 4: claim, where, the paper's ratio, tolerance, scenario, the
 #: numerator and denominator (strategy, "first" or "last" window), what the ratio is
 SIZED = (
-    ("No Change: at the end the event throughput is divided by two (schema change)",
-     "Sect. 6.2.3, Fig. 4(a)", HALVES, SATURATION_TOL, "schema",
+    ("no_change_halves", HALVES, SATURATION_TOL, "schema",
      ("no_change", "last"), ("no_change", "first"), "No Change, last / first 2-hour window"),
-    ("dynamic handles 350 events/s instead of No Change's 200 in the last two hours",
-     "Sect. 6.2.3, Fig. 4(a)", END_RATIO, SATURATION_TOL, "schema",
+    ("dynamic_350_vs_200", END_RATIO, SATURATION_TOL, "schema",
      ("dynamic", "last"), ("no_change", "last"), "dynamic / No Change, last window"),
-    ("No Change: under subscription and event skew the throughput drops by 20 %",
-     "Sect. 6.2.3, Fig. 4(b)", SKEW_DROP, SKEW_TOL, "skew",
+    ("no_change_skew_drop", SKEW_DROP, SKEW_TOL, "skew",
      ("no_change", "last"), ("no_change", "first"), "No Change, last / first window"),
 )  # fmt: skip
 
@@ -115,8 +116,8 @@ def saturation_rows(windows: pd.DataFrame, live: int) -> list[dict]:
         )
 
     rows = [
-        _sized_row(claim, where, paper, tol, *ratio(scenario, num, den), what, note)
-        for claim, where, paper, tol, scenario, num, den, what in SIZED
+        _sized_row(key, paper, tol, *ratio(scenario, num, den), what, note)
+        for key, paper, tol, scenario, num, den, what in SIZED
     ]
     rows.insert(2, _most_of_the_time_row(windows, note))  # C14, after its two sized rows
     rows.append(_same_row(*ratio("skew", ("dynamic", "last"), ("dynamic", "first")), note))
@@ -125,8 +126,7 @@ def saturation_rows(windows: pd.DataFrame, live: int) -> list[dict]:
 
 
 def _sized_row(
-    claim: str,
-    where: str,
+    key: str,
     paper: float,
     tol: float,
     num: np.ndarray,
@@ -140,15 +140,7 @@ def _sized_row(
     else:
         verdict = within_factor_measured(num, den, paper, tol)
         measured = f"{what}: " + _fmt(*ratio_interval(num, den)) + f" over {len(num)} seeds"
-    return {
-        "claim": claim,
-        "paper": where,
-        "paper_value": f"{paper:.3g}x",
-        "measured": measured,
-        "verdict": verdict,
-        "note": note,
-        "timing": True,
-    }
+    return ROWS[key].row(measured, verdict, note, paper=paper)
 
 
 def _most_of_the_time_row(windows: pd.DataFrame, note: str) -> dict:
@@ -163,16 +155,8 @@ def _most_of_the_time_row(windows: pd.DataFrame, note: str) -> dict:
 
     after = windows[(windows["scenario"] == "schema") & (windows["window"] > SWITCH_H)]
     wide = after.pivot_table(index=["seed", "window"], columns="strategy", values="throughput")
-    base = {
-        "claim": "dynamic is irregular during the transition but most of the time better "
-        "than No Change",
-        "paper": "Sect. 6.2.3, Fig. 4(a)",
-        "paper_value": "irregular; better in most windows",
-        "note": note,
-        "timing": True,
-    }
     if not {"dynamic", "no_change"} <= set(wide.columns) or wide.empty:
-        return base | {"measured": "not measured", "verdict": not_comparable("no runs")}
+        return ROWS["most_of_the_time_row"].row("not measured", not_comparable("no runs"), note)
     better = wide["dynamic"] > wide["no_change"]
     k, n = int(better.sum()), int(len(better))
     p = float(binomtest(k, n, 0.5).pvalue)
@@ -189,34 +173,28 @@ def _most_of_the_time_row(windows: pd.DataFrame, note: str) -> dict:
     irregular = direction_measured(cv["dynamic"].to_numpy(float),
                                    cv["no_change"].to_numpy(float), expected="above")  # fmt: skip
     v = combine([irregular, most])
-    return base | {
-        "measured": f"dynamic faster in {k} of {n} windows after the switch ({k / n:.0%}, sign "
+    return ROWS["most_of_the_time_row"].row(
+        f"dynamic faster in {k} of {n} windows after the switch ({k / n:.0%}, sign "
         f"test p = {p:.2g}); transition CV dynamic / No Change "
         f"{_fmt(*ratio_interval(cv['dynamic'].to_numpy(float), cv['no_change'].to_numpy(float)))}"
         if len(cv) >= 2
         else f"dynamic faster in {k} of {n} windows",
-        "verdict": v,
-    }
+        v,
+        note,
+    )
 
 
 def _same_row(num: np.ndarray, den: np.ndarray, note: str) -> dict:
-    base = {
-        "claim": "dynamic: at the end the system manages almost the same throughput as before "
-        "the skew",
-        "paper": "Sect. 6.2.3, Fig. 4(b)",
-        "paper_value": "about 1x (more matches cost a little: footnote 10)",
-        "note": note,
-        "timing": True,
-    }
     if len(num) < 3:
-        return base | {"measured": "not measured", "verdict": not_comparable("fewer than 3 seeds")}
+        return ROWS["same_row"].row("not measured", not_comparable("fewer than 3 seeds"), note)
     r, lo, hi = ratio_interval(num, den)
     verdict = equivalent(math.log(r), math.log(lo), math.log(hi), SAME_MARGIN, repeats=len(num))
-    return base | {
-        "measured": f"dynamic, last / first window: {_fmt(r, lo, hi)} over {len(num)} seeds "
+    return ROWS["same_row"].row(
+        f"dynamic, last / first window: {_fmt(r, lo, hi)} over {len(num)} seeds "
         f"(the rule reads the log ratio against +-ln 1.15)",
-        "verdict": verdict,
-    }
+        verdict,
+        note,
+    )
 
 
 def _window_ratios(windows: pd.DataFrame, scenario: str) -> pd.DataFrame:
@@ -240,16 +218,10 @@ def _benefit_after_row(windows: pd.DataFrame, note: str) -> dict:
     interval lies above 1 is reported."""
     sub = windows[(windows["scenario"] == "skew") & (windows["window"] > BENEFIT_AFTER_H)]
     mean = sub.groupby(["strategy", "seed"])["throughput"].mean()
-    base = {
-        "claim": "skew: maintenance first slightly preponderant, then after 8 hours dynamic's "
-        "matching benefit overcomes it",
-        "paper": "Sect. 6.2.3, Fig. 4(b)",
-        "paper_value": f"dynamic below No Change at first, above from hour {BENEFIT_AFTER_H:g}",
-        "note": note,
-        "timing": True,
-    }
     if "dynamic" not in mean.index or "no_change" not in mean.index:
-        return base | {"measured": "not measured", "verdict": not_comparable("no runs")}
+        return ROWS["benefit_after_row"].row(
+            "not measured", not_comparable("no runs"), note, BENEFIT_AFTER_H=BENEFIT_AFTER_H
+        )
     a, b = _paired(mean.loc["dynamic"], mean.loc["no_change"])
     later = direction_measured(a, b, expected="above", margin=BENEFIT_MARGIN)
     per = _window_ratios(windows, "skew")
@@ -263,14 +235,16 @@ def _benefit_after_row(windows: pd.DataFrame, note: str) -> dict:
     above = per[per["lo"] > 1]
     r, lo, hi = ratio_interval(a, b) if len(a) >= 2 else (float("nan"),) * 3
     when = f"hour {above.window.iloc[0]:g}" if len(above) else "none"
-    return base | {
-        "measured": f"first window after the switch (hour {first.window:g}): dynamic / No Change "
+    return ROWS["benefit_after_row"].row(
+        f"first window after the switch (hour {first.window:g}): dynamic / No Change "
         f"{_fmt(first.ratio, first.lo, first.hi)}; after hour {BENEFIT_AFTER_H:g}: "
         f"{_fmt(r, lo, hi)} over {len(a)} seeds; first window with the interval above 1: {when}"
         if first is not None
         else "not measured",
-        "verdict": combine([begin, later]),
-    }
+        combine([begin, later]),
+        note,
+        BENEFIT_AFTER_H=BENEFIT_AFTER_H,
+    )
 
 
 def insertion_cost_row(ticks: pd.DataFrame) -> dict:
@@ -278,14 +252,9 @@ def insertion_cost_row(ticks: pd.DataFrame) -> dict:
     dynamic's microseconds per subscription change (insert or delete, maintenance included)
     against its microseconds per event, per seed medians over the saturation ticks, paired;
     "close" read as within :data:`CLOSE_TOL` either way."""
-    base = {
-        "claim": "a subscription change costs about what matching an event costs",
-        "paper": "Sect. 2.3", "paper_value": "insertion cost close to the event matching cost",
-        "timing": True,
-    }  # fmt: skip
     d = ticks[ticks["strategy"] == "dynamic"] if "strategy" in ticks else ticks.iloc[:0]
     if "us_per_change" not in d or not len(d):
-        return base | {"measured": "not measured", "verdict": not_comparable("no tick rows")}
+        return ROWS["insertion_cost_row"].row("not measured", not_comparable("no tick rows"))
     per = d.groupby("seed")[["us_per_change", "event_us"]].median()
     a, b = per.us_per_change.to_numpy(float), per.event_us.to_numpy(float)
     if len(a) < 3:
@@ -294,15 +263,15 @@ def insertion_cost_row(ticks: pd.DataFrame) -> dict:
         r, lo, hi = ratio_interval(a, b)
         v = equivalent(math.log(r), math.log(lo), math.log(hi), math.log(CLOSE_TOL),
                        repeats=len(a))  # fmt: skip
-    return base | {
-        "measured": f"{per.us_per_change.median():.3g} µs per change, {per.event_us.median():.3g} "
+    return ROWS["insertion_cost_row"].row(
+        f"{per.us_per_change.median():.3g} µs per change, {per.event_us.median():.3g} "
         f"µs per event (medians over {len(per)} seeds; ratio "
         + _fmt(*ratio_interval(per.us_per_change.to_numpy(float), per.event_us.to_numpy(float)))
         + ")",
-        "verdict": v,
-        "note": f"'close' read as within {CLOSE_TOL:g}x either way; both measured in the same "
+        v,
+        f"'close' read as within {CLOSE_TOL:g}x either way; both measured in the same "
         "ticks (dynamic, both scenarios)",
-    }
+    )
 
 
 def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
@@ -316,50 +285,70 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
     if "distinct_moved" in d:
         moved, distinct = int(d["phase1_moved"].sum()), int(d["distinct_moved"].sum())
         again = int(d["moved"].sum()) - moved
-        out.append({
-            "claim": "a subscription moves at most once per redistribution",
-            "paper": "Sect. 4.1", "paper_value": "cannot be moved more than once",
-            "measured": f"{moved:,} moves in the steps' first phase (dropped tables, "
-            f"redistribution), {distinct:,} distinct subscriptions (summed over steps); "
-            f"{again:,} more moves into tables phase 2 created",
-            "verdict": Verdict("holds" if moved == distinct else "fails",
-                               "holds if every step's first-phase moves are distinct subscriptions"),
-            "kind": "check", "note": "an invariant of our implementation (the paper's sentence is "
-            "about redistribution; phase 2 may move a subscription again into a new table)",
-        })  # fmt: skip
+        out.append(
+            ROWS["maintenance_rows_4"].row(
+                f"{moved:,} moves in the steps' first phase (dropped tables, "
+                f"redistribution), {distinct:,} distinct subscriptions (summed over steps); "
+                f"{again:,} more moves into tables phase 2 created",
+                Verdict(
+                    "holds" if moved == distinct else "fails",
+                    "holds if every step's first-phase moves are distinct subscriptions",
+                ),
+                "an invariant of our implementation (the paper's sentence is "
+                "about redistribution; phase 2 may move a subscription again into a new table)",
+            )
+        )
     busy = d[d["moved"] > 0]
     rs = [float(np.corrcoef(g["moved"], g["update_s"])[0, 1]) for _, g in busy.groupby("seed")
           if len(g) >= 3 and g["moved"].nunique() > 1]  # fmt: skip
     if len(rs) >= 3:
         m, lo, hi = t_interval(np.array(rs))
-        v = beyond_measured(m, lo, hi, PROPORTIONAL_R, expected="above", repeats=len(rs),
-                            what="the per-seed correlation of a tick's update time with its moves")  # fmt: skip
+        v = beyond_measured(
+            m,
+            lo,
+            hi,
+            PROPORTIONAL_R,
+            expected="above",
+            repeats=len(rs),
+            what="the per-seed correlation of a tick's update time with its moves",
+        )
         got = f"correlation of update time with moves {m:.2f} [{lo:.2f}, {hi:.2f}] over {len(rs)} seeds"
     else:
         v, got = not_comparable("fewer than 3 seeds with maintenance moves"), "not measured"
-    out.append({"claim": "the maintenance cost is proportional to the number of moves",
-                "paper": "Sect. 4.2", "paper_value": "proportional to subscription moves",
-                "measured": got, "verdict": v, "timing": True,
-                "note": f"per tick with moves: update seconds against moves (r above "
-                f"{PROPORTIONAL_R} read as proportional)"})  # fmt: skip
+    out.append(
+        ROWS["maintenance_rows"].row(
+            got,
+            v,
+            f"per tick with moves: update seconds against moves (r above "
+            f"{PROPORTIONAL_R} read as proportional)",
+        )
+    )
     sch = d[(d["scenario"] == "schema") & (d["hour"] > SWITCH_H)]
     per = sch.groupby("seed")[["created", "dropped"]].sum()
     ok = bool(len(per)) and bool((per.created > 0).all() and (per.dropped > 0).all())
-    out.append({"claim": "dynamic creates and drops tables as the subscription patterns change",
-                "paper": "Sect. 4, Sect. 6.2.3", "paper_value": "tables created and removed",
-                "measured": "after the switch, per seed: " + ", ".join(
-                    f"{int(r.created)} created / {int(r.dropped)} dropped" for r in per.itertuples()),
-                "verdict": Verdict("holds" if ok else "fails",
-                                   "holds if every seed created and dropped a table after the switch"),
-                "kind": "check"})  # fmt: skip
+    out.append(
+        ROWS["maintenance_rows_2"].row(
+            "after the switch, per seed: "
+            + ", ".join(
+                f"{int(r.created)} created / {int(r.dropped)} dropped" for r in per.itertuples()
+            ),
+            Verdict(
+                "holds" if ok else "fails",
+                "holds if every seed created and dropped a table after the switch",
+            ),
+        )
+    )
     fits = float((ticks["update_s"] < ticks["tick_s"]).mean()) if len(ticks) else float("nan")
-    out.append({"claim": "the paper's 100 changes per second fit within each second",
-                "paper": "Sect. 6.2.3", "paper_value": "updates done in under a second",
-                "measured": f"{fits:.0%} of the ticks' updates fit in their simulated seconds",
-                "verdict": Verdict("holds" if fits == 1 else "fails",
-                                   "holds if every tick's updates fit in its seconds"),
-                "kind": "check", "note": "the premise of Fig. 4's throughput (events in the "
-                "rest of each second)"})  # fmt: skip
+    out.append(
+        ROWS["maintenance_rows_3"].row(
+            f"{fits:.0%} of the ticks' updates fit in their simulated seconds",
+            Verdict(
+                "holds" if fits == 1 else "fails",
+                "holds if every tick's updates fit in its seconds",
+            ),
+            "the premise of Fig. 4's throughput (events in the rest of each second)",
+        )
+    )
     out.append(_more_matches_row(windows))
     return out
 
@@ -368,17 +357,19 @@ def _more_matches_row(windows: pd.DataFrame) -> dict:
     """Footnote 10: under skew more events match more subscriptions at the end (the reason
     dynamic ends "almost" at its first throughput): matches per event, last / first window,
     per seed, for dynamic."""
-    base = {"claim": "skew: more matches per event at the end (footnote 10)",
-            "paper": "Sect. 6.2.3, footnote 10", "paper_value": "more matches at the end"}  # fmt: skip
     if "matches_per_event" not in windows:
-        return base | {"measured": "not measured", "verdict": not_comparable("no match counts")}
+        return ROWS["more_matches_row"].row("not measured", not_comparable("no match counts"))
     at = {"first": float(windows["window"].min()), "last": float(windows["window"].max())}
-    a, b = _paired(_per_seed_col(windows, "skew", "dynamic", at["last"], "matches_per_event"),
-                   _per_seed_col(windows, "skew", "dynamic", at["first"], "matches_per_event"))  # fmt: skip
+    a, b = _paired(
+        _per_seed_col(windows, "skew", "dynamic", at["last"], "matches_per_event"),
+        _per_seed_col(windows, "skew", "dynamic", at["first"], "matches_per_event"),
+    )
     v = direction_measured(a, b, expected="above")
-    return base | {"measured": "matches per event, last / first window: "
-                   + (_fmt(*ratio_interval(a, b)) if len(a) >= 2 else "fewer than 2 seeds"),
-                   "verdict": v}  # fmt: skip
+    return ROWS["more_matches_row"].row(
+        "matches per event, last / first window: "
+        + (_fmt(*ratio_interval(a, b)) if len(a) >= 2 else "fewer than 2 seeds"),
+        v,
+    )
 
 
 def _per_seed_col(windows: pd.DataFrame, scenario: str, strategy: str, window: float,
@@ -399,20 +390,13 @@ def churn_row(churn: pd.DataFrame, max_rate: float, strategy: str = "dynamic") -
     geometric interval over a few seeds mixing bounds and values is too wide to decide (one
     of two runs of the default profile read 36,000 [571, 2,269,298] changes/s with one
     seed of three never halving)."""
-    base = {
-        "claim": "churn sweep: dynamic's throughput stays above half at 10x the paper's rate",
-        "paper": "Sect. 7 (6); Sect. 6.2.3 runs 100 changes/s",
-        "paper_value": f"throughput above half at >= {HIGH_RATE:,.0f} changes/s (our reading)",
-        "timing": True,
-        "kind": "check",
-        "note": "a check of our configuration; the paper's statement is graded by the "
-        "insertion-cost row",
-    }
+    note = ("a check of our configuration; the paper's statement is graded by the "
+            "insertion-cost row")  # fmt: skip
     mine = churn[churn["strategy"] == strategy]
     if "us_per_change" in mine.columns:  # what the changes take of each second, measured
         cost = float(mine.loc[np.isclose(mine["rate"], HIGH_RATE), "us_per_change"].median())
         if np.isfinite(cost):
-            base["note"] = (
+            note = (
                 f"a check of our configuration: a change cost {cost:.1f} µs (median at "
                 f"{HIGH_RATE:,.0f}/s), so {HIGH_RATE:,.0f} changes take {cost * HIGH_RATE / 1e6:.1%} "
                 "of a second; the paper's statement is graded by the insertion-cost row"
@@ -421,14 +405,16 @@ def churn_row(churn: pd.DataFrame, max_rate: float, strategy: str = "dynamic") -
     rates = set(per.columns.tolist())
     if PAPER_CHANGES not in rates or HIGH_RATE not in rates:
         why = f"the sweep does not run both {PAPER_CHANGES:,.0f} and {HIGH_RATE:,.0f} changes/s"
-        return base | {"measured": "not measured", "verdict": not_comparable(why)}
+        return ROWS["churn_row"].row("not measured", not_comparable(why), note, HIGH_RATE=HIGH_RATE)
     at_high, at_paper = per[HIGH_RATE].to_numpy(float), per[PAPER_CHANGES].to_numpy(float)
     n = int(np.sum(np.isfinite(at_high) & np.isfinite(at_paper)))
     if n < 3:
-        return base | {
-            "measured": "not measured",
-            "verdict": not_comparable(f"{n} seeds; the rule needs 3"),
-        }
+        return ROWS["churn_row"].row(
+            "not measured",
+            not_comparable(f"{n} seeds; the rule needs 3"),
+            note,
+            HIGH_RATE=HIGH_RATE,
+        )
     r, lo, hi = ratio_interval(at_high, at_paper)
     what = (
         f"the throughput at {HIGH_RATE:,.0f} changes/s over that at {PAPER_CHANGES:,.0f}/s "
@@ -446,7 +432,7 @@ def churn_row(churn: pd.DataFrame, max_rate: float, strategy: str = "dynamic") -
         f"throughput at {HIGH_RATE:,.0f} changes/s: {_fmt(r, lo, hi)} of that at "
         f"{PAPER_CHANGES:,.0f}/s over {n} seeds; {legend}"
     )
-    return base | {"measured": measured, "verdict": verdict}
+    return ROWS["churn_row"].row(measured, verdict, note, HIGH_RATE=HIGH_RATE)
 
 
 REAL_ORDER = ["dynamic", "propagation_wp", "propagation", "counting"]
@@ -464,35 +450,21 @@ def real_ordering_row(frame: pd.DataFrame, workload: str = "flights") -> dict:
         g = sub[sub["algorithm"] == a]
         if len(g):  # one value per seed: the seed's median batch (batches are not repeats)
             t[a] = g.groupby("seed")["match_ms"].median().sort_index().to_numpy(float)
-    base = {
-        "claim": f"on {REAL_NAMES.get(workload, workload)}: dynamic < propagation_wp < "
-        "propagation < counting",
-        "paper": "beyond the paper (its ranking: Sect. 6.2.1, Fig. 3a, on synthetic W0)",
-        "paper_value": "10 < 353 < 648 < 90,221 ms (derived from Fig. 3a: totals minus phase 1; "
-        "W0, 6M)",
-        "note": "real events, subscriptions anchored on real records; the paper never ran "
-        "real data, so the row is about our extension and not counted in the paper's tally; "
-        "one value per seed (the median of its batches)",
-        "timing": True,
-        "kind": "beyond",
-    }
+    row, name = ROWS["real_ordering_row"], REAL_NAMES.get(workload, workload)
     if len(t) < len(REAL_ORDER) or len({len(v) for v in t.values()}) != 1:
-        return base | {
-            "measured": "not measured",
-            "verdict": not_comparable("not every algorithm timed on the same batches"),
-        }
+        return row.unmeasured("not every algorithm timed on the same batches", name=name)
     n = int(sub["n"].iloc[0])
-    return base | {
-        "measured": ", ".join(f"{a} {np.median(v):.3g} ms" for a, v in t.items())
+    return row.row(
+        ", ".join(f"{a} {np.median(v):.3g} ms" for a, v in t.items())
         + f" per 100 flights (matching phase, medians of {len(next(iter(t.values())))} seeds), "
         f"N={n:,}",
-        "verdict": ordering_measured(t, REAL_ORDER, paired=True, margin=MIN_EFFECT),
-    }
+        ordering_measured(t, REAL_ORDER, paired=True, margin=MIN_EFFECT),
+        name=name,
+    )  # fmt: skip
 
 
 def routing_row(frame: pd.DataFrame) -> dict:
-    """Beyond the paper: routing by access predicate sends an event to fewer partitions
-    than broadcast (a check of our design, on each workload at the largest P)."""
+    """Row ``routing_row`` (claims.toml)."""
     big = frame[frame["partitions"] == frame["partitions"].max()]
     med = big.groupby(["workload", "routing"])["messages_per_event"].median()
     p = int(frame["partitions"].max()) if len(frame) else 0
@@ -510,12 +482,8 @@ def routing_row(frame: pd.DataFrame) -> dict:
                 "other workload")
         if parts else not_comparable("no routing runs")
     )  # fmt: skip
-    return {
-        "claim": "routing events by access predicate sends each to fewer matcher partitions",
-        "paper": "beyond the paper (Fabret et al. run one process)",
-        "paper_value": "-",
-        "measured": f"messages per event at P={p}: " + "; ".join(parts),
-        "verdict": verdict,
-        "kind": "check",
-        "note": "a check of our routing design, not a claim of the paper",
-    }
+    return ROWS["routing_row"].row(
+        f"messages per event at P={p}: " + "; ".join(parts),
+        verdict,
+        "a check of our routing design, not a claim of the paper",
+    )

@@ -19,6 +19,7 @@ from routelab.claims import (
     at_least,
     beyond_measured,
     combine,
+    declarations,
     direction_measured,
     equivalent,
     not_comparable,
@@ -33,6 +34,9 @@ from routelab.claims import (
     within_tolerance,
     within_tolerance_interval,
 )
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 #: Sect. 6.2.1 at 6M, matching 100 events: each algorithm's total (Fig. 3a; phase 1 with
 #: event parsing, phase 2, and sending the matches' ids back to the client)
@@ -156,35 +160,25 @@ def phase_split_row(frame: pd.DataFrame) -> dict:
     kernels never do, and it does not give phase 1 without parsing: the row shows our
     measured share (phase 1 timed alone on the same batches, against dynamic's whole time at
     the largest N) and is not comparable."""
-    claim = "predicate discovery (phase 1) dominates the clustered algorithm's time"
     reason = (
         "the paper's 130 ms include parsing the events, which our kernels do not do, and "
         "the paper gives no phase 1 without parsing"
     )
     n, t = _paired(frame, WHOLE, [CLUSTERED]) if "phase1_ms" in frame.columns else (0, {})
     if not t:
-        return {
-            "claim": claim,
-            "paper": "Sect. 6.2.1",
-            "paper_value": "130 of 140 ms",
-            "measured": "not measured",
-            "verdict": not_comparable(reason),
-        }
+        return ROWS["phase_split_row_2"].row("not measured", not_comparable(reason))
     _, p1 = _paired(frame, "phase1_ms", [CLUSTERED], n)
     share = _median(p1[CLUSTERED] / t[CLUSTERED])
-    return {
-        "claim": claim,
-        "paper": "Sect. 6.2.1 (dynamic at 6M)",
-        "paper_value": f"{PHASE1_SHARE_PAPER:.0%} (130 of 140 ms, IPC excluded, parsing included)",
-        "measured": f"{share:.0%} (phase 1 {_median(p1[CLUSTERED]):.3g} of "
+    return ROWS["phase_split_row"].row(
+        f"{share:.0%} (phase 1 {_median(p1[CLUSTERED]):.3g} of "
         f"{_median(t[CLUSTERED]):.3g} ms per 100 events, {CLUSTERED}, N={n:,}, median of "
         f"{len(t[CLUSTERED])} batches)",
-        "verdict": not_comparable(reason),
-        "note": (
-            "phase 1 is most of our time too" if share > 0.5 else
-            "without parsing, our phase 1 is the smaller part: subscription matching dominates"
-        ),
-    }  # fmt: skip
+        not_comparable(reason),
+        "phase 1 is most of our time too"
+        if share > 0.5
+        else "without parsing, our phase 1 is the smaller part: subscription matching dominates",
+        PHASE1_SHARE_PAPER=PHASE1_SHARE_PAPER,
+    )
 
 
 def at_paper_size(rows: list[dict], frame: pd.DataFrame) -> list[dict]:
@@ -206,22 +200,16 @@ def _rate_check(events_per_s: float, paper: float) -> Verdict:
 
 
 def throughput_row(frame: pd.DataFrame) -> dict:
-    """C16, "up to a thousand events per second": a check, not a claim. Our kernel-only rate
-    on one core of a machine 20 years newer than the paper's cannot fail against it; the row
-    shows our rate beside the paper's, with the hardware said."""
+    """Row ``throughput_row`` (claims.toml)."""
     best = frame.groupby("algorithm")[WHOLE].median().min() if len(frame) else np.nan
     eps = 1e5 / best if best == best else float("nan")
-    return {
-        "claim": "up to a thousand events per second",
-        "paper": "Sect. 6 (introduction)",
-        "paper_value": f"1,000 events/s on {PAPER_HARDWARE}",
-        "measured": f"{eps:,.0f} events/s (fastest algorithm, kernel only, one core of this "
-        "machine)",
-        "verdict": _rate_check(eps, 1000),
-        "kind": "check",
-        "note": "absolute rates on different hardware: a check of our configuration, not a "
+    return ROWS["throughput_row"].row(
+        f"{eps:,.0f} events/s (fastest algorithm, kernel only, one core of this machine)",
+        _rate_check(eps, 1000),
+        "absolute rates on different hardware: a check of our configuration, not a "
         "test of the paper",
-    }
+        PAPER_HARDWARE=PAPER_HARDWARE,
+    )
 
 
 def _slope(frame: pd.DataFrame, algorithm: str, column: str) -> tuple[float, float, float, int]:
@@ -235,8 +223,7 @@ def ratio_row(
     frame: pd.DataFrame,
     slow: str,
     fast: str,
-    claim: str,
-    where: str,
+    key: str,
     tol: float = FACTOR_TOL,
 ) -> dict:
     """A ratio of the paper's Sect. 6.2.1 graded like with like: our subscription-matching
@@ -266,77 +253,43 @@ def ratio_row(
             "inconclusive": "the paired batches' interval straddles the band: more repeats "
             "would decide",
         }.get(v.verdict, "")
-    return {
-        "claim": claim,
-        "paper": where,
-        "paper_value": f"{paper:.3g}x in the matching phase ({paper_slow:,.0f} vs "
-        f"{paper_fast:,.0f} ms; totals {total:.3g}x)",
-        "measured": measured,
-        "verdict": v,
-        "note": note,
-        "timing": True,
-    }
+    return ROWS[key].row(
+        measured, v, note, paper=paper, paper_slow=paper_slow, paper_fast=paper_fast, total=total
+    )
 
 
 def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     """C1-C3, C5-C7, C10, C11, C16, C17 from the Fig. 3(a, c, d) rows (one row per timed
     batch, with ``seed`` and ``batch``)."""
     rows = [
-        ratio_row(
-            frame,
-            "counting",
-            "propagation",
-            "counting is two orders of magnitude slower than propagation",
-            "Sect. 6.2.1, Fig. 3a (90,377 vs 804 ms at 6M; phase 2: totals minus 156 ms)",
-        ),
-        ratio_row(
-            frame,
-            "propagation",
-            "propagation_wp",
-            "prefetching improves propagation by a factor of 1.5 for large N",
-            "Sect. 6.2.1, Fig. 3a (804 vs 509 ms; phase 2: 648 vs 353 ms)",
-            PREFETCH_TOL,
-        ),
-        ratio_row(
-            frame,
-            "propagation_wp",
-            CLUSTERED,
-            "schema-based clustering (dynamic) beats propagation_wp",
-            "Sect. 6.2.1 (phase 2 at 6M: 353 vs 10 ms; totals 509 vs 166 ms)",
-        ),
+        ratio_row(frame, "counting", "propagation", "counting_vs_propagation"),
+        ratio_row(frame, "propagation", "propagation_wp", "prefetching", PREFETCH_TOL),
+        ratio_row(frame, "propagation_wp", CLUSTERED, "clustering_vs_propagation_wp"),
     ]
     order = [CLUSTERED, "propagation_wp", "propagation", "counting"]
     n, t = _paired(frame, MATCHING, order) if MATCHING in frame.columns else (0, {})
     rows.append(
-        {
-            "claim": "ordering: dynamic < propagation_wp < propagation < counting",
-            "paper": "Sect. 6.2.1, Fig. 3a",
-            "paper_value": "10 < 353 < 648 < 90,221 ms in the matching phase "
-            "(totals 166 < 509 < 804 < 90,377)",
-            "measured": ", ".join(f"{k} {_median(v):.3g} ms" for k, v in t.items())
+        ROWS["scalability_rows"].row(
+            ", ".join(f"{k} {_median(v):.3g} ms" for k, v in t.items())
             + f" (matching phase, medians) at N={n:,}"
             if t
             else "not measured",
-            "verdict": ordering_measured(t, order, paired=True, margin=MIN_EFFECT)
+            ordering_measured(t, order, paired=True, margin=MIN_EFFECT)
             if t
             else not_comparable("not every algorithm measured at a common N"),
-            "timing": True,
-        }
+        )
     )
     est, lo, hi, k = _slope(frame, CLUSTERED, WHOLE)
     flat = equivalent(est, lo, hi, SLOPE_MARGIN, repeats=k)
     rows.append(
-        {
-            "claim": "dynamic's matching time is independent of N",
-            "paper": "Sect. 6.2.1, Fig. 3a",
-            "paper_value": f"flat (here: at most {FLAT_GROWTH}x over 100k-6M)",
-            "measured": f"log-log slope {est:.3f} [{lo:.3f}, {hi:.3f}] over {k} batches "
+        ROWS["scalability_rows_2"].row(
+            f"log-log slope {est:.3f} [{lo:.3f}, {hi:.3f}] over {k} batches "
             f"(phase 1 + 2): {np.exp(est * np.log(PAPER_N_RANGE)):.2f}x over a 60x range",
-            "verdict": flat,
-            "note": "the paper's totals also carry ~156 ms per 100 events of parsing and IPC "
+            flat,
+            "the paper's totals also carry ~156 ms per 100 events of parsing and IPC "
             "that do not grow with N, which flattens its curve; ours have none",
-            "timing": True,
-        }
+            FLAT_GROWTH=FLAT_GROWTH,
+        )
     )
     est, lo, hi, k = (
         _slope(frame, "propagation_wp", MATCHING)
@@ -347,44 +300,34 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
         est, lo, hi, PROP_WP_SLOPE, PROP_WP_SLOPE_TOL, neutral=0.0, repeats=k
     )
     rows.append(
-        {
-            "claim": "propagation_wp's matching grows from 10 ms at 100k to 353 ms at 6M",
-            "paper": "Sect. 6.2.1 (the subscription-matching phase)",
-            "paper_value": f"log-log slope {PROP_WP_SLOPE:.2f}",
-            "measured": f"log-log slope {est:.2f} [{lo:.2f}, {hi:.2f}] of the matching phase "
-            f"over {k} batches",
-            "verdict": grow,
-            "timing": True,
-        }
+        ROWS["scalability_rows_3"].row(
+            f"log-log slope {est:.2f} [{lo:.2f}, {hi:.2f}] of the matching phase over {k} batches",
+            grow,
+            PROP_WP_SLOPE=PROP_WP_SLOPE,
+        )
     )
     big = frame[frame["n"] == frame["n"].max()]
     fastest = big.groupby("algorithm")[WHOLE].median().min() if len(big) else float("nan")
     eps = 1e5 / fastest if fastest == fastest else float("nan")
     rows.append(
-        {
-            "claim": "600 events per second on 6 million subscriptions",
-            "paper": "abstract, Sect. 7",
-            "paper_value": f"600 events/s at 6M on {PAPER_HARDWARE}",
-            "measured": f"{eps:,.0f} events/s at N={int(frame['n'].max()):,} (kernel only, one core)",
-            "verdict": _rate_check(eps, 600)
+        ROWS["scalability_rows_4"].row(
+            f"{eps:,.0f} events/s at N={int(frame['n'].max()):,} (kernel only, one core)",
+            _rate_check(eps, 600)
             if int(frame["n"].max()) >= 6_000_000
             else not_comparable("no 6M point in this profile"),
-            "kind": "check",
-            "note": "an absolute rate on a machine 20 years newer, without IPC or event parsing: "
+            "an absolute rate on a machine 20 years newer, without IPC or event parsing: "
             "a check of our configuration, not a test of the paper",
-        }
+            PAPER_HARDWARE=PAPER_HARDWARE,
+        )
     )
     n, mem = _per_seed(frame, "index_mb", ["counting", "propagation", CLUSTERED])
     med = {k: _median(v) for k, v in mem.items()}
     rows.append(
-        {
-            "claim": "memory: propagation least, counting close, dynamic most",
-            "paper": "Sect. 6.2.1, Fig. 3c",
-            "paper_value": "propagation < counting < dynamic",
-            "measured": ", ".join(f"{k} {v:.0f} MB" for k, v in med.items()) + f" at N={n:,}",
-            "verdict": ordering(med, ["propagation", "counting", CLUSTERED]),
-            "note": "our sizes are the index structures' bytes, not the process's resident set",
-        }
+        ROWS["scalability_rows_5"].row(
+            ", ".join(f"{k} {v:.0f} MB" for k, v in med.items()) + f" at N={n:,}",
+            ordering(med, ["propagation", "counting", CLUSTERED]),
+            "our sizes are the index structures' bytes, not the process's resident set",
+        )
     )
     loaders = ["counting", "propagation", "static"]
     n, load = _per_seed(frame, "build_s", loaders)
@@ -392,11 +335,8 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     # (one seed's build at one N varies with the kernel's work for its fresh memory)
     sizes, every = _per_point(frame, "build_s", loaders)
     rows.append(
-        {
-            "claim": "loading time: counting smallest, static highest",
-            "paper": "Sect. 6.2.1, Fig. 3d",
-            "paper_value": "counting < propagation < static at every N",
-            "measured": ", ".join(f"{k} {_median(v):.2f} s" for k, v in load.items())
+        ROWS["scalability_rows_6"].row(
+            ", ".join(f"{k} {_median(v):.2f} s" for k, v in load.items())
             + f" at N={n:,} (median of {min((len(v) for v in load.values()), default=0)} seeds)"
             + (
                 f"; ordered on the paired builds of {len(every[loaders[0]])} (N, seed) points, "
@@ -404,25 +344,20 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
                 if every
                 else ""
             ),
-            "verdict": ordering_measured(every, loaders, paired=True, margin=MIN_EFFECT)
+            ordering_measured(every, loaders, paired=True, margin=MIN_EFFECT)
             if every
             else not_comparable("not every algorithm built at a common N"),
-            "timing": True,
-        }
+        )
     )
     points = frame.groupby(["algorithm", "n"], as_index=False)["index_mb"].first()
     est, lo, hi, _ = _slope(points, "propagation", "index_mb")
     rows.append(
-        {
-            "claim": "space is linear in the number of predicates (subscriptions)",
-            "paper": "Sect. 2.3",
-            "paper_value": "log-log slope 1",
-            "measured": f"log-log slope {est:.2f} (propagation)",
-            "verdict": within_tolerance(est, 1.0, SPACE_SLOPE_TOL),
-            "kind": "check",
-            "note": "our arrays are proportional to the predicates stored: this checks the "
+        ROWS["scalability_rows_7"].row(
+            f"log-log slope {est:.2f} (propagation)",
+            within_tolerance(est, 1.0, SPACE_SLOPE_TOL),
+            "our arrays are proportional to the predicates stored: this checks the "
             "implementation (the paper's argument, Sect. 2.3), it does not test the paper",
-        }
+        )
     )
     rows.append(loading_dynamic_row(frame))
     rows.append(static_vs_dynamic_row(frame))
@@ -456,14 +391,7 @@ def _operator_row(frame: pd.DataFrame) -> dict:
     ratios = {a: _ratios(frame, a, "W2op", "W1op") for a in algorithms}
     ratios = {a: r for a, r in ratios.items() if len(r)}
     if len(ratios) < 2:
-        return {
-            "claim": "both algorithms are slower on W2op than on W1op, by the same factor",
-            "paper": "Sect. 6.2.1, Fig. 3b",
-            "paper_value": "same factor",
-            "measured": "not measured",
-            "verdict": not_comparable("missing workloads"),
-            "timing": True,
-        }
+        return ROWS["_operator_row_2"].row("not measured", not_comparable("missing workloads"))
     a, b = list(ratios)[:2]
     k = min(len(ratios[a]), len(ratios[b]))
     slower = [
@@ -476,20 +404,16 @@ def _operator_row(frame: pd.DataFrame) -> dict:
         same = not_comparable(f"{same.rule}; only {k} paired repeats")
     v = combine([*slower, same])
     n = int(frame["n"].max())
-    return {
-        "claim": "both algorithms are slower on W2op than on W1op, by the same factor",
-        "paper": "Sect. 6.2.1, Fig. 3b",
-        "paper_value": "W2op/W1op equal for both",
-        "measured": ", ".join(f"{k_} {_median(r):.2f}x" for k_, r in ratios.items())
+    return ROWS["_operator_row"].row(
+        ", ".join(f"{k_} {_median(r):.2f}x" for k_, r in ratios.items())
         + f" at N={n:,} (medians of the paired batches)",
-        "verdict": v,
-        "note": {
+        v,
+        {
             "holds": "both slow down by a similar factor",
             "partly": "one of the two parts does not hold: see the rule",
             "fails": "W2op is not slower here, or the factors differ",
         }.get(v.verdict, ""),
-        "timing": True,
-    }
+    )
 
 
 def _drops(frame: pd.DataFrame, algorithm: str) -> np.ndarray:
@@ -522,17 +446,7 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
         measured += f" from domain {xs[0]} to {xs[-1]} (medians of {k} paired batches)"
     else:
         v, measured = not_comparable("fewer than two domain sizes"), "not measured"
-    rows.append(
-        {
-            "claim": "a larger value domain makes matching faster; dynamic is "
-            "less sensitive than propagation",
-            "paper": "Sect. 6.2.2",
-            "paper_value": "faster with larger domain",
-            "measured": measured,
-            "verdict": v,
-            "timing": True,
-        }
-    )
+    rows.append(ROWS["sweep_rows"].row(measured, v))
     pred = frame[frame["sweep"] == "predicates"]
     d = _drops(pred, CLUSTERED)
     if len(d):
@@ -541,44 +455,25 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
         measured = f"{CLUSTERED} {_median(d):.3g}x faster from {xs[0]} to {xs[-1]} predicates"
     else:
         v, measured = not_comparable("fewer than two predicate counts"), "not measured"
-    rows.append(
-        {
-            "claim": "more predicates per subscription make dynamic faster",
-            "paper": "Sect. 6.2.2",
-            "paper_value": "faster with more predicates",
-            "measured": measured,
-            "verdict": v,
-            "timing": True,
-        }
-    )
+    rows.append(ROWS["sweep_rows_2"].row(measured, v))
     return at_paper_size(rows, frame)
 
 
 def loading_dynamic_row(frame: pd.DataFrame) -> dict:
-    """C11's second half: dynamic, inserting the subscriptions batch by batch into a live
-    index that reorganises itself, loads faster than static, which computes its clustering
-    from scratch first (per-seed paired build times at the largest common N)."""
+    """Row ``loading_dynamic_row`` (claims.toml)."""
     n, load = _per_seed(frame, "build_s", ["static", CLUSTERED])
     ok = len(load) == 2
-    return {
-        "claim": "dynamic improves the loading time significantly against static",
-        "paper": "Sect. 6.2.1, Fig. 3d",
-        "paper_value": "dynamic < static",
-        "measured": (
-            f"static {_median(load['static']):.2f} s, dynamic {_median(load[CLUSTERED]):.2f} s "
-            f"at N={n:,} (medians of {len(load['static'])} seeds)"
-            if ok
-            else "not measured"
-        ),
-        "verdict": direction_measured(
-            load[CLUSTERED], load["static"], expected="below", margin=MIN_EFFECT
-        )
+    return ROWS["loading_dynamic_row"].row(
+        f"static {_median(load['static']):.2f} s, dynamic {_median(load[CLUSTERED]):.2f} s "
+        f"at N={n:,} (medians of {len(load['static'])} seeds)"
+        if ok
+        else "not measured",
+        direction_measured(load[CLUSTERED], load["static"], expected="below", margin=MIN_EFFECT)
         if ok
         else not_comparable("static and dynamic not built at a common N"),
-        "note": "dynamic's load is incremental (batches of 10,000, maintenance after each); "
+        "dynamic's load is incremental (batches of 10,000, maintenance after each); "
         "static's is the greedy on a sample, then one bulk build",
-        "timing": True,
-    }
+    )
 
 
 def static_vs_dynamic_row(frame: pd.DataFrame) -> dict:
@@ -586,27 +481,20 @@ def static_vs_dynamic_row(frame: pd.DataFrame) -> dict:
     events)": holds if the paired ratio dynamic / static (matching phase) has its interval
     below 1 + MIN_EFFECT, fails if above, inconclusive if it straddles."""
     n, t = _paired(frame, MATCHING, ["static", CLUSTERED]) if MATCHING in frame.columns else (0, {})
-    base = {
-        "claim": "static does not significantly beat dynamic (a few ms per 100 events)",
-        "paper": "Sect. 6.2.1",
-        "paper_value": "a few of 166 ms per 100 events",
-        "timing": True,
-    }
     if not t:
-        return base | {
-            "measured": "not measured",
-            "verdict": not_comparable("static and dynamic not measured at a common N"),
-        }
+        return ROWS["static_vs_dynamic_row"].row(
+            "not measured", not_comparable("static and dynamic not measured at a common N")
+        )
     ratio, low, high = ratio_interval(t[CLUSTERED], t["static"])
     verdict = beyond_measured(
         ratio, low, high, 1 + MIN_EFFECT, expected="below", repeats=len(t["static"]),
         what="dynamic/static (matching phase, paired batches)",
     )  # fmt: skip
-    return base | {
-        "measured": f"dynamic {_median(t[CLUSTERED]):.3g} vs static {_median(t['static']):.3g} "
+    return ROWS["static_vs_dynamic_row"].row(
+        f"dynamic {_median(t[CLUSTERED]):.3g} vs static {_median(t['static']):.3g} "
         f"ms per 100 events in the matching phase at N={n:,} ({ratio:.2f}x)",
-        "verdict": verdict,
-    }
+        verdict,
+    )
 
 
 def saturation_rows() -> list[dict]:

@@ -25,15 +25,18 @@ from routelab.claims import (
     Verdict,
     at_least,
     at_most,
-    claim_row,
     combine,
+    declarations,
     direction,
     not_comparable,
     share,
     within_factor,
     within_tolerance,
 )
-from routelab.grouping.lab.fish.experiments import PAPER, at_most_workers, geo_mean, ratio_table
+from routelab.grouping.lab.fish.experiments import at_most_workers, geo_mean, ratio_table
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 Row = dict[str, Any]
 
@@ -95,30 +98,15 @@ def effect_tol(paper: float) -> float:
     return EFFECT_TOL if paper >= 2 else SMALL_EFFECT_TOL
 
 
-def _graded(
-    key: str,
-    claim: str,
-    measured: str,
-    verdict: Verdict,
-    note: str = "",
-    paper_value: str = "",
-    kind: str = "claim",
-) -> Row:
-    """A row graded with :mod:`routelab.claims` (paper value beside ours, rule attached)."""
-    return claim_row(claim, PAPER.get(key, key), paper_value, measured, verdict, note, kind)
-
-
-def _size(key: str, measured: float, what: str, note: str = "") -> Row:
-    """The size of an effect the paper states ("up to 12.14x"), within the declared band."""
+def _size(key: str, measured: float, note: str = "", **slots: Any) -> Row:
+    """Row ``size <key>``: the size of an effect the paper states ("up to 12.14x",
+    :data:`PAPER_X`), within the declared band (:func:`effect_tol`)."""
     paper = PAPER_X[key]
-    return _graded(
-        key if key in PAPER else key.rsplit("_", 1)[0] + "_dc_wc",
-        f"{what}: the size of the effect",
-        f"{measured:.3f}x",
-        within_factor(measured, paper, effect_tol(paper)),
+    return ROWS[f"size {key}"].row(
+        f"{measured:.3f}x", within_factor(measured, paper, effect_tol(paper)),
         note or "the direction is its own row; this row tests the paper's size",
-        paper_value=f"{paper}x",
-    )
+        paper=paper, **slots,
+    )  # fmt: skip
 
 
 def _paper_like(frame: pd.DataFrame) -> pd.DataFrame:
@@ -195,44 +183,31 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
     """Figs. 9-11 (RQ1): FISH vs SG, PKG, D-C, W-C in execution time; memory vs FG."""
     fish = main[main["variant"] == "FISH"]
     rows = []
-    for key, kind, label in (
-        ("fig9_fish_vs_sg", "real", "about 1.1x of SG's (real stand-ins)"),
-        ("fig10_fish_vs_sg", "synthetic", "1.32x of SG's (time-evolving Zipf)"),
-    ):
+    for key, kind in (("fig9_fish_vs_sg", "real"), ("fig10_fish_vs_sg", "synthetic")):
         part = fish[fish["data"] == kind]
         worst = float(part["exec_x_sg"].max()) if len(part) else float("nan")
         bound = PAPER_SG_WORST[kind] + SG_SLACK
         rows.append(
-            _graded(
-                key,
-                f"FISH's execution time stays within {label}",
+            ROWS[key].row(
                 f"worst {worst:.3f}x SG ({len(part)} runs)",
                 at_most(worst, bound, what="worst FISH / SG"),
                 f"bound = the paper's worst case {PAPER_SG_WORST[kind]}x + {SG_SLACK} slack",
-                paper_value=f"worst {PAPER_SG_WORST[kind]}x",
             )
         )
     pkg = ratio_table(main, "exec_x_sg", "PKG", "FISH")
     lo, hi = main["n_workers"].min(), main["n_workers"].max()
     flat = _flat_cases(pkg)
     rows.append(
-        _graded(
-            "fig9_fish_vs_pkg",
-            "FISH's advantage over PKG grows with the number of workers",
+        ROWS["overall_claims"].row(
             "PKG / FISH execution time, " + _slopes_text(pkg),
             grows_with_workers(pkg),
             f"PKG / FISH does not grow on: {flat}" if flat else "",
-            paper_value="1.19x -> 8.32x (MT), 1.12x -> 7.31x (AM)",
         )
     )
     pkg_real = _paper_like(main[main["data"] == "real"])
     pkg_top = ratio_table(at_most_workers(pkg_real), "exec_x_sg", "PKG", "FISH")
     rows.append(
-        _size(
-            "fig9_fish_vs_pkg",
-            float(pkg_top.max()) if len(pkg_top) else float("nan"),
-            f"FISH vs PKG with {hi} workers, real stand-ins (AM, MT)",
-        )
+        _size("fig9_fish_vs_pkg", float(pkg_top.max()) if len(pkg_top) else float("nan"), hi=hi)
     )
     top = at_most_workers(main)
     for fig, kind in (("fig9", "real"), ("fig10", "synthetic")):
@@ -242,11 +217,8 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         dc_t = ratio_table(part, "exec_x_sg", "D-C", "FISH")
         wc_t = ratio_table(part, "exec_x_sg", "W-C", "FISH")
         dc, wc = float(dc_t.max()), float(wc_t.max())
-        label = "real stand-ins" if kind == "real" else "time-evolving Zipf"
         rows.append(
-            _graded(
-                f"{fig}_fish_vs_dc_wc",
-                f"With the most workers ({hi}) FISH runs faster than D-C and W-C ({label})",
+            ROWS[f"dc_wc {fig}"].row(
                 f"up to D-C / FISH = {dc:.3f}x, W-C / FISH = {wc:.3f}x over "
                 f"{dc_t.index.get_level_values(0).nunique()} cases",
                 combine(
@@ -270,28 +242,26 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
                     "sends hot keys to any worker, i.e. balances like SG but pays SG's memory "
                     "(Fig. 11)"
                 ),
-                paper_value=f"{PAPER_X[fig + '_fish_vs_dc']}x / {PAPER_X[fig + '_fish_vs_wc']}x",
+                hi=hi,
+                dc=PAPER_X[fig + "_fish_vs_dc"],
+                wc=PAPER_X[fig + "_fish_vs_wc"],
             )
         )
-        rows.append(_size(f"{fig}_fish_vs_dc", dc, f"FISH vs D-C, {label}"))
-        rows.append(_size(f"{fig}_fish_vs_wc", wc, f"FISH vs W-C, {label}"))
+        rows.append(_size(f"{fig}_fish_vs_dc", dc))
+        rows.append(_size(f"{fig}_fish_vs_wc", wc))
     mem = _paper_like(top[top["variant"] == "FISH"])["memory_normalized"]
     rows.append(
-        _graded(
-            "fig11_fish_memory",
-            f"FISH's memory stays within a few x of FG with {hi} workers (AM, MT, ZF stand-ins)",
+        ROWS["overall_claims_2"].row(
             f"{_range(mem)} FG",
             at_most(float(mem.max()), FEW_X_FG, what="largest FISH / FG"),
             f"a few x = the paper's largest 2.61x within {EFFECT_TOL}x",
-            paper_value="1.11x - 2.61x FG",
+            hi=hi,
         )
     )
     flights = top[top["case"].str.startswith("flight")].set_index("variant")["memory_normalized"]
     if not flights.empty:
         rows.append(
-            _graded(
-                "fig11_fish_memory",
-                f"... also on the flights stream with {hi} workers",
+            ROWS["overall_claims_4"].row(
                 f"FISH {flights['FISH']:.2f}x FG (SG {flights['SG']:.1f}x, D-C "
                 f"{flights['D-C']:.2f}x)",
                 at_most(float(flights["FISH"]), FEW_X_FG, what="FISH / FG"),
@@ -300,18 +270,15 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
                 else "only 229 airports, most of them above the hot threshold at this scale: "
                 "balancing them needs many workers per key, so memory per key is high; "
                 f"FISH still keeps {flights['FISH'] / flights['SG']:.0%} of SG's memory",
-                paper_value="1.11x - 2.61x FG (AM, MT, ZF; no stream like the flights)",
+                hi=hi,
             )
         )
     sg = main[main["variant"] == "SG"].set_index(["case", "n_workers"])["memory_normalized"]
     sg_wide = sg.unstack("n_workers")
     rows.append(
-        _graded(
-            "fig11_sg_memory",
-            "SG's memory grows with the number of workers",
+        ROWS["overall_claims_3"].row(
             f"SG memory with {lo} workers {_range(sg_wide[lo])}, with {hi} {_range(sg_wide[hi])}",
             grows_with_workers(sg),
-            paper_value="15.52x -> 88.32x FG",
         )
     )
     sg_top = _paper_like(top[top["variant"] == "SG"])["memory_normalized"]
@@ -321,12 +288,12 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         _size(
             "fig11_sg_memory",
             sg_max,
-            f"SG memory with {hi} workers (largest over AM, MT, ZF stand-ins)",
             f"the paper's largest SG memory is at 128 workers, ours at {hi}; it depends on "
             "how many keys each stand-in has per worker"
             if within_factor(sg_max, sg_paper, effect_tol(sg_paper)).verdict
             in ("direction only", "fails")
             else "",
+            hi=hi,
         )
     )
     rows += _fig10_pkg_rows(main)
@@ -334,17 +301,14 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
 
 
 def _fig10_pkg_rows(main: pd.DataFrame) -> list[Row]:
-    """Fig. 10: PKG is the slowest of PKG, D-C, W-C and FISH on ZF, and worse with skew."""
+    """Row ``_fig10_pkg_rows`` (claims.toml)."""
     zf = main[main["data"] == "synthetic"]
     four = ["PKG", "D-C", "W-C", "FISH"]
     wide = zf.pivot_table(index=["case", "n_workers"], columns="variant", values="exec_x_sg")
     missing = [v for v in four if v not in wide.columns]
-    claim = "PKG is the worst of PKG, D-C, W-C and FISH on ZF, and worse with more skew"
-    paper_value = "PKG worst of the four; worse as the skew increases (no number)"
     if wide.empty or missing:
         why = "no time-evolving Zipf runs" if wide.empty else f"no {', '.join(missing)} runs"
-        return [_graded("Fig. 10, Sect. 6.2", claim, "not measured", not_comparable(why), "",
-                        paper_value)]  # fmt: skip
+        return [ROWS["_fig10_pkg_rows"].row("not measured", not_comparable(why), "")]  # fmt: skip
     worst = wide["PKG"] > wide[["D-C", "W-C", "FISH"]].max(axis=1)
     skews = _by_skew(zf)
     if len(skews) >= 2:
@@ -364,9 +328,7 @@ def _fig10_pkg_rows(main: pd.DataFrame) -> list[Row]:
         skew_text = ""
     not_worst = ", ".join(f"{c} ({n} workers)" for c, n in wide.index[~worst.to_numpy()])
     return [
-        _graded(
-            "Fig. 10, Sect. 6.2",
-            claim,
+        ROWS["_fig10_pkg_rows"].row(
             f"PKG slowest at {int(worst.sum())}/{len(worst)} (case, workers)" + skew_text,
             combine(
                 [
@@ -380,7 +342,6 @@ def _fig10_pkg_rows(main: pd.DataFrame) -> list[Row]:
                 ]
             ),
             f"PKG is not the slowest at {not_worst}" if not_worst else "",
-            paper_value,
         )
     ]
 
@@ -389,17 +350,17 @@ def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
     """Fig. 11: "the memory overhead of PKG, D-C and W-C is close" to FG's."""
     part = _paper_like(top[top["variant"].isin(["PKG", "D-C", "W-C"])])
     hi = top["n_workers"].max() if len(top) else 0
-    claim = f"PKG's, D-C's and W-C's memory is close to FG's ({hi} workers)"
     if part.empty or "memory_normalized" not in part.columns:
-        return [_graded("Fig. 11, Sect. 6.2", claim, "not measured",
-                        not_comparable("no PKG, D-C or W-C runs"), "", "close to FG")]  # fmt: skip
+        return [
+            ROWS["_fig11_baseline_memory_rows_2"].row(
+                "not measured", not_comparable("no PKG, D-C or W-C runs"), "", hi=hi
+            )
+        ]
     mem = part.set_index(["variant", "case"])["memory_normalized"]
     ok = mem <= FEW_X_FG
     far = ", ".join(f"{v} on {c} ({x:.2f}x)" for (v, c), x in mem[~ok].items())
     return [
-        _graded(
-            "Fig. 11, Sect. 6.2",
-            claim,
+        ROWS["_fig11_baseline_memory_rows"].row(
             "; ".join(
                 f"{v} {_range(mem.xs(v, level='variant'))} FG"
                 for v in ("PKG", "D-C", "W-C")
@@ -412,12 +373,9 @@ def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
                 "FISH) on the AM, MT, ZF stand-ins, partly if >= 50%",
             ),
             f"more than a few x of FG: {far}" if far else "",
-            "close to FG (FISH 1.11x - 2.61x, SG up to 88.32x)",
+            hi=hi,
         )
     ]
-
-
-SG_MEMORY_SIZE = "FISH vs SG memory, ZF (geometric mean over the skews): the size of the effect"
 
 
 def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
@@ -428,29 +386,20 @@ def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
         else pd.DataFrame()
     )
     hi = int(top["n_workers"].max()) if len(top) else 0
-    where = "Abstract, Sects. 1, 6.6 (Fig. 20), 7"
-    paper_value = (
-        f"{PAPER_MEMORY_CUT:.2%} less memory than SG (Sects. 1, 7); the abstract says 99.96%"
-    )
+    less_row, size_row = ROWS["less_memory_than_sg"], ROWS["size less_memory_than_sg"]
     if wide.empty or not {"FISH", "SG"} <= set(wide.columns):
-        nc = not_comparable("no FISH and SG runs at the most workers")
-        return [
-            _graded(where, "FISH needs far less memory than SG", "not measured", nc, "", paper_value),
-            _graded(where, SG_MEMORY_SIZE, "not measured", nc, "",
-                    paper_value),
-        ]  # fmt: skip
+        why = "no FISH and SG runs at the most workers"
+        return [less_row.unmeasured(why, workers=""), size_row.unmeasured(why)]
     x = wide["FISH"] / wide["SG"]
     less = x < 1
     rows = [
-        _graded(
-            where,
-            f"FISH needs far less memory than SG ({hi} workers)",
+        less_row.row(
             "FISH / SG memory " + ", ".join(f"{c}: {v:.3f}" for c, v in x.items()),
             share(int(less.sum()), len(less), rule="holds if FISH < SG memory on every stand-in"),
             "FISH needs at least SG's memory on " + ", ".join(x.index[~less.to_numpy()])
             if not less.all()
             else "",
-            paper_value,
+            workers=f" ({hi} workers)",
         )
     ]
     zf = [c for c in _by_skew(top) if c in x.index]
@@ -467,9 +416,7 @@ def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
         verdict = within_factor(1 / geo_mean(x[zf]), paper_x, effect_tol(paper_x))
     cut = 1 - geo_mean(x[zf]) if zf else float("nan")
     rows.append(
-        _graded(
-            where,
-            SG_MEMORY_SIZE,
+        size_row.row(
             f"{cut:.2%} less memory than SG (SG / FISH {1 / (1 - cut):.3g}x) over {len(zf)} ZF "
             f"cases, {hi} workers"
             if zf
@@ -478,7 +425,6 @@ def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
             f"graded as SG / FISH against 1 / (1 - {PAPER_MEMORY_CUT}) = {paper_x:.3g}x; the "
             f"abstract's 99.96% would need SG / FISH = 2500x, more than the {PAPER_WORKERS} "
             "copies SG can hold with the paper's 128 workers",
-            paper_value,
         )
     )
     return rows
@@ -500,10 +446,7 @@ def study_claims(
     zf = per_case.reindex(_by_skew(decay))
     skew_rise = float(zf.iloc[-1] - zf.iloc[0]) if len(zf) >= 2 else float("nan")
     rows = [
-        _graded(
-            "fig12_lifetime",
-            f"With the least decay (alpha = {keep:g}) FISH runs longer than with the chosen "
-            "alpha, more so at higher skew",
+        ROWS["study_claims"].row(
             f"chosen alpha = {a:g}: up to {slow.max():.3f}x; per ZF case "
             + ", ".join(f"{c}: {v:.3f}x" for c, v in zf.items()),
             combine(
@@ -514,20 +457,15 @@ def study_claims(
             ),
             "two parts: the slowdown is above 1, and it is larger at the highest ZF skew "
             "than at the lowest",
-            paper_value="up to 12.14x, growing with skew",
+            keep=keep,
         ),
-        _size(
-            "fig12_lifetime", float(slow.max()), f"no decay (alpha = {keep:g}) vs the chosen alpha"
-        ),
+        _size("fig12_lifetime", float(slow.max()), keep=keep),
     ]
     mem_a = decay.pivot_table(index=by, columns="decay", values="memory_normalized")
     extra = (mem_a[forget] / mem_a[a]).groupby(level=0).max()
     low = extra.reindex(_low_skew(decay))
     rows.append(
-        _graded(
-            "fig12_no_memory",
-            f"Forgetting the most each epoch (alpha = {forget:g}) costs memory vs the chosen "
-            "alpha on low-skew data",
+        ROWS["study_claims_2"].row(
             f"chosen alpha = {a:g}: memory ratio up to {low.max():.3f}x ("
             + ", ".join(f"{c}: {v:.3f}x" for c, v in low.items())
             + ")",
@@ -535,10 +473,10 @@ def study_claims(
             "short memory makes frequency estimates noisy: more keys look hot for an epoch"
             if low.max() > 1
             else f"no low-skew case needs more memory with alpha = {forget:g} here",
-            paper_value="2.65x",
+            forget=forget,
         )
     )
-    rows.append(_size("fig12_no_memory", float(low.max()), f"no memory (alpha = {forget:g})"))
+    rows.append(_size("fig12_no_memory", float(low.max()), forget=forget))
     exec_h = threshold.pivot_table(index=by, columns="hot_threshold", values="exec_x_sg")
     worst = (exec_h.div(exec_h.min(axis=1), axis=0) - 1).max()
     largest = worst.index.max()
@@ -554,14 +492,12 @@ def study_claims(
         ]
     )
     rows.append(
-        _graded(
-            "fig13_largest",
-            f"Only the largest threshold loses load balance noticeably (> {tolerance:.1%})",
+        ROWS["study_claims_3"].row(
             "worst slowdown vs the best threshold: "
             + ", ".join(f"theta n = {t:g}: {v:.2%}" for t, v in worst.items()),
             verdict,
             "" if verdict.holds else "the slowdowns do not single out the largest threshold",
-            paper_value="significant imbalance only at the largest threshold",
+            tolerance=tolerance,
         )
     )
     mem_h = threshold.pivot_table(index=by, columns="hot_threshold", values="memory_normalized")
@@ -570,9 +506,7 @@ def study_claims(
     most, fewest = extra_h.columns.max(), extra_h.columns.min()
     rise = float(extra_h[most].max() - extra_h[fewest].max()) if most != fewest else float("nan")
     rows.append(
-        _graded(
-            "fig13_smallest",
-            f"The smallest threshold (theta n = {smallest:g}) costs memory, more with more workers",
+        ROWS["study_claims_4"].row(
             f"memory vs theta n = {h:g}: {extra_h[fewest].max():.3f}x with {fewest} workers, "
             f"{extra_h[most].max():.3f}x with {most}",
             combine(
@@ -583,16 +517,14 @@ def study_claims(
             ),
             "two parts: more memory than the chosen threshold with the most workers, and "
             "more so than with the fewest (not comparable with one worker count)",
-            paper_value="more memory with many workers (no number)",
+            smallest=smallest,
         )
     )
     spread = mem_h.max(axis=1) / mem_h.min(axis=1)
     calm = spread <= LITTLE_MEMORY_CHANGE
     moved = ", ".join(f"{c} ({n} workers, {v:.2f}x)" for (c, n), v in spread[~calm].items())
     rows.append(
-        _graded(
-            "Fig. 13, Sect. 6.3",
-            "FISH's memory changes little with the hot-key threshold",
+        ROWS["study_claims_5"].row(
             "largest / smallest memory over theta n = "
             + ", ".join(f"{t:g}" for t in mem_h.columns)
             + f": {_range(spread)} over {len(spread)} (case, workers)",
@@ -603,7 +535,6 @@ def study_claims(
                 f"{LITTLE_MEMORY_CHANGE:g}x at every case and worker count, partly at >= 50%",
             ),
             f"it changes more at {moved}" if moved else "",
-            paper_value="'memory overhead has little change as theta is changing' (no number)",
         )
     )
     from routelab.grouping.fish_params import FishParams
@@ -611,9 +542,7 @@ def study_claims(
     defaults = FishParams()
     same = sum(getattr(defaults, k) == v for k, v in choices.items())
     rows.append(
-        _graded(
-            "Sect. 6.3 chooses alpha and theta by this study (values lost in the text)",
-            "The library's FISH defaults are the settings this study chose",
+        ROWS["study_claims_6"].row(
             "chosen "
             + ", ".join(f"{k} {v}" for k, v in choices.items())
             + "; FishParams defaults "
@@ -628,7 +557,6 @@ def study_claims(
             if same == len(choices)
             else "this profile's data chose differently from the default "
             "profile's run that set the defaults (see fish_params.py)",
-            kind="check",
         )
     )
     return rows
@@ -648,10 +576,7 @@ def ablation_claims(
     lo_n, hi_n = workers.min(), workers.max()
     corner_lo, corner_hi = life.loc[(first, lo_n)], life.loc[(last, hi_n)]
     rows = [
-        _graded(
-            "fig14_epoch",
-            "Epoch-based counting runs faster than lifetime counting, more so with more "
-            "workers and skew",
+        ROWS["ablation_claims"].row(
             f"lifetime / epoch execution time up to {life.max():.3f}x; {corner_lo:.3f}x at "
             f"{first}, {lo_n} workers -> {corner_hi:.3f}x at {last}, {hi_n} workers",
             combine(
@@ -669,19 +594,15 @@ def ablation_claims(
                 if life.max() < PAPER_X["fig14_epoch"] / effect_tol(PAPER_X["fig14_epoch"])
                 else ""
             ),
-            paper_value="up to 11.91x, growing with workers and skew",
         ),
-        _size("fig14_epoch", float(life.max()), "lifetime vs epoch-based counting"),
+        _size("fig14_epoch", float(life.max())),
     ]
     top = at_most_workers(policies)
     mem_wc = geo_mean(ratio_table(top, "memory_normalized", "FISH w/ W-C", "FISH"))
     exec_dc = geo_mean(ratio_table(policies, "exec_x_sg", "FISH w/ D-C", "FISH"))
     mem_dc = geo_mean(ratio_table(policies, "memory_normalized", "FISH w/ D-C", "FISH"))
     rows.append(
-        _graded(
-            "fig15_chk",
-            "CHK needs less memory than the W-C policy; the D-C policy saves memory but runs "
-            "longer",
+        ROWS["ablation_claims_2"].row(
             f"W-C policy / CHK memory with {top['n_workers'].max()} workers {mem_wc:.3f}x; "
             f"D-C policy / CHK: memory {mem_dc:.3f}x, execution time {exec_dc:.4f}x "
             "(geometric means)",
@@ -694,37 +615,25 @@ def ablation_claims(
             ),
             "three parts: W-C policy / CHK memory above 1, D-C policy / CHK memory below 1 "
             "and its execution time above 1 (the paper's savings are lost in the text)",
-            paper_value="less memory than W-C's policy; D-C's: less memory, longer time",
         )
     )
     hwa = ratio_table(hetero, "exec_x_ideal", "FISH (load count)", "FISH (heuristic)")
     rows.append(
-        _graded(
-            "fig16_hwa",
-            "On heterogeneous workers the heuristic (waiting-time) assignment beats "
-            "load-count assignment",
+        ROWS["ablation_claims_3"].row(
             f"load count / heuristic execution time {_range(hwa, '{:.3f}x')}",
             share(
                 int((hwa > 1.0).sum()),
                 len(hwa),
                 rule="holds if load count / heuristic > 1 in every case and worker count",
             ),
-            paper_value="faster (up to 2.61x)",
         )
     )
-    rows.append(
-        _size(
-            "fig16_hwa", float(hwa.max()), "heuristic vs load-count assignment", _hwa_note(hetero)
-        )
-    )
+    rows.append(_size("fig16_hwa", float(hwa.max()), _hwa_note(hetero)))
     ev = rehash[rehash["event"].notna()]
     ratio = ev.pivot_table(index="case", columns="variant", values="memory_normalized")
     cost = (ratio["mod"] / ratio["ring"]).reindex(_by_skew(ev))
     rows.append(
-        _graded(
-            "fig17_ch",
-            "Without consistent hashing a worker change costs much more memory, less so at "
-            "high skew",
+        ROWS["ablation_claims_4"].row(
             f"modulo / ring memory after a worker add or remove: {cost.iloc[0]:.2f}x at "
             f"{cost.index[0]} -> {cost.iloc[-1]:.2f}x at {cost.index[-1]}; keys with a new "
             f"home worker: ring {ev[ev['variant'] == 'ring']['remapped_keys'].mean():.1%}, "
@@ -737,18 +646,17 @@ def ablation_claims(
             ),
             "two parts: modulo / ring memory above 1 at the lowest skew, and smaller at the "
             "highest skew",
-            paper_value="about twice on low skew, less on high skew",
         )
     )
     rows.append(
         _size(
             "fig17_ch",
             float(cost.iloc[0]),
-            f"modulo vs ring memory after a worker change, lowest skew ({cost.index[0]})",
             "our memory counts the state from before the change too, which shrinks the ratio "
             f"below the paper's 'twice' ({cost.iloc[0]:.2f}x here)"
             if cost.iloc[0] < PAPER_X["fig17_ch"]
             else "",
+            case=cost.index[0],
         )
     )
     return rows
@@ -791,9 +699,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         f"FISH vs W-C: average {-cut['mean']:+.1%}, p99 {-cut['p99']:+.1%} (geometric mean "
         "over the real stand-ins)"
     )
-    cut_paper = (
-        f"-{PAPER_LATENCY_CUT['mean']:.2%} average, -{PAPER_LATENCY_CUT['p99']:.2%} p99 vs W-C"
-    )
+    cut_paper = {"mean": PAPER_LATENCY_CUT["mean"], "p99": PAPER_LATENCY_CUT["p99"]}
     behind = [k for k, v in cut.items() if v <= 0]
     why = (
         ""
@@ -806,17 +712,13 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         )
     )
     rows = [
-        _graded(
-            "fig18_latency",
-            "FISH has lower average and 99th-percentile latency than W-C",
+        ROWS["fig18_latency"].row(
             measured,
             combine([direction(v, neutral=0.0, expected="above") for v in cut.values()]),
             why,
-            paper_value=cut_paper,
+            **cut_paper,
         ),
-        _graded(
-            "fig18_latency",
-            "FISH vs W-C latency: the size of the cut",
+        ROWS["size fig18_latency"].row(
             measured,
             combine(
                 [
@@ -825,7 +727,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
                 ]
             ),
             why or "the direction is its own row; this row tests the paper's size",
-            paper_value=cut_paper,
+            **cut_paper,
         ),
     ]
     t = wide["throughput"]
@@ -833,7 +735,6 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
     measured = (
         f"FISH / W-C {vs['W-C']:.3f}x, FISH / D-C {vs['D-C']:.3f}x, FISH / SG {vs['SG']:.3f}x"
     )
-    paper_value = "1.32x W-C, 1.48x D-C, close to SG"
     beats = [v for v in ("W-C", "D-C") if vs[v] > 1.0]
     best = t.max(axis=1)
     close = [v for v in t.columns if geo_mean(t[v] / best) >= 1 - CLOSE_TO_SG]
@@ -850,9 +751,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         )
     )
     rows.append(
-        _graded(
-            "fig19_throughput",
-            "FISH's throughput beats W-C's and D-C's and comes close to SG's",
+        ROWS["deployment_claims"].row(
             measured,
             combine(
                 [
@@ -862,13 +761,10 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
                 ]
             ),
             why,
-            paper_value=paper_value,
         )
     )
     rows.append(
-        _graded(
-            "fig19_throughput",
-            "FISH vs W-C and D-C throughput: the size of the gain",
+        ROWS["deployment_claims_2"].row(
             measured,
             combine(
                 [
@@ -877,7 +773,6 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
                 ]
             ),
             why,
-            paper_value=paper_value,
         )
     )
     rows.append(_near_sg_latency_row(real))
@@ -888,9 +783,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
 
 
 def _near_sg_latency_row(real: pd.DataFrame) -> Row:
-    """Fig. 18: FISH's median and 99th-percentile latency "almost the ideal latency provided
-    by SG" (the paper's 7 / 562 ms on MT and 9 / 640 ms on AM are a Storm cluster's; ours
-    are in the queueing model's time scale)."""
+    """Row ``_near_sg_latency_row`` (claims.toml)."""
     parts, texts = [], []
     for col, name in (("latency_p50", "p50"), ("latency_p99", "p99")):
         if col not in real.columns:
@@ -909,9 +802,7 @@ def _near_sg_latency_row(real: pd.DataFrame) -> Row:
             + ")"
         )  # fmt: skip
     verdict = combine(parts)
-    return _graded(
-        "fig18_latency",
-        "FISH's median and 99th-percentile latency are almost SG's (the ideal)",
+    return ROWS["_near_sg_latency_row"].row(
         "; ".join(texts) or "not measured",
         verdict,
         "graded relative to SG: the paper's milliseconds come from a 128-node Storm cluster, "
@@ -920,28 +811,21 @@ def _near_sg_latency_row(real: pd.DataFrame) -> Row:
             ""
             if verdict.verdict in ("holds", "not comparable")
             else f"; FISH is more than {NEAR_SG_LATENCY:g}x SG's latency here"
-        ),  # fmt: skip
-        paper_value="p50 / p99 geometric means 7 / 562 ms (MT), 9 / 640 ms (AM), 'almost the "
-        "ideal latency provided by SG'",
+        ),
     )
 
 
 def _throughput_order_row(real: pd.DataFrame) -> Row:
-    """Fig. 19: FG lowest, PKG above it, D-C and W-C above PKG but below SG."""
+    """Row ``_throughput_order_row`` (claims.toml)."""
     pairs = [("FG", "PKG"), ("PKG", "D-C"), ("PKG", "W-C"), ("D-C", "SG"), ("W-C", "SG")]
     wide = real.pivot_table(index="case", columns="variant", values="throughput")
     need = sorted({v for p in pairs for v in p} - set(wide.columns))
-    paper_value = "FG (30K MT, 23K AM tuples/s) < PKG < D-C, W-C < SG"
-    claim = "Throughput order: FG lowest, then PKG, then D-C and W-C, all below SG"
     if wide.empty or need:
         why = "no real stand-in runs" if wide.empty else f"no {', '.join(need)} runs"
-        return _graded("fig19_throughput", claim, "not measured", not_comparable(why), "",
-                       paper_value)  # fmt: skip
+        return ROWS["_throughput_order_row"].row("not measured", not_comparable(why), "")
     ok = [(c, a, b, wide.loc[c, a] < wide.loc[c, b]) for c in wide.index for a, b in pairs]
     bad = [f"{a} >= {b} on {c}" for c, a, b, good in ok if not good]
-    return _graded(
-        "fig19_throughput",
-        claim,
+    return ROWS["_throughput_order_row"].row(
         "; ".join(
             f"{c}: "
             + ", ".join(f"{v} {wide.loc[c, v]:.3g}" for v in ("FG", "PKG", "D-C", "W-C", "SG"))
@@ -957,5 +841,4 @@ def _throughput_order_row(real: pd.DataFrame) -> Row:
         ("out of order: " + "; ".join(bad) if bad else "")
         + ("; " if bad else "")
         + "the absolute tuples/s are the model's (arrivals at the workers' total capacity)",
-        paper_value=paper_value,
     )

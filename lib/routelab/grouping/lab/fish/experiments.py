@@ -48,32 +48,6 @@ LABELS = ("case", "variant")
 CASE_KEYS = ("case", "n_workers")
 """Columns that identify one situation a setting is compared in."""
 
-PAPER: dict[str, str] = {
-    "fig9_fish_vs_sg": "FISH within 1.07x of SG's execution time (MT, AM; Sect. 6.2)",
-    "fig9_fish_vs_pkg": "FISH over PKG grows with workers: 1.19x -> 8.32x (MT), 1.12x -> 7.31x (AM)",
-    "fig9_fish_vs_dc_wc": "FISH up to 7.44x better than D-C, 6.95x than W-C (real data)",
-    "fig10_fish_vs_sg": "FISH within 1.32x of SG on ZF at every scale (Sect. 6.2)",
-    "fig10_fish_vs_dc_wc": "FISH up to 13.57x better than D-C, 12.05x than W-C (ZF)",
-    "fig11_fish_memory": "FISH memory 1.11x-2.61x of FG with 128 workers (Sect. 6.2)",
-    "fig11_sg_memory": "SG memory grows from 15.52x to 88.32x of FG",
-    "fig12_lifetime": "alpha = 1 (no decay): execution time up to 12.14x, growing with skew",
-    "fig12_no_memory": "alpha = 0: more memory, 2.65x on low-skew data",
-    "fig13_largest": "significant imbalance only at the largest threshold (Sect. 6.3)",
-    "fig13_smallest": "the smallest threshold costs memory with many workers, low skew",
-    "fig14_epoch": "epoch-based counting beats lifetime counting, up to 11.91x, more so "
-    "with more workers and skew (Sect. 6.4)",
-    "fig15_chk": "CHK needs less memory than the W-C hot-key policy; D-C's policy needs less "
-    "memory but runs longer (Sect. 6.4)",
-    "fig16_hwa": "heuristic worker assignment up to 2.61x faster than load-count assignment "
-    "on heterogeneous workers (half twice as fast; Sect. 6.4)",
-    "fig17_ch": "without consistent hashing about twice the memory on low skew, less "
-    "increase on high skew (Sect. 6.5)",
-    "fig18_latency": "FISH cuts W-C's average and 99th-percentile latency by 87.12% and "
-    "76.34% (Sect. 6.6)",
-    "fig19_throughput": "FISH throughput 1.32x W-C's, 1.48x D-C's, close to SG's (Sect. 6.6)",
-}
-"""What the FISH paper states for each figure (its Sect. 6), for the claims table."""
-
 
 # ----------------------------------------------------------------------------- grid points
 

@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from routelab.claims import (
+    UNMEASURED_NOTE,
     Verdict,
     at_least,
     combine,
+    declarations,
     direction,
     equivalent,
     geometric_mean,
@@ -31,13 +33,14 @@ from routelab.claims import (
     ordering,
     share,
     t_interval,
-    unmeasured_rows,
     within_factor,
     within_tolerance,
 )
-from routelab.claims import claim_row as _row
 from routelab.grouping.lab.pkg.cases import PAPER_DATASETS, USED_BINS, StreamCase
 from routelab.grouping.lab.pkg.reductions import safe_ratio
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 Row = dict[str, Any]
 
@@ -167,7 +170,6 @@ def table2_claims(
     above = gain[gain["above_2/p1"]]
     worst = below["gain"].idxmin() if len(below) else ("-", 0)
     bounds = ", ".join(f"{c.symbol} {c.name} p1={c.p1:.2%} (1/p1={1 / c.p1:.0f})" for c in cases)
-    claim = "PKG reduces imbalance by orders of magnitude vs hashing while W < about 1/p1"
     if len(below):
         size = combine(
             [
@@ -178,11 +180,7 @@ def table2_claims(
     else:
         size = not_comparable("no grid point has W < 1/p1")
     out = [
-        _row(
-            claim,
-            "Table II, Sect. V-B Q1",
-            "hashing/PKG 5.9e5-1.0e8 in Table II (WP, TW at W < 1/p1); 'up to several "
-            "orders of magnitude'",
+        ROWS["table2_claims"].row(
             f"W < 1/p1 ({len(below)} points): hashing/PKG median {below['gain'].median():.0f}x, "
             f"min {below['gain'].min():.0f}x ({worst[0]}, W={worst[1]}); "
             f"W > 2/p1 ({len(above)} points): median {above['gain'].median():.1f}x. "
@@ -195,10 +193,7 @@ def table2_claims(
     margin = above["pkg_final"] - above["lower_bound_final"]
     ok = int((margin >= -EPS).sum())
     out.append(
-        _row(
-            "Beyond 2/p1 workers imbalance grows linearly: I(m)/m >= p1/2 - 1/W",
-            "Sect. IV-A",
-            "a bound: I(m)/m >= p1/2 - 1/W",
+        ROWS["table2_claims_2"].row(
             f"{ok}/{len(above)} points with W > 2/p1 respect the bound; PKG's final fraction "
             f"exceeds it by at most {margin.max():.2e}"
             if len(above)
@@ -207,17 +202,13 @@ def table2_claims(
             "a derivation, not a claim: the bound holds for every two-choice scheme by "
             "construction (the top key's p1 m messages go to two workers); it is drawn on "
             "Table II's figure. PKG often sits right on it: it splits the top key evenly",
-            kind="check",
         )
     )
     paper_sets = gain[gain.index.get_level_values("stream").isin(list(PAPER_TABLE2))]
     better = paper_sets["pkg"] <= paper_sets["off_greedy"]
     rest = gain.drop(paper_sets.index)
     out.append(
-        _row(
-            "PKG balances even better than Off-Greedy (which knows the key distribution)",
-            "Table II (WP, TW)",
-            "PKG <= Off-Greedy in 6/8 cells of Table II (not at W = 10)",
+        ROWS["table2_claims_3"].row(
             f"PKG <= Off-Greedy at {int(better.sum())}/{len(better)} W on the TW and WP "
             f"stand-ins; on the other streams at "
             f"{int((rest['pkg'] <= rest['off_greedy']).sum())}/{len(rest)}",
@@ -236,9 +227,9 @@ def table2_claims(
     return out
 
 
-def _unmeasured(claims: list[tuple[str, str, str]], reason: str) -> list[Row]:
-    """:func:`routelab.claims.unmeasured_rows` with the row keys of :func:`claim_row`."""
-    return [dict(r, kind="claim", timing=False) for r in unmeasured_rows(claims, reason)]
+def _unmeasured(keys: list[str], reason: str) -> list[Row]:
+    """The declared rows ``keys`` as "not comparable" with ``reason`` (this run lacks it)."""
+    return [ROWS[k].unmeasured(reason, note=UNMEASURED_NOTE) for k in keys]
 
 
 def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
@@ -253,11 +244,7 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
     ok = sum(j >= BINARY_JUMP for j in jumps.values())
     low = {s: j for s, j in jumps.items() if j < BINARY_JUMP}
     rows = [
-        _row(
-            "PKG's balance is binary: well balanced below about 1/p1 workers, largely "
-            "imbalanced beyond",
-            "Table II, Sect. V-B Q1",
-            "PKG 2.9 -> 5.9e5 (WP, W = 10 -> 50), 2.74 -> 4.0e6 (TW, W = 50 -> 100)",
+        ROWS["_binary_rows"].row(
             "; ".join(f"{s}: x{j:.3g}" for s, j in jumps.items())
             + " (PKG's smallest fraction beyond 2/p1 over its largest below 1/p1)"
             if jumps
@@ -312,10 +299,7 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
             else "no WP or TW stand-in in the grid"
         )
     rows.append(
-        _row(
-            "The transition happens around 50 workers for WP and 100 for TW",
-            "Table II, Sect. V-B Q1",
-            "PKG largely imbalanced from W = 50 (WP) and W = 100 (TW)",
+        ROWS["_binary_rows_2"].row(
             measured or "not graded: " + ("; ".join(off) if off else "no WP or TW stand-in"),
             verdict,
             ("not graded: " + "; ".join(off)) if off and graded else "",
@@ -326,17 +310,6 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
 
 def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
     """Table II: PoTC vs hashing and On-Greedy vs Off-Greedy on the TW/WP stand-ins."""
-    potc = (
-        "PoTC (without key splitting) balances better than hashing in every experiment",
-        "Table II, Sect. V-B Q1",
-        "PoTC below hashing in 8/8 cells of Table II",
-    )
-    greedy = (
-        "On-Greedy performs very close to Off-Greedy",
-        "Table II, Sect. V-B Q1",
-        f"'very close'; Table II: On-Greedy within {ON_GREEDY_FACTOR:g}x of Off-Greedy in 4/8 "
-        "cells (W = 50, 100), 9.8x-1.6e5x above it at W = 5, 10",
-    )
     need = {"potc", "on_greedy", "off_greedy", "kg"}
     if imbalance is None or not need <= set(imbalance["scheme"]):
         have = "" if imbalance is None else ", ".join(sorted(set(imbalance["scheme"])))
@@ -346,12 +319,14 @@ def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
             else f"the runs have no {', '.join(sorted(need - set(imbalance['scheme'])))} "
             f"(schemes: {have})"
         )
-        return _unmeasured([potc, greedy], reason)
+        return _unmeasured(["potc_vs_hashing", "on_greedy_close"], reason)
     sel = imbalance[
         (imbalance["n_sources"] == 1) & imbalance["stream"].isin(list(PAPER_TABLE2))
     ].pivot_table(index=["stream", "n_workers"], columns="scheme", values="avg_imbalance_fraction")
     if sel.empty:
-        return _unmeasured([potc, greedy], "the grid has no TW or WP stand-in")
+        return _unmeasured(
+            ["potc_vs_hashing", "on_greedy_close"], "the grid has no TW or WP stand-in"
+        )
     better = sel["potc"] < sel["kg"]
     g_ratio = pd.Series(
         safe_ratio(sel["on_greedy"].to_numpy(), sel["off_greedy"].to_numpy()), index=sel.index
@@ -360,8 +335,7 @@ def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
     where = ", ".join(f"{s} W={w}" for s, w in sel.index[~better.to_numpy()])
     far = ", ".join(f"{s} W={w} ({r:.3g}x)" for (s, w), r in g_ratio[~close].items())
     return [
-        _row(
-            *potc[:3],
+        ROWS["potc_vs_hashing"].row(
             f"PoTC < hashing at {int(better.sum())}/{len(better)} W on the TW/WP stand-ins; "
             f"PoTC/hashing {(sel['potc'] / sel['kg']).min():.3g}-"
             f"{(sel['potc'] / sel['kg']).max():.3g}",
@@ -374,8 +348,7 @@ def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
             ),
             f"PoTC is not below hashing at {where}" if where else "",
         ),
-        _row(
-            *greedy[:3],
+        ROWS["on_greedy_close"].row(
             f"On-Greedy/Off-Greedy {g_ratio.min():.3g}-{g_ratio.max():.3g}; within "
             f"{ON_GREEDY_FACTOR:g}x at {int(close.sum())}/{len(close)} W on the TW/WP stand-ins",
             share(
@@ -387,6 +360,7 @@ def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
                 f"{PARTLY_AT:.0%}",
             ),
             f"On-Greedy is more than {ON_GREEDY_FACTOR:g}x Off-Greedy at {far}" if far else "",
+            ON_GREEDY_FACTOR=ON_GREEDY_FACTOR,
         ),
     ]
 
@@ -452,13 +426,11 @@ def _table2_size_row(gain: pd.DataFrame, cases: Sequence[StreamCase] = ()) -> Ro
         if idx
         else not_comparable("the grid has no W = 5 or 10 on the TW/WP stand-ins")
     )
-    return _row(
-        "Key splitting's gain at Table II's points (WP, TW; W = 5, 10): the size",
-        "Table II",
-        f"hashing/PKG geometric mean {paper:.1e}x",
+    return ROWS["_table2_size_row"].row(
         f"geometric mean {ours:.3g}x over {len(idx)} points of the TW/WP stand-ins",
         verdict,
         _size_note(verdict, ours, paper, [c for c in cases if c.name in PAPER_TABLE2]),
+        paper=paper,
     )
 
 
@@ -497,10 +469,7 @@ def local_claims(
     margin = math.log(PROBE_MARGIN)
     probe_range = f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})"
     return [
-        _row(
-            "Local estimation (L) stays within one order of magnitude of global (G)",
-            "Fig. 2, Sect. V-B Q2",
-            "L/G < 10 at every point ('always less than one order of magnitude')",
+        ROWS["local_claims"].row(
             f"L/G <= 10 at {int(within.sum())}/{len(ratios)} points; median "
             f"{ratios['L_over_G'].median():.1f}, max {worst['L_over_G']:.1f} "
             f"({worst['stream']}, S={int(worst['n_sources'])}, W={int(worst['n_workers'])}, "
@@ -514,10 +483,7 @@ def local_claims(
             ),
             _local_note(ratios, within),
         ),
-        _row(
-            "Periodic probing (LP) does not improve on local estimation",
-            "Fig. 3, Sect. V-B Q2",
-            "L5P1 no better than L5 (Fig. 3)",
+        ROWS["local_claims_2"].row(
             f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points {probe_range}; 95% CI "
             f"{math.exp(lo):.2f}-{math.exp(hi):.2f}",
             _probing_no_better(lo, hi),
@@ -525,10 +491,7 @@ def local_claims(
             f"{PROBE_MARGIN:g}x on average; we probe 1000 times per stream (the paper: every "
             "minute)",
         ),
-        _row(
-            "L and LP reach similar balance (probing changes nothing)",
-            "Fig. 3, Sect. V-B Q2",
-            "L5 and L5P1 lines on top of each other (Fig. 3)",
+        ROWS["local_claims_3"].row(
             f"geometric mean LP/L = {gm:.2f} {probe_range}",
             equivalent(mean, lo, hi, margin),
             f"effect = mean ln(LP/L) with a t 95% interval over the points, margin "
@@ -541,18 +504,12 @@ def local_claims(
                 else ""
             ),
         ),
-        _row(
-            "G and L reach similar balance with different choices: 47% Jaccard overlap",
-            "Sect. V-B Q2",
-            "47% Jaccard overlap",
+        ROWS["local_claims_4"].row(
             f"Jaccard {overlap['jaccard']:.1%} (agreement {overlap['agreement']:.1%}) on {where}",
             within_tolerance(overlap["jaccard"], JACCARD, JACCARD_TOL),
             "one stream and one (W, S): the paper does not say on which it measured",
         ),
-        _row(
-            "Local estimation needs no coordination: each source routes on its own counts",
-            "Sect. III-B",
-            "sources route independently",
+        ROWS["local_claims_5"].row(
             f"sources as Spark partitions give the in-process routing: {same_on_spark}",
             Verdict(
                 "holds" if same_on_spark else "fails",
@@ -560,7 +517,6 @@ def local_claims(
                 "routes every message as the in-process simulation does",
             ),
             "checks our Spark implementation: every source is one Spark partition",
-            kind="check",
         ),
         _local_below_hashing_row(ratios, gain),
         _sources_row(ratios),
@@ -568,13 +524,10 @@ def local_claims(
 
 
 def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) -> Row:
-    """Fig. 2: L's imbalance below hashing's at every (stream, S, W)."""
-    claim = "PKG with local estimation (L) has a lower imbalance than hashing (H) at every point"
-    paper, value = "Fig. 2, Sect. V-B Q2", "L below H at every (dataset, S, W) ('always')"
+    """Row ``_local_below_hashing_row`` (claims.toml)."""
     if gain is None:
-        return _unmeasured(
-            [(claim, paper, value)], "local_claims was not given hashing's imbalance (gain)"
-        )[0]
+        reason = "local_claims was not given hashing's imbalance (gain)"
+        return _unmeasured(["_local_below_hashing_row"], reason)[0]
     h = gain["hashing"]
     hashing = np.array(
         [h.get((s, w), np.nan) for s, w in zip(ratios["stream"], ratios["n_workers"], strict=True)],
@@ -584,10 +537,7 @@ def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) ->
     below = ratios["L"].to_numpy()[known] < hashing[known]
     ratio = safe_ratio(ratios["L"].to_numpy()[known], hashing[known])
     not_below = ratios[known][~below]
-    return _row(
-        claim,
-        paper,
-        value,
+    return ROWS["_local_below_hashing_row"].row(
         f"L < H at {int(below.sum())}/{len(below)} points; L/H median "
         f"{np.median(ratio) if len(ratio) else float('nan'):.2e}, max "
         f"{ratio.max() if len(ratio) else float('nan'):.2e}",
@@ -607,16 +557,11 @@ def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) ->
 
 
 def _sources_row(ratios: pd.DataFrame) -> Row:
-    """Fig. 2: "robust to changes in the number of sources": L at the most sources within one
-    order of magnitude of L at the fewest, per (stream, W)."""
+    """Row ``_sources_row`` (claims.toml)."""
     s_lo, s_hi = int(ratios["n_sources"].min()), int(ratios["n_sources"].max())
-    claim = "Local estimation's balance is robust to the number of sources"
-    paper, value = "Fig. 2, Sect. V-B Q2", "L_S similar for every S (L/G < 10 at every S)"
+    _paper, _value = "Fig. 2, Sect. V-B Q2", "L_S similar for every S (L/G < 10 at every S)"
     if s_lo == s_hi:
-        return _row(
-            claim,
-            paper,
-            value,
+        return ROWS["_sources_row"].row(
             f"one number of sources (S = {s_lo})",
             not_comparable(f"the profile's S grid has one value (S = {s_lo})"),
         )
@@ -627,10 +572,7 @@ def _sources_row(ratios: pd.DataFrame) -> Row:
     spread = np.maximum(r, 1.0 / r)
     ok = spread <= ONE_ORDER
     worst = spread.idxmax()
-    return _row(
-        claim,
-        paper,
-        value,
+    return ROWS["_sources_row"].row(
         f"L_{s_hi}/L_{s_lo} within 10x at {int(ok.sum())}/{len(ok)} (stream, W); range "
         f"{r.min():.2f}-{r.max():.2f} (largest spread at {worst[0]}, W={worst[1]})",
         share(
@@ -675,17 +617,11 @@ def drift_claims(timelines: pd.DataFrame, cases: Sequence[StreamCase]) -> list[R
 
 
 def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
-    claim = f"PKG is robust to drift in the key distribution: {case.name}"
-    paper_value = "L5 stays near G, far below H, on drifting CT (Fig. 3)"
+    row = ROWS["drift_robust"]
     rows = timelines[(timelines["stream"] == case.name) & (timelines["n_workers"] < 1 / case.p1)]
     if rows.empty:
-        return _row(
-            claim,
-            "Fig. 3, Q3",
-            paper_value,
-            f"no W < 1/p1 = {1 / case.p1:.0f} in the grid",
-            not_comparable(f"no W < 1/p1 = {1 / case.p1:.0f} in the grid"),
-        )
+        why = f"no W < 1/p1 = {1 / case.p1:.0f} in the grid"
+        return row.unmeasured(why, why, name=case.name)
     mean = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].mean().unstack()
     peak = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].max().unstack()
     local = next(v for v in mean.columns if v.startswith("L") and not v.endswith("P"))
@@ -695,10 +631,7 @@ def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
         f"H {mean.loc[w, 'H']:.1e}"
         for w in mean.index
     ]
-    return _row(
-        claim,
-        "Fig. 3 (CT), Sect. V-B Q3",
-        paper_value,
+    return row.row(
         "; ".join(parts),
         share(
             int((gains >= DRIFT_GAIN).sum()),
@@ -708,11 +641,12 @@ def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
         ),
         f"{case.data} data; the paper gives no size, its Fig. 3 shows about a decade or more "
         "between L5 and H on CT",
+        name=case.name,
     )
 
 
 def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
-    """Sect. V-B Q3 (Fig. 4): skewed vs uniform split of the messages on the sources."""
+    """Row ``skew_claims`` (claims.toml)."""
     wide = skew.pivot_table(
         index=["n_sources", "n_workers"], columns="split", values="avg_imbalance_fraction"
     )
@@ -720,10 +654,7 @@ def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
     mean, lo, hi = _log_interval(r)
     top = shares.loc[shares["n_sources"].idxmin()]
     return [
-        _row(
-            "With skewed sources the imbalance is similar to a uniform split",
-            "Fig. 4, Sect. V-B Q3",
-            "'on average similar' (LJ)",
+        ROWS["skew_claims"].row(
             f"skewed/uniform ratio {r.min():.2f}-{r.max():.2f} over {len(r)} points "
             f"(geometric mean {geometric_mean(r, positive_only=True):.2f}); max skewed fraction "
             f"{wide['skewed'].max():.1e}; busiest source at S={int(top['n_sources'])} "
@@ -754,8 +685,7 @@ def _steps(skew: pd.DataFrame, along: str, fixed: str) -> tuple[int, int, list[s
 
 
 def _rises_row(skew: pd.DataFrame) -> Row:
-    """Fig. 4: the imbalance "slightly increases as the number of sources and workers
-    increase" (both splits); the paper gives no size."""
+    """Row ``_rises_row`` (claims.toml)."""
     parts, texts, falls = [], [], []
     for along, fixed, word in (("n_sources", "n_workers", "S"), ("n_workers", "n_sources", "W")):
         up, total, down = _steps(skew, along, fixed)
@@ -769,11 +699,7 @@ def _rises_row(skew: pd.DataFrame) -> Row:
             parts.append(share(up, total, partly_at=PARTLY_AT, rule=rule))
             texts.append(f"rises at {up}/{total} steps of {word}")
             falls += down
-    return _row(
-        "The imbalance increases slightly with the number of sources and of workers, staying "
-        "very low",
-        "Fig. 4, Sect. V-B Q3",
-        "slight increase with S and W (no number)",
+    return ROWS["_rises_row"].row(
         "; ".join(texts) + f"; largest fraction {skew['avg_imbalance_fraction'].max():.1e}",
         combine(parts),
         ("does not rise at: " + ", ".join(falls)) if falls else "",
@@ -797,10 +723,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
         "0.4 ms (the paper's KG saturation point)"
     )
     return [
-        _row(
-            "PKG's throughput matches SG's and beats KG's at every CPU delay",
-            "Fig. 5a, Sect. V-B Q4",
-            "SG and PKG similar at every delay, both above KG",
+        ROWS["throughput_claims"].row(
             f"at {hi:g} ms: KG {t.loc[hi, 'kg']:,.0f}, PKG {t.loc[hi, 'pkg_local']:,.0f}, "
             f"SG {t.loc[hi, 'sg']:,.0f} msg/s; PKG/SG {pkg_sg.min():.3f}-{pkg_sg.max():.3f} "
             "over the delays",
@@ -821,10 +744,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             "a deterministic model, so each delay is graded on its own value; KG is compared "
             "at the largest delay: below saturation every scheme keeps up with the source",
         ),
-        _row(
-            "A tenfold CPU delay cuts KG's throughput by ~60%, PKG's and SG's by ~37%",
-            "Sect. V-B Q4",
-            "PKG and SG -37%",
+        ROWS["throughput_claims_2"].row(
             f"{lo:g} -> {hi:g} ms: KG -{drop['kg']:.0%}, PKG -{drop['pkg_local']:.0%}, "
             f"SG -{drop['sg']:.0%}",
             combine(
@@ -836,27 +756,17 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             "this row grades PKG's and SG's cut (KG's 60% follows from our calibration, a "
             f"check below); {calibration}" + _drop_note(drop),
         ),
-        _row(
-            "A tenfold CPU delay costs KG more throughput than PKG",
-            "Sect. V-B Q4",
-            "KG -60% vs PKG -37%",
+        ROWS["throughput_claims_3"].row(
             f"KG -{drop['kg']:.0%} vs PKG -{drop['pkg_local']:.0%}",
             direction(drop["kg"] - drop["pkg_local"], neutral=0.0, expected="above"),
             "the direction of the row above",
         ),
-        _row(
-            "KG's throughput falls by ~60% over a tenfold delay (calibration)",
-            "Sect. V-B Q4",
-            "KG -60%",
+        ROWS["throughput_claims_4"].row(
             f"KG -{drop['kg']:.0%}",
             within_tolerance(drop["kg"], KG_DROP, DROP_TOL),
             f"holds by construction: {calibration}, so at 1 ms it delivers 0.4/1 of it",
-            kind="check",
         ),
-        _row(
-            "Under heavy load KG's latency is higher than PKG's (up to 45%)",
-            "Sect. V-B Q4",
-            "KG/PKG mean latency up to 1.45",
+        ROWS["throughput_claims_5"].row(
             f"mean latency KG/PKG up to {1 + np.nanmax(lat_gain):.2f} (at {worst_lat:g} ms); "
             f"at {hi:g} ms: KG {lat.loc[hi, 'kg']:,.1f} ms vs PKG {lat.loc[hi, 'pkg_local']:,.1f} ms",
             within_tolerance(float(np.nanmax(lat_gain)), LATENCY_GAIN, LATENCY_TOL, neutral=0.0),
@@ -867,7 +777,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
 
 
 def _throughput_gain_row(t: pd.DataFrame, drop: pd.Series) -> Row:
-    """Abstract, Sect. I: "an improvement of up to 60% in throughput" over KG (Fig. 5a)."""
+    """Row ``_throughput_gain_row`` (claims.toml)."""
     gain = t["pkg_local"] / t["kg"] - 1.0
     at = gain.idxmax()
     verdict = within_tolerance(float(gain.max()), THROUGHPUT_GAIN, THROUGHPUT_GAIN_TOL, neutral=0.0)
@@ -880,10 +790,7 @@ def _throughput_gain_row(t: pd.DataFrame, drop: pd.Series) -> Row:
             f"throughput and {1 - KG_DROP:.0%} of KG's ({paper_x:.2f}x); our model keeps "
             f"{1 - drop['pkg_local']:.0%} and {1 - drop['kg']:.0%} ({ours_x:.2f}x)"
         )
-    return _row(
-        "PKG improves throughput over KG by up to 60%",
-        "Abstract, Sect. I, Fig. 5a",
-        "up to +60% throughput vs KG",
+    return ROWS["_throughput_gain_row"].row(
         f"PKG/KG - 1 up to {gain.max():+.0%} (at {at:g} ms: PKG {t.loc[at, 'pkg_local']:,.0f} "
         f"vs KG {t.loc[at, 'kg']:,.0f} msg/s)",
         verdict,
@@ -943,10 +850,7 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
         f"counters per key: KG {mem['kg']:.2f}, PKG {mem['pkg_local']:.2f}, SG {mem['sg']:.2f}"
     )
     return [
-        _row(
-            "PKG needs more memory than KG but about half of SG's (3.6M vs 2.9M vs 7.2M)",
-            "Sect. V-B Q4",
-            f"PKG/KG {p['pkg_local'] / p['kg']:.2f}, PKG/SG {p['pkg_local'] / p['sg']:.2f}",
+        ROWS["memory_sizes"].row(
             f"PKG/KG {mem['pkg_local'] / mem['kg']:.2f}, PKG/SG "
             f"{mem['pkg_local'] / mem['sg']:.2f} ({counters})",
             combine(
@@ -960,20 +864,16 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
                 ]
             ),
             "both ratios are sizes; the order KG < PKG < SG is the next row",
+            pkg_kg=p["pkg_local"] / p["kg"],
+            pkg_sg=p["pkg_local"] / p["sg"],
         ),
-        _row(
-            "PKG's memory lies between KG's and SG's",
-            "Sect. III-A, V-B Q4",
-            "KG < PKG < SG",
+        ROWS["memory_claims"].row(
             counters,
             ordering(
                 {"KG": mem["kg"], "PKG": mem["pkg_local"], "SG": mem["sg"]}, ["KG", "PKG", "SG"]
             ),
         ),
-        _row(
-            "For every aggregation period PKG has higher throughput than SG with less memory",
-            "Fig. 5b",
-            "at every period",
+        ROWS["memory_claims_2"].row(
             f"PKG better at {int(better.sum())}/{len(better)} periods; closest at {edge:g} s: "
             f"PKG {pkg.loc[edge, 'throughput']:,.0f} vs SG {sg.loc[edge, 'throughput']:,.0f} "
             f"msg/s, {pkg.loc[edge, 'memory']:,.0f} vs {sg.loc[edge, 'memory']:,.0f} counters",
@@ -986,10 +886,7 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
                 else ""
             ),
         ),
-        _row(
-            f"Above a {crossing_period:g} s aggregation period PKG's throughput exceeds KG's",
-            "Fig. 5b",
-            f"PKG > KG for T > {crossing_period:g} s",
+        ROWS["memory_claims_3"].row(
             f"PKG > KG ({kg:,.0f} msg/s) from {above_kg.min():g} s"
             if len(above_kg)
             else f"PKG never exceeds KG ({kg:,.0f} msg/s)",
@@ -1007,6 +904,7 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
                 + ", ".join(f"{p:g} s" for p in long.index[~(long["throughput"] > kg).to_numpy()])
                 + f" (its best there {long['throughput'].max():,.0f} msg/s)"
             ),
+            crossing_period=crossing_period,
         ),
         *_aggregation_latency_rows(agg),
     ]
@@ -1016,13 +914,7 @@ def _aggregation_latency_rows(agg: pd.DataFrame) -> list[Row]:
     """Fig. 5b: "similar average latency per message" for PKG and SG, which our aggregation
     model (:func:`aggregation_tradeoff`: saturated throughput and memory) does not give."""
     return _unmeasured(
-        [
-            (
-                "For every aggregation period PKG and SG have similar average latency per message",
-                "Fig. 5b, Sect. V-B Q4",
-                "similar average latency (no number)",
-            )
-        ],
+        ["aggregation_latency"],
         "our aggregation model gives only "
         + ", ".join(c for c in agg.columns if c != "scheme")
         + " per period (saturated throughput, counters held): no per-message latency",
@@ -1040,21 +932,15 @@ def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
     n = int(largest["n_workers"].iloc[0])
     respected = int((bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9).sum())
     return [
-        _row(
-            "n uniform keys use only 1 - 1/e^2 ~ 86.5% of n bins",
-            "Sect. IV-A",
-            f"1 - 1/e^2 = {USED_BINS:.2%}",
+        ROWS["used_bins_claims"].row(
             f"{mean:.2%} +- {largest['used_fraction'].std():.2%} at n = {n:,} "
             f"({len(largest)} seeds)",
             within_tolerance(mean, USED_BINS, USED_BINS_TOL),
             "a check, not a claim: the expectation n - n(1 - 1/n)^(2n) is exact for ideal "
             "random hashes; measuring it tests that our two seeded hashes behave like them",
-            kind="check",
+            USED_BINS=USED_BINS,
         ),
-        _row(
-            "Hence imbalance >= m/(0.865 n) - m/n ~ 0.156 m/n",
-            "Sect. IV-A",
-            "0.156 m (read: m/n)",
+        ROWS["used_bins_claims_2"].row(
             f"n I(m)/m: mean {largest['scaled_imbalance'].mean():.3f} vs bound "
             f"{largest['scaled_bound'].mean():.3f}; bound respected in {respected}/"
             f"{len(bins)} runs",
@@ -1069,6 +955,5 @@ def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
             "a check: every message lands in B, so max load >= m/|B| by construction; the "
             "bound's value follows from the used fraction. The paper writes 0.156 m; the "
             "bound is m/|B| - m/n = 0.156 m/n",
-            kind="check",
         ),
     ]

@@ -23,7 +23,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from routelab.claims import Verdict, at_most, combine, direction, share, within_tolerance
+from routelab.claims import (
+    Verdict,
+    at_most,
+    combine,
+    declarations,
+    direction,
+    share,
+    within_tolerance,
+)
 from routelab.s3tm.lab.shedding.controller_simulation import (
     ControllerRun,
     oscillation_report,
@@ -36,6 +44,9 @@ from routelab.s3tm.lab.shedding.experiments import (
 )
 from routelab.s3tm.shedding import Deliveries
 from routelab.s3tm.shedding_controller import BufferSegments, eq8_holds
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 #: "it is possible to shed close to 25% of the load, while still maintaining 90% accuracy"
 #: (Sect. 6.5): the paper's operating point ...
@@ -142,75 +153,57 @@ def shedding_claims(
     n_eval = sum(len(c) for c in curves.values())
     check = at_most(false_total + full_false + full_missed, 0, what="false + missed matches")
     rows = [
-        {
-            "claim": "Shedding never creates a false match (and with nothing shed the matchers "
-            "produce exactly the oracle's matches)",
-            "paper": "Sect. 6.5",
-            "paper_value": "no superfluous matches, only missing ones",
-            "measured": f"{false_total} produced matches outside the oracle over {n_eval} "
+        ROWS["shedding_claims"].row(
+            f"{false_total} produced matches outside the oracle over {n_eval} "
             f"shedding runs; with nothing shed {full_false} false and {full_missed} missed",
-            "verdict": check,
-            "note": "a check of our matchers against the brute-force oracle (set containment "
+            check,
+            "a check of our matchers against the brute-force oracle (set containment "
             "over all subscriptions): shedding only removes deliveries, so a false match "
             "would be a bug in routing or matching, not a property of the paper's method",
-            "kind": "check",
-        }
+        )
     ]
     gains = {
         k: compare_at_equal_shed(c, shed=shed_col, min_shed=MIN_SHED) for k, c in curves.items()
     }
     rows.append(
-        {
-            "claim": "Subscription shedding gives higher accuracy than consensus shedding for "
-            "the same load shed",
-            "paper": "Sect. 6.5, Fig. 8a",
-            "paper_value": "subscription above consensus (no size given)",
-            "measured": "; ".join(
+        ROWS["shedding_claims_2"].row(
+            "; ".join(
                 f"{k}: gain {v['mean_gain']:+.3f} on average (min {v['min_gain']:+.3f}) "
                 f"over {v['n']} shed levels"
                 for k, v in gains.items()
             ),
-            "verdict": per_workload({k: beats_verdict(v) for k, v in gains.items()}),
-            "note": f"accuracy interpolated at the same {load_name} shed; {on}"
-            + _topic_note(gains),
-            "kind": "claim",
-        }
+            per_workload({k: beats_verdict(v) for k, v in gains.items()}),
+            f"accuracy interpolated at the same {load_name} shed; {on}" + _topic_note(gains),
+        )
     )
     sheds = {
         k: shed_at_accuracy(c[c["method"] == "subscription"], PAPER_ACCURACY, shed_col)
         for k, c in curves.items()
     }
     rows.append(
-        {
-            "claim": f"Close to {PAPER_SHED:.0%} of the load can be shed at "
-            f"{PAPER_ACCURACY:.0%} accuracy",
-            "paper": "Sect. 6.5, Fig. 8a",
-            "paper_value": f"~{PAPER_SHED:.0%} shed at {PAPER_ACCURACY:.0%} accuracy",
-            "measured": "; ".join(
+        ROWS["shedding_claims_3"].row(
+            "; ".join(
                 f"{k}: {v:.1%} shed at >= {PAPER_ACCURACY:.0%} accuracy" for k, v in sheds.items()
             ),
-            "verdict": per_workload({k: shed_verdict(v) for k, v in sheds.items()}),
-            "note": f"subscription shedding, {load_name}, interpolated between thresholds; {on}"
+            per_workload({k: shed_verdict(v) for k, v in sheds.items()}),
+            f"subscription shedding, {load_name}, interpolated between thresholds; {on}"
             + _shed_note(sheds),
-            "kind": "claim",
-        }
+            PAPER_SHED=PAPER_SHED,
+            PAPER_ACCURACY=PAPER_ACCURACY,
+        )
     )
     rand = {k: random_drop_gaps(c, shed_col, MIN_SHED) for k, c in curves.items()}
     rows.append(
-        {
-            "claim": "Limiting the multicast is more effective than randomly dropping publications",
-            "paper": "Sect. 5.2.1",
-            "paper_value": "more accuracy at the same load (no size given)",
-            "measured": "; ".join(
+        ROWS["shedding_claims_4"].row(
+            "; ".join(
                 f"{k}: subscription shedding's accuracy minus random dropping's >= {v:+.3f}"
                 for k, v in rand.items()
             ),
-            "verdict": per_workload({k: random_drop_verdict(v) for k, v in rand.items()}),
-            "note": "random dropping drops whole publications in a seeded hash order until "
+            per_workload({k: random_drop_verdict(v) for k, v in rand.items()}),
+            "random dropping drops whole publications in a seeded hash order until "
             f"the same load is shed; compared at every threshold shedding >= {MIN_SHED:.0%} of "
             f"the load; {on}",
-            "kind": "claim",
-        }
+        )
     )
     rows.append(accuracy_shape_row(curves, on))
     return rows
@@ -235,11 +228,7 @@ def accuracy_loss_rates(curve: pd.DataFrame) -> tuple[float, float]:
 
 
 def accuracy_shape_row(curves: dict[str, pd.DataFrame], on: str = "") -> dict[str, Any]:
-    """Fig. 8a's shape (Sect. 6.5): as the threshold falls, accuracy first drops by a small
-    amount, then faster. Per workload and policy of :data:`SHAPE_METHODS`
-    (:func:`accuracy_loss_rates`), the loss per threshold step over the lower half of the
-    thresholds above the upper half's (:func:`~routelab.claims.direction`, no size); a
-    share over the curves."""
+    """Row ``accuracy_shape_row`` (claims.toml)."""
     parts, text, flat = [], [], []
     for kind, curve in curves.items():
         for method in SHAPE_METHODS:
@@ -258,36 +247,21 @@ def accuracy_shape_row(curves: dict[str, pd.DataFrame], on: str = "") -> dict[st
         if parts
         else Verdict("not comparable", "needs three thresholds on a shedding curve")
     )
-    return {
-        "claim": "Accuracy first falls by a small amount as the threshold falls, then faster",
-        "paper": "Sect. 6.5, Fig. 8a",
-        "paper_value": "small loss at large thresholds, faster at small ones (no size given)",
-        "measured": "; ".join(text) or "no curve with three thresholds",
-        "verdict": verdict,
-        "note": "accuracy lost per unit of threshold, upper vs lower half of the thresholds "
+    return ROWS["accuracy_shape_row"].row(
+        "; ".join(text) or "no curve with three thresholds",
+        verdict,
+        "accuracy lost per unit of threshold, upper vs lower half of the thresholds "
         f"(split at the median); {on}"
         + (f"; not faster at small thresholds: {', '.join(flat)}" if flat else ""),
-        "kind": "claim",
-    }
+    )
 
 
 def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
-    """Fig. 8b: at the peak input rate (32k/s in the paper) the level rises to one below
-    the maximum (7 of 8). Holds if the level ending the highest-rate segment is
-    ``top_level - 1``; direction only if it rose to another level above the one before the
-    segment; fails if it did not rise."""
-    claim = "At the peak input rate the controller raises the level to one below the maximum"
-    value = "level 7 of 8 at 32k/s"
+    """Row ``peak_level_row`` (claims.toml)."""
     if rep.empty:
-        return {
-            "claim": claim,
-            "paper": "Sect. 6.5, Fig. 8b",
-            "paper_value": value,
-            "measured": "no segment",
-            "verdict": Verdict("not comparable", "no rate segment"),
-            "note": "",
-            "kind": "claim",
-        }
+        return ROWS["peak_level_row"].row(
+            "no segment", Verdict("not comparable", "no rate segment"), ""
+        )
     i = int(rep["input_rate"].to_numpy().argmax())
     peak = rep.iloc[i]
     before = int(rep.iloc[i - 1]["level_end"]) if i > 0 else int(peak["level_start"])
@@ -306,16 +280,11 @@ def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
     )
     if level == top_level:
         note += "; the peak rate needs the top level here"
-    return {
-        "claim": claim,
-        "paper": "Sect. 6.5, Fig. 8b",
-        "paper_value": value,
-        "measured": f"level {level} of {top_level} at {peak['input_rate'] / 1000:g}k/s "
-        f"(from {before})",
-        "verdict": verdict,
-        "note": note,
-        "kind": "claim",
-    }
+    return ROWS["peak_level_row"].row(
+        f"level {level} of {top_level} at {peak['input_rate'] / 1000:g}k/s (from {before})",
+        verdict,
+        note,
+    )
 
 
 def _topic_note(gains: Mapping[str, Mapping[str, float]]) -> str:
@@ -364,23 +333,17 @@ def _shed_note(sheds: Mapping[str, float]) -> str:
 
 
 def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """Eq. 8 as a *check* row, not a paper claim: the controller builds ``segments``' ratio r
-    from these same level loads, so it satisfies Eq. 8 by construction; the row
-    verifies the construction (per :func:`eq8_holds`) and is labelled a derivation."""
+    """Row ``eq8_claim`` (claims.toml)."""
     ok = eq8_holds(segments, loads)
-    return {
-        "claim": "The segment ratio r satisfies Eq. 8 for the measured L(l)",
-        "paper": "Sect. 5.2.2, Eq. 8",
-        "paper_value": "r chosen so that Eq. 8 holds",
-        "measured": f"r = b^i/b^s = {segments.r:.3f}, max L(l-1)/L(l) = {segments.rho_max:.3f}",
-        "verdict": Verdict(
+    return ROWS["eq8_claim"].row(
+        f"r = b^i/b^s = {segments.r:.3f}, max L(l-1)/L(l) = {segments.rho_max:.3f}",
+        Verdict(
             "holds" if ok else "fails",
             "derivation: r is computed from the same L(l) it is checked against (eq8_holds)",
         ),
-        "note": f"{segments.reading} reading of Eq. 8 (see routelab.s3tm.shedding_controller); "
+        f"{segments.reading} reading of Eq. 8 (see routelab.s3tm.shedding_controller); "
         "a check of our construction, it cannot test the paper",
-        "kind": "check",
-    }
+    )
 
 
 def follows_rate(report: pd.DataFrame, top_level: int) -> tuple[int, int]:
@@ -478,27 +441,18 @@ def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
     lag = lag_ratio(rep)
     up, down = lag_times(rep)
     rows = [
-        {
-            "claim": "The controller raises and lowers the shedding level with the input rate "
-            "without oscillating",
-            "paper": "Sect. 5.2.2, Sect. 6.5, Fig. 8b",
-            "paper_value": "level follows 16k -> 32k -> 2k -> 16k/s (up to 7 of 8), no oscillation",
-            "measured": f"{path}; {ok}/{n} rate changes followed; {jumps} ideal<->overload "
+        ROWS["controller_claims"].row(
+            f"{path}; {ok}/{n} rate changes followed; {jumps} ideal<->overload "
             f"jumps; largest settled range {int(rep['settled_range'].max())} level(s); "
             f"dropped {rep['dropped'].sum():.0f} publications",
-            "verdict": controller_verdict(rep, jumps, top),
-            "note": note,
-            "kind": "claim",
-        },
-        {
-            "claim": "After the sharp rate decrease the level takes longer to come down than "
-            "it took to go up",
-            "paper": "Sect. 6.5, Fig. 8b",
-            "paper_value": "slower down (buffer draining) than up (no size given)",
-            "measured": "settling time after the decrease / after the increase = "
+            controller_verdict(rep, jumps, top),
+            note,
+        ),
+        ROWS["controller_claims_2"].row(
+            "settling time after the decrease / after the increase = "
             + "{1:.0f} s / {0:.0f} s = {2:.2f}".format(*lag_times(rep), lag),
-            "verdict": lag_verdict(lag),
-            "note": "settling time = seconds from the rate change until the level first "
+            lag_verdict(lag),
+            "settling time = seconds from the rate change until the level first "
             "reaches the level it ends the segment on; a simulation with our measured L(l), "
             "buffer and capacity, not the paper's testbed"
             + _lag_sensitivity(up, down)
@@ -510,8 +464,7 @@ def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
                 f"{run.segments.size:,.0f} publications, and the level came down {down:.0f} s "
                 f"after the decrease against {up:.0f} s up after the increase"
             ),
-            "kind": "claim",
-        },
+        ),
     ]
     rows.append(peak_level_row(rep, top))
     return rows

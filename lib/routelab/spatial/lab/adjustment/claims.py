@@ -6,13 +6,17 @@ timing row rests on the seeds (one independent stream each), paired within a see
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from routelab.claims import (
+    Declaration,
     Verdict,
     beyond_measured,
     combine,
+    declarations,
     direction_measured,
     equivalent_measured,
     name_deciding_reading,
@@ -31,6 +35,9 @@ from routelab.spatial.lab.regime import (
     runs_reason,
 )
 from routelab.spatial.migration import select_brute_force, select_dp
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 #: the smallest effect a "longer", "faster", "less" or "more" is about (RA "fastest": RA /
 #: GR and RA / SI below 1 / 1.25; two default runs read RA / GR 1.09x [1.05, 1.14] and
@@ -60,12 +67,6 @@ def _paired(
     return sub[a].to_numpy(float), sub[b].to_numpy(float)
 
 
-def _row(claim: str, where: str, paper: str, measured: str, verdict: Verdict, note: str = "",
-         kind: str = "claim", timing: bool = False) -> dict:  # fmt: skip
-    return {"claim": claim, "paper": where, "paper_value": paper, "measured": measured,
-            "verdict": verdict, "note": note, "kind": kind, "timing": timing}  # fmt: skip
-
-
 def _paired_grid(
     runs: pd.DataFrame, column: str, a: str, b: str, mu: int
 ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
@@ -83,10 +84,14 @@ def _paired_grid(
     return (*(p if len(p) else np.zeros(shape) for p in pick), sub[sub.seed.isin(both)])
 
 
-def gated_row(
+def gated_row(row: Declaration, what: str, *args: Any) -> dict:
+    """A declared row graded through the regime gate (:func:`_gated`, whose arguments follow
+    ``what``)."""
+    return row.row(*_gated(row.claim, what, *args))
+
+
+def _gated(
     claim: str,
-    where: str,
-    paper: str,
     what: str,
     runs: pd.DataFrame,
     column: str,
@@ -96,8 +101,8 @@ def gated_row(
     judge,  # noqa: ANN001
     note: str,
     c_paper: float = C_PAPER_US,
-) -> dict:
-    """A timing row through the regime gate and the per-message cost map
+) -> tuple[str, Verdict, str]:
+    """A timing row's measured text, verdict and note through the regime gate and the per-message cost map
     (:mod:`routelab.spatial.lab.regime`): the verdict at ``c_paper`` µs per message
     (measured work plus modelled platform cost), the one on this engine (``c = 0``) and the
     flip point in the note. ``column`` holds, per run, the value at every cost of
@@ -107,15 +112,14 @@ def gated_row(
     reason = runs_reason(used)
     if not len(ga) or reason:
         why = reason or f"the runs have no {column}"
-        return _row(claim, where, paper, "not measured" if not len(ga) else
-                    f"{a} / {b} on this engine: {_fmt(ga[:, 0], gb[:, 0])}",
-                    not_comparable(f"not work-dominated: {why}"), note, timing=True)  # fmt: skip
+        return ("not measured" if not len(ga) else
+                f"{a} / {b} on this engine: {_fmt(ga[:, 0], gb[:, 0])}",
+                not_comparable(f"not work-dominated: {why}"), note)  # fmt: skip
     vmap = paired_map(claim, judge, ga, gb)
     fl = flip_points(vmap, c_paper).iloc[0]
     i0, ip = 0, check_cost(c_paper)
     v = judge(ga[:, ip], gb[:, ip])
-    return _row(
-        claim, where, paper,
+    return (
         f"at the paper's per-message cost (measured work + modelled {c_paper:g} µs per message): "
         f"{a} / {b} {what} {_fmt(ga[:, ip], gb[:, ip])} | on this engine (c = 0): "
         f"{fl.verdict_engine}, {_fmt(ga[:, i0], gb[:, i0])}",
@@ -124,7 +128,6 @@ def gated_row(
         f"{fl.verdict_engine}; flip point c*: {fl.flip}" + reading_note(vmap, claim, v.verdict)
         + f"; fixed-cost share at most {used.fixed_share.max():.1%}, busiest worker busy at "
         f"least {used.busy_min_s.min():.2f} s",
-        timing=True,
     )  # fmt: skip
 
 
@@ -142,10 +145,9 @@ def _snapshots(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[(frame["level"] == "selection")]
 
 
-def _combined(claim: str, where: str, paper: str, parts: list[tuple[str, Verdict]], note: str,
-              timing: bool = True, kind: str = "claim") -> dict:  # fmt: skip
-    return _row(claim, where, paper, "; ".join(p for p, _ in parts),
-                combine([v for _, v in parts]), note, kind=kind, timing=timing)  # fmt: skip
+def _combined(row: Declaration, parts: list[tuple[str, Verdict]], note: str, **slots: Any) -> dict:
+    """The declared row of several graded parts: their texts joined, their verdicts combined."""
+    return row.row("; ".join(p for p, _ in parts), combine([v for _, v in parts]), note, **slots)
 
 
 def _pair(runs: pd.DataFrame, column: str, a: str, b: str, mu: int, judge, label: str):  # noqa: ANN001, ANN202
@@ -172,9 +174,7 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     if not len(snap) or SELECT_MS not in snap:
         why = (f"the runs lack {SELECT_MS} (a frame recorded before it)" if len(snap)
                else "no selection snapshots in the runs")  # fmt: skip
-        return [_row("DP's selection runs significantly longer than GR's, SI's and RA's",
-                     "Sect. VI-D, Fig. 12(a)", "significantly longer", "not measured",
-                     not_comparable(why), note, timing=True)]  # fmt: skip
+        return [ROWS["selection_rows_2"].row("not measured", not_comparable(why), note)]
     longer = [_pair(snap, SELECT_MS, "DP", o, small,
                     lambda x, y: direction_measured(x, y, expected="above", margin=MIN_EFFECT), "")
               for o in ("GR", "SI", "RA")]  # fmt: skip
@@ -200,26 +200,29 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     oom_big = int(snap[(snap["selector"] == "DP") & (snap["mu"] == big)]["oom"].sum())
     n_big = int(snap[(snap["selector"] == "DP") & (snap["mu"] == big)]["snapshots"].sum())
     return [
-        _combined("DP's selection runs significantly longer than GR's, SI's and RA's",
-                  "Sect. VI-D, Fig. 12(a)", "significantly longer", longer,
-                  f"{note}; {where_small}"),
-        _combined("RA selects fastest", "Sect. VI-D, Fig. 12(a)", "RA < GR, SI", fastest,
-                  f"{note}; {where_small}"),
-        _combined("GR and SI are very efficient too", "Sect. VI-D, Fig. 12(a)",
-                  f"far below DP (here: under {VERY_EFFICIENT:.0%} of DP's time)", efficient,
-                  f"{note}; {where_small}"),
-        _combined("GR, SI and RA's selection time does not change with the number of queries",
-                  "Sect. VI-D, Fig. 13", "unchanged (here: within 1.5x)",
-                  [(f"selection time at {big:,} / {small:,} queries: " + p, v) for p, v in flat],
-                  note),
-        _row("DP runs out of memory at the larger query count", "Sect. VI-D, Fig. 13",
-             "out of memory",
-             f"{oom_big} of DP's {n_big} selections at {big:,} queries exceeded the table bound",
-             Verdict("holds" if oom_big else "fails",
-                     "holds if some DP selection exceeded its memory bound"),
-             "the bound is our parameter (dp_max_table), the memory a worker can spare: a check "
-             "of the configuration", kind="check"),
-    ]  # fmt: skip
+        _combined(ROWS["dp_selects_longest"], longer, f"{note}; {where_small}"),
+        _combined(ROWS["ra_selects_fastest"], fastest, f"{note}; {where_small}"),
+        _combined(
+            ROWS["gr_si_efficient"],
+            efficient,
+            f"{note}; {where_small}",
+            VERY_EFFICIENT=VERY_EFFICIENT,
+        ),
+        _combined(
+            ROWS["selection_flat_in_queries"],
+            [(f"selection time at {big:,} / {small:,} queries: " + p, v) for p, v in flat],
+            note,
+        ),
+        ROWS["dp_table_bound"].row(
+            f"{oom_big} of DP's {n_big} selections at {big:,} queries exceeded the table bound",
+            Verdict(
+                "holds" if oom_big else "fails",
+                "holds if some DP selection exceeded its memory bound",
+            ),
+            "the bound is our parameter (dp_max_table), the memory a worker can spare: a check "
+            "of the configuration",
+        ),
+    ]
 
 
 def _paired_mus(frame: pd.DataFrame, column: str, name: str, small: int, big: int):  # noqa: ANN202
@@ -236,17 +239,26 @@ def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[
     oom = _dp_oom(runs, small)
 
     def dp_guard(label: str, judge):  # noqa: ANN001, ANN202
-        return (lambda x, y: not_comparable(f"DP ran out of memory {oom} times at {small:,} "
-                                            "queries")) if oom and "DP" in label else judge  # fmt: skip
+        return (
+            (lambda x, y: not_comparable(f"DP ran out of memory {oom} times at {small:,} queries"))
+            if oom and "DP" in label
+            else judge
+        )
 
     below = lambda x, y: direction_measured(x, y, expected="below")  # noqa: E731
     size = [_pair(runs, "p2_bytes_mean", a, b, small, dp_guard(a, below), "")
             for a in ("DP", "GR") for b in ("SI", "RA")]  # fmt: skip
     least_time = [_pair(runs, "p2_migration_ms_mean", a, b, small, dp_guard(a, below), "")
                   for a in ("DP", "GR") for b in ("SI", "RA")]  # fmt: skip
-    slightly = _pair(runs, "p2_migration_ms_mean", "DP", "GR", small,
-                     dp_guard("DP", lambda x, y: within_factor_measured(x, y, SLIGHTLY,
-                                                                        SLIGHTLY_TOL)), "")  # fmt: skip
+    slightly = _pair(
+        runs,
+        "p2_migration_ms_mean",
+        "DP",
+        "GR",
+        small,
+        dp_guard("DP", lambda x, y: within_factor_measured(x, y, SLIGHTLY, SLIGHTLY_TOL)),
+        "",
+    )
     half = [_pair(runs, "p2_migration_ms_mean", "GR", o, small,
                   lambda x, y: within_factor_measured(x, y, HALF, HALF_TOL), "")
             for o in ("RA", "SI")]  # fmt: skip
@@ -262,27 +274,14 @@ def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[
                      direction_measured(x, y, expected="above") if small != big
                      else not_comparable("one query count")))  # fmt: skip
     dp_rows = [
+        _combined(ROWS["dp_gr_least_data"], size, f"{note}; per Phase II migration"),
+        _combined(ROWS["dp_gr_least_time"], least_time, timing_note),
         _combined(
-            "DP and GR migrate the least data",
-            "Sect. VI-D, Fig. 12(b)",
-            "DP, GR < SI, RA (mean migrated size)",
-            size,
-            f"{note}; per Phase II migration",
-            timing=False,
-        ),
-        _combined(
-            "DP and GR take the least time to migrate",
-            "Sect. VI-D, Fig. 12(b)",
-            "DP, GR < SI, RA (mean migration time)",
-            least_time,
-            timing_note,
-        ),
-        _combined(
-            "DP takes slightly longer than GR to migrate",
-            "Sect. VI-D, Fig. 12(b)",
-            f"slightly longer (here: {SLIGHTLY:g}x within {SLIGHTLY_TOL:g}x)",
+            ROWS["dp_slightly_longer"],
             [slightly],
             timing_note,
+            SLIGHTLY=SLIGHTLY,
+            SLIGHTLY_TOL=SLIGHTLY_TOL,
         ),
     ]
     if oom:  # a DP that gave up migrates nothing: never a win, the row cannot be graded
@@ -292,10 +291,8 @@ def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[
             )
     return [
         *dp_rows,
-        _combined("GR's migration time is nearly half of RA's and of SI's",
-                  "Sect. VI-D, Fig. 14(a)", "nearly half", half, timing_note),
-        _combined("more queries: larger migrations, taking longer", "Sect. VI-D, Fig. 14(b) vs (a)",
-                  "larger and longer", more, f"{note}; GR per Phase II migration"),
+        _combined(ROWS["gr_half_of_ra_si"], half, timing_note),
+        _combined(ROWS["more_queries_larger"], more, f"{note}; GR per Phase II migration"),
     ]  # fmt: skip
 
 
@@ -308,19 +305,13 @@ def latency_rows(runs: pd.DataFrame, small: int, note: str, c_paper: float) -> l
     second = [_fewer_delayed(runs, "DP", o, small) for o in ("SI", "RA")]
     return [
         first,
-        _combined("DP is second: it delays fewer tuples than SI and RA", "Sect. VI-D, Fig. 12(c)",
-                  "DP second to GR", second, note + "; b1 = the p99 latency without adjustment"),
+        _combined(ROWS["dp_second"], second, note + "; b1 = the p99 latency without adjustment"),
         _middle_bucket_row(runs, small, note),
     ]  # fmt: skip
 
 
 def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
-    """Fig. 12(c): "DP delays more tuples into 100 ms - 1 s than GR", graded on the paired
-    **difference** of the shares of all tuples in [b1, 10 b1) (DP's minus GR's, one pair per
-    seed, its t interval): holds above 0, fails below. Not on their ratio: a seed whose DP
-    sends nearly every delayed tuple past 10 b1 leaves DP's middle share near 0, its log
-    ratio unbounded, and the ratio's interval (0.013x-80x over 5 seeds) then decides nothing
-    while every seed's difference points the same way."""
+    """Row ``_middle_bucket_row`` (claims.toml)."""
     x, y = _paired(runs, "lat_mid", "DP", "GR", small)
     d = x - y
     mean, lo, hi = t_interval(d)
@@ -329,11 +320,18 @@ def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
     measured = (f"share of all tuples in [b1, 10 b1), DP - GR: {mean:+.1%} [{lo:+.1%}, {hi:+.1%}] "
                 f"over {len(d)} seeds (DP {float(np.mean(x)) if len(x) else float('nan'):.1%}, "
                 f"GR {float(np.mean(y)) if len(y) else float('nan'):.1%}){past}")  # fmt: skip
-    verdict = beyond_measured(mean, lo, hi, 0.0, expected="above",
-                              what="DP's middle-bucket share minus GR's", repeats=len(d))  # fmt: skip
-    return _row("DP delays more tuples into 100 ms - 1 s than GR", "Sect. VI-D, Fig. 12(c)",
-                "more in the middle bucket", measured, verdict,
-                note + "; the paper's 100 ms - 1 s read as b1 - 10 b1", timing=True)  # fmt: skip
+    verdict = beyond_measured(
+        mean,
+        lo,
+        hi,
+        0.0,
+        expected="above",
+        what="DP's middle-bucket share minus GR's",
+        repeats=len(d),
+    )
+    return ROWS["dp_middle_bucket"].row(
+        measured, verdict, note + "; the paper's 100 ms - 1 s read as b1 - 10 b1"
+    )
 
 
 def _fewer_delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[str, Verdict]:
@@ -349,8 +347,9 @@ def _fewer_delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[str, Ve
     measured = (f"delayed share {a} - {b}: {mean:+.2%} [{lo:+.2%}, {hi:+.2%}] over {len(d)} "
                 f"seeds ({a} {float(np.mean(x)) if len(x) else float('nan'):.2%}, "
                 f"{b} {float(np.mean(y)) if len(y) else float('nan'):.2%})")  # fmt: skip
-    return measured, beyond_measured(mean, lo, hi, 0.0, expected="below",
-                                     what=f"{a}'s delayed share minus {b}'s", repeats=len(d))  # fmt: skip
+    return measured, beyond_measured(
+        mean, lo, hi, 0.0, expected="below", what=f"{a}'s delayed share minus {b}'s", repeats=len(d)
+    )
 
 
 def _delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[np.ndarray, np.ndarray]:
@@ -359,17 +358,20 @@ def _delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[np.ndarray, n
 
 
 def check_rows(runs: pd.DataFrame, sigma: float | None = None) -> list[dict]:
-    """Checks of our implementation (Sect. V-A): Phase II selects only in a period whose
-    balance constraint is violated (max / min load above sigma)."""
+    """Row ``check_rows`` (claims.toml)."""
     if "p2_selections" not in runs:
         return []
     n, ok = int(runs["p2_selections"].sum()), int(runs["p2_triggered"].sum())
-    return [_row("the adjustment is triggered by a violated balance constraint",
-                 "Sect. V-A", "only when max / min load > sigma",
-                 f"{ok} of {n} Phase II selections in a period above sigma",
-                 Verdict("holds" if ok == n and n else "fails" if n else "not comparable",
-                         "holds if every Phase II selection followed a violated constraint"),
-                 "a check of our implementation", kind="check")]  # fmt: skip
+    return [
+        ROWS["phase2_triggered"].row(
+            f"{ok} of {n} Phase II selections in a period above sigma",
+            Verdict(
+                "holds" if ok == n and n else "fails" if n else "not comparable",
+                "holds if every Phase II selection followed a violated constraint",
+            ),
+            "a check of our implementation",
+        )
+    ]
 
 
 #: the reading of READINGS.md that Fig. 16's row is graded under, and beside it the other
@@ -400,9 +402,7 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
 
     def fig16(column: str, how: str) -> dict:
         return gated_row(
-            "with local adjustment the throughput is higher than without",
-            "Sect. VI-D, Fig. 16",
-            "higher (the margin was lost)",
+            ROWS["fig16_throughput"],
             f"throughput ({what})",
             source,
             column,
@@ -417,8 +417,9 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
     row = fig16("throughput_grid", "the sum of every period's busiest worker")
     if "throughput_total_grid" in source.columns:
         alt = fig16("throughput_total_grid", "the busiest worker's total")
-        row = name_deciding_reading([row], [alt], THROUGHPUT_READING,
-                                    "tuples over the busiest worker's total seconds")[0]  # fmt: skip
+        row = name_deciding_reading(
+            [row], [alt], THROUGHPUT_READING, "tuples over the busiest worker's total seconds"
+        )[0]
     out.append(row)
     out.append(_dp_exact_row())
     out += check_rows(all_runs)
@@ -427,34 +428,25 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
 
 
 def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str, c_paper: float) -> dict:
-    """Sect. VI-D, Fig. 12(c): GR leaves the most tuples unaffected (the share below b1),
-    against DP, SI and RA, each pair through the gate and the per-message cost map; the
-    row combines the three."""
+    """Row ``_latency_row`` (claims.toml)."""
     parts = [
-        gated_row("GR leaves the most tuples unaffected", "", "", "share below b1", runs,
-                  "lat_fast_grid", "GR", other, mu,
-                  lambda a, b: direction_measured(a, b, expected="above"), "", c_paper)
+        _gated("GR leaves the most tuples unaffected", "share below b1", runs, "lat_fast_grid",
+               "GR", other, mu, lambda a, b: direction_measured(a, b, expected="above"), "",
+               c_paper)
         for other in ("DP", "SI", "RA")
     ]  # fmt: skip
-    v = combine([p["verdict"] for p in parts])
-    return _row(
-        "GR has the smallest side effect: the fewest tuples delayed by the migrations",
-        "Sect. VI-D, Figs. 12(c), 15",
-        "GR first, DP second",
-        " || ".join(p["measured"] for p in parts),
-        v,
-        scale_note
-        + "; b1 = the p99 latency without adjustment; "
-        + " || ".join(p["note"].lstrip("; ") for p in parts),
-        timing=True,
-    )
+    return ROWS["gr_fewest_delayed"].row(
+        " || ".join(m for m, _, _ in parts),
+        combine([v for _, v, _ in parts]),
+        scale_note + "; b1 = the p99 latency without adjustment; "
+        + " || ".join(n.lstrip("; ") for _, _, n in parts),
+    )  # fmt: skip
 
 
 def _phase_and_global_rows(
     all_runs: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US
 ) -> list[dict]:
-    """Phase I's check (every action lowered the estimated load, and splits fire in the
-    reading where they can pay) and the global adjustment (beyond the paper: no figure)."""
+    """Row ``_phase_and_global_rows`` (claims.toml)."""
     out = []
     gr = all_runs[all_runs["selector"] == "GR"]
     if "phase1_splits" in gr.columns and len(gr):
@@ -466,18 +458,19 @@ def _phase_and_global_rows(
         gi2 = per.loc["gi2_checks", "phase1_splits"] if "gi2_checks" in per.index else 0
         pairs = per.loc["pairs_unit", "phase1_splits"] if "pairs_unit" in per.index else None
         ok = acts == lowered and gi2 == 0 and (pairs is None or pairs > 0)
-        out.append(_row(
-            "Phase I splits or merges a hot cell only when that lowers the total load",
-            "Sect. V-A, Phase I", "splits and merges that reduce the total workload",
-            f"{text}; {lowered} of {acts} actions lowered the estimated load",
-            Verdict("holds" if ok else "fails",
+        out.append(
+            ROWS["phase1_lowers_load"].row(
+                f"{text}; {lowered} of {acts} actions lowered the estimated load",
+                Verdict(
+                    "holds" if ok else "fails",
                     "holds if every action lowered the estimated load, no split fired under "
                     "gi2_checks (where a split cannot lower the total) and splits fired under "
-                    "pairs_unit (where they can), if run"),
-            "a check of our implementation: under gi2_checks the two pieces check the same "
-            "postings and copy the objects with terms in both, so only merges can pay there",
-            kind="check",
-        ))  # fmt: skip
+                    "pairs_unit (where they can), if run",
+                ),
+                "a check of our implementation: under gi2_checks the two pieces check the same "
+                "postings and copy the objects with terms in both, so only merges can pay there",
+            )
+        )
     glob = all_runs[all_runs["scenario"] == "global"] if "scenario" in all_runs else all_runs[:0]
     if len(glob):
         mu = int(glob["mu"].max())
@@ -485,11 +478,8 @@ def _phase_and_global_rows(
         switches = int(mine["global_switches"].sum())
         gain = float(mine["global_best_gain"].max()) if "global_best_gain" in mine else float("nan")
         gamma = float(mine["global_gamma"].max()) if "global_gamma" in mine else float("nan")
-        claim = "re-partitioning when the distribution changes raises the throughput"
         row = gated_row(
-            claim,
-            "Sect. V-B",
-            "higher (no figure in the paper)",
+            ROWS["global_repartition"],
             "throughput",
             glob,
             "throughput_grid",
@@ -510,14 +500,12 @@ def _phase_and_global_rows(
                 f"no re-partition was taken (0 switches: the best promised {gain:.1%}, "
                 f"gamma = {gamma:.0%}), so the runs compare local adjustment with itself"
             )
-        row["kind"] = "beyond"
         out.append(row)  # fmt: skip
     return out
 
 
 def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:
-    """C20's consequence: DP is exact. Checked here on random instances of up to 12 cells
-    against the brute force."""
+    """Row ``_dp_exact_row`` (claims.toml)."""
     rng = np.random.default_rng(seed)
     wrong = 0
     for _ in range(n_cases):
@@ -526,11 +514,14 @@ def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:
         size = rng.integers(0, 30, k)
         need = float(rng.random() * load.sum())
         wrong += select_dp(load, size, need).cost != select_brute_force(load, size, need).cost
-    return _row("DP solves the Minimum Cost Migration problem exactly (its O(|C| S_ub) table)",
-                "Sect. V-A", "exact", f"{n_cases - wrong} of {n_cases} random instances equal "
-                "the brute force", Verdict("holds" if not wrong else "fails",
-                                           "holds if DP's cost equals the brute force's on every instance"),
-                "a check of our implementation", kind="check")  # fmt: skip
+    return ROWS["dp_exact"].row(
+        f"{n_cases - wrong} of {n_cases} random instances equal the brute force",
+        Verdict(
+            "holds" if not wrong else "fails",
+            "holds if DP's cost equals the brute force's on every instance",
+        ),
+        "a check of our implementation",
+    )
 
 
 #: the timing rows that go through the regime gate and the per-message cost map: (claim,
@@ -574,9 +565,16 @@ def regime_table(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (scenario, mu, sel), g in runs.groupby(["scenario", "mu", "selector"]):
         reason = runs_reason(g)
-        rows.append({"scenario": scenario, "mu": int(mu), "selector": sel,
-                     "seeds": int(g["seed"].nunique()),
-                     "fixed_share_max": float(g["fixed_share"].max()) if "fixed_share" in g else np.nan,
-                     "busy_min_s": float(g["busy_min_s"].min()) if "busy_min_s" in g else np.nan,
-                     "work_dominated": not reason, "reason": reason})  # fmt: skip
+        rows.append(
+            {
+                "scenario": scenario,
+                "mu": int(mu),
+                "selector": sel,
+                "seeds": int(g["seed"].nunique()),
+                "fixed_share_max": float(g["fixed_share"].max()) if "fixed_share" in g else np.nan,
+                "busy_min_s": float(g["busy_min_s"].min()) if "busy_min_s" in g else np.nan,
+                "work_dominated": not reason,
+                "reason": reason,
+            }
+        )
     return pd.DataFrame(rows)

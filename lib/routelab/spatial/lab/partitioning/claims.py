@@ -21,6 +21,7 @@ from routelab.claims import (
     Verdict,
     best_measured,
     combine,
+    declarations,
     direction,
     direction_measured,
     equivalent,
@@ -49,6 +50,9 @@ from routelab.spatial.lab.regime import (
     regime_table,
     verdict_map,
 )
+
+#: the rows, declared once (claims.toml beside this module)
+ROWS = declarations(__file__)
 
 C1_PAPER = 160_659 / 76_921  # US-Q1: grid vs frequency, 2.09x
 C2_PAPER = 267_415 / 181_542  # US-Q2: metric vs R-tree, 1.47x
@@ -163,45 +167,34 @@ def _family_row(df: pd.DataFrame, q: str, better: tuple, worse: tuple) -> tuple[
 
 
 def c1_space_beats_text_on_q1(fig6: pd.DataFrame) -> dict:
-    """Sect. VI-B, Fig. 6: "for Q1 queries, space-partitioning algorithms perform better than
-    text-partitioning algorithms" (every space baseline against every text baseline, both
-    datasets), sized by the paper's example (US-Q1 grid vs frequency, 2.09x)."""
+    """Row ``c1_space_beats_text_on_q1`` (claims.toml)."""
     size, measured = _ratio_row(fig6, "US", "Q1", "grid", "frequency", C1_PAPER, RATIO_TOL)
     family, got = _family_row(fig6, "Q1", SPACE, TEXT)
     v = combine([family, size])
-    return {
-        "claim": "Q1: space partitioning beats text partitioning (all six baselines; "
-        "sized by grid vs frequency, US-Q1)",
-        "paper": "Sect. VI-B, Fig. 6",
-        "paper_value": f"space > text; {C1_PAPER:.2f}x (160,659 vs 76,921 tuples/s)",
-        "measured": f"{measured}; {got}",
-        "verdict": v,
-        "note": _costs(fig6, "US", "Q1", ("grid", "frequency"))
+    return ROWS["c1_space_beats_text_on_q1"].row(
+        f"{measured}; {got}",
+        v,
+        _costs(fig6, "US", "Q1", ("grid", "frequency"))
         + (
             ". Text partitioning copies objects to every worker owning one of their terms"
             if v.verdict in ("holds", "direction only")
             else ". Text partitioning copies objects, yet here the grid's imbalance or the "
             "measured per-tuple cost offsets it: compare the model ratio with the measured one"
         ),
-        "timing": True,
-    }
+        C1_PAPER=C1_PAPER,
+    )
 
 
 def c2_text_beats_space_on_q2(fig6: pd.DataFrame) -> dict:
-    """Sect. VI-B, Fig. 6: "for Q2 queries, text-partitioning algorithms perform better than
-    space-partitioning algorithms", sized by US-Q2 metric vs R-tree (1.47x)."""
+    """Row ``c2_text_beats_space_on_q2`` (claims.toml)."""
     size, measured = _ratio_row(fig6, "US", "Q2", "metric", "r-tree", C2_PAPER, C2_TOL)
     family, got = _family_row(fig6, "Q2", TEXT, SPACE)
     v = combine([family, size])
     fails = v.verdict in ("fails", "partly")
-    return {
-        "claim": "Q2: text partitioning beats space partitioning (all six baselines; "
-        "sized by metric vs R-tree, US-Q2)",
-        "paper": "Sect. VI-B, Fig. 6",
-        "paper_value": f"text > space; {C2_PAPER:.2f}x (267,415 vs 181,542 tuples/s)",
-        "measured": f"{measured}; {got}",
-        "verdict": v,
-        "note": _costs(fig6, "US", "Q2", ("metric", "r-tree"))
+    return ROWS["c2_text_beats_space_on_q2"].row(
+        f"{measured}; {got}",
+        v,
+        _costs(fig6, "US", "Q2", ("metric", "r-tree"))
         + (
             ". Space partitioning duplicates Q2's large ranges less than the paper's reason "
             "expects on our data, while text partitioning still copies objects"
@@ -209,13 +202,12 @@ def c2_text_beats_space_on_q2(fig6: pd.DataFrame) -> dict:
             else ". Q2's large ranges and rarer keywords favour text partitioning, as the "
             "paper explains"
         ),
-        "timing": True,
-    }
+        C2_PAPER=C2_PAPER,
+    )
 
 
 def c3_best_baselines(fig6: pd.DataFrame) -> dict:
-    """Sect. VI-B: metric is the best text baseline and kd-tree the best space baseline
-    (per set and family, on the paired replays)."""
+    """Row ``c3_best_baselines`` (claims.toml)."""
     verdicts, got = [], []
     for c, q in _sets(fig6):
         for fam, winner in ((TEXT, "metric"), (SPACE, "kd-tree")):
@@ -225,13 +217,10 @@ def c3_best_baselines(fig6: pd.DataFrame) -> dict:
             best = max(samples, key=lambda a, s=samples: _med(s[a])) if samples else "-"
             got.append(f"{_name(c, q)} {'text' if fam == TEXT else 'space'}: {best}")
     v = share_measured(verdicts, rule="(set, family) cases where the paper's winner is best")
-    return {
-        "claim": "metric is the best text baseline and kd-tree the best space baseline",
-        "paper": "Sect. VI-B, Fig. 6",
-        "paper_value": "metric, kd-tree",
-        "measured": "; ".join(got) + " (highest median)",
-        "verdict": v,
-        "note": "model-throughput winners: "
+    return ROWS["c3_best_baselines"].row(
+        "; ".join(got) + " (highest median)",
+        v,
+        "model-throughput winners: "
         + "; ".join(
             f"{_name(c, q)}: "
             + ", ".join(
@@ -240,8 +229,7 @@ def c3_best_baselines(fig6: pd.DataFrame) -> dict:
             )
             for c, q in _sets(fig6)
         ),
-        "timing": True,
-    }
+    )
 
 
 def _best_per_set(fig7: pd.DataFrame, column: str, higher: bool) -> list[tuple[str, Verdict]]:
@@ -254,8 +242,7 @@ def _best_per_set(fig7: pd.DataFrame, column: str, higher: bool) -> list[tuple[s
 
 
 def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 7: "hybrid partitioning shows the overall best performance regardless
-    of the data distributions"."""
+    """Row ``c4_hybrid_best`` (claims.toml)."""
     per = _best_per_set(fig7, "throughput_runs", True)
     v = share_measured([x for _, x in per], rule="sets where hybrid's throughput is highest")
     model = [
@@ -267,26 +254,19 @@ def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
         for st in _sets(fig7)
         if "busy_imbalance" in fig7.columns
     )
-    return {
-        "claim": "hybrid partitioning is best regardless of the distribution",
-        "paper": "Sect. VI-C, Fig. 7",
-        "paper_value": "best on every dataset-query set",
-        "measured": "; ".join(f"{n}: {x.verdict}" for n, x in per)
+    return ROWS["c4_hybrid_best"].row(
+        "; ".join(f"{n}: {x.verdict}" for n, x in per)
         + f" (modelled throughput: best on {len(model)}/{len(_sets(fig7))})",
-        "verdict": v,
-        "note": (
-            "hybrid's measured throughput leads on every set"
-            if v.verdict == "holds"
-            else f"hybrid leads the model on {len(model)}/{len(_sets(fig7))} sets; the measured "
-            f"busy times are less even than the modelled loads (hybrid busy max/mean: {busy})"
-        ),
-        "timing": True,
-    }
+        v,
+        "hybrid's measured throughput leads on every set"
+        if v.verdict == "holds"
+        else f"hybrid leads the model on {len(model)}/{len(_sets(fig7))} sets; the measured "
+        f"busy times are less even than the modelled loads (hybrid busy max/mean: {busy})",
+    )
 
 
 def c5_hybrid_q3(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 7(c): hybrid outperforms metric and kd-tree by 30 % on Q3 (against
-    the better of the two, per dataset, on the paired replays)."""
+    """Row ``c5_hybrid_q3`` (claims.toml)."""
     verdicts, got = [], []
     for c in sorted(set(fig7[fig7.query_set == "Q3"].country)):
         h = _runs(fig7, c, "Q3", "hybrid")
@@ -296,15 +276,9 @@ def c5_hybrid_q3(fig7: pd.DataFrame) -> dict:
             verdicts.append(within_factor_measured(h, rivals[best], C5_PAPER, C5_TOL))
             got.append(f"{_name(c, 'Q3')} {_med(h) / _med(rivals[best]):.2f}x vs {best}")
     v = combine(verdicts) if verdicts else not_comparable("no Q3 runs")
-    return {
-        "claim": "Q3: hybrid outperforms metric and kd-tree by 30 %",
-        "paper": "Sect. VI-C, Fig. 7c",
-        "paper_value": "1.30x",
-        "measured": "; ".join(got) or "not measured",
-        "verdict": v,
-        "note": _costs(fig7, "GB", "Q3", COMPARED),
-        "timing": True,
-    }
+    return ROWS["c5_hybrid_q3"].row(
+        "; ".join(got) or "not measured", v, _costs(fig7, "GB", "Q3", COMPARED)
+    )
 
 
 def _pairs_row(fig7: pd.DataFrame, q: str, pairs: tuple[tuple[str, str], ...]) -> Verdict:
@@ -318,59 +292,46 @@ def _pairs_row(fig7: pd.DataFrame, q: str, pairs: tuple[tuple[str, str], ...]) -
 
 
 def c6_q1_order(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 7(a): on Q1 hybrid slightly beats kd-tree, both far above metric."""
+    """Row ``c6_q1_order`` (claims.toml)."""
     got = [
         f"{_name(c, 'Q1')}: " + ", ".join(f"{a} {_med(_runs(fig7, c, 'Q1', a)):,.0f}"
                                          for a in ("hybrid", "kd-tree", "metric"))
         for c in sorted(set(fig7[fig7.query_set == "Q1"].country))
     ]  # fmt: skip
-    return {
-        "claim": "Q1: hybrid slightly > kd-tree >> metric",
-        "paper": "Sect. VI-C, Fig. 7a",
-        "paper_value": "hybrid > kd-tree > metric",
-        "measured": "; ".join(got) + " tuples/s (medians)",
-        "verdict": _pairs_row(fig7, "Q1", (("hybrid", "kd-tree"), ("kd-tree", "metric"))),
-        "note": _costs(fig7, "US", "Q1", ("hybrid", "kd-tree", "metric")),
-        "timing": True,
-    }
+    return ROWS["c6_q1_order"].row(
+        "; ".join(got) + " tuples/s (medians)",
+        _pairs_row(fig7, "Q1", (("hybrid", "kd-tree"), ("kd-tree", "metric"))),
+        _costs(fig7, "US", "Q1", ("hybrid", "kd-tree", "metric")),
+    )
 
 
 def c7_q2_order(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 7(b): on Q2 hybrid and metric both beat kd-tree."""
+    """Row ``c7_q2_order`` (claims.toml)."""
     got = [
         f"{_name(c, 'Q2')}: hybrid/kd {_med(_runs(fig7, c, 'Q2', 'hybrid')) / _med(_runs(fig7, c, 'Q2', 'kd-tree')):.2f}, "
         f"metric/kd {_med(_runs(fig7, c, 'Q2', 'metric')) / _med(_runs(fig7, c, 'Q2', 'kd-tree')):.2f}"
         for c in sorted(set(fig7[fig7.query_set == "Q2"].country))
     ]
-    return {
-        "claim": "Q2: hybrid and metric beat kd-tree",
-        "paper": "Sect. VI-C, Fig. 7b",
-        "paper_value": "hybrid, metric > kd-tree",
-        "measured": "; ".join(got),
-        "verdict": _pairs_row(fig7, "Q2", (("hybrid", "kd-tree"), ("metric", "kd-tree"))),
-        "note": _costs(fig7, "US", "Q2", ("hybrid", "kd-tree", "metric")),
-        "timing": True,
-    }
+    return ROWS["c7_q2_order"].row(
+        "; ".join(got),
+        _pairs_row(fig7, "Q2", (("hybrid", "kd-tree"), ("metric", "kd-tree"))),
+        _costs(fig7, "US", "Q2", ("hybrid", "kd-tree", "metric")),
+    )
 
 
 def fig8_hybrid_lowest_latency(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 8: "hybrid partitioning has smaller latency", on every set."""
+    """Row ``fig8_hybrid_lowest_latency`` (claims.toml)."""
     per = _best_per_set(fig7, "latency_runs", False)
-    return {
-        "claim": "hybrid has the smallest latency (every set)",
-        "paper": "Sect. VI-C, Fig. 8",
-        "paper_value": "hybrid lowest",
-        "measured": "; ".join(f"{n}: {x.verdict}" for n, x in per),
-        "verdict": share_measured([x for _, x in per], rule="sets where hybrid's latency is lowest"),
-        "note": "latency of a replay in microseconds (no network, no serialization), FIFO "
+    return ROWS["fig8_hybrid_lowest_latency"].row(
+        "; ".join(f"{n}: {x.verdict}" for n, x in per),
+        share_measured([x for _, x in per], rule="sets where hybrid's latency is lowest"),
+        "latency of a replay in microseconds (no network, no serialization), FIFO "
         "queues fed at the notebook's load x hybrid's measured capacity",
-        "timing": True,
-    }  # fmt: skip
+    )
 
 
 def c8_kd_latency_q2(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 8(b): kd-tree's latency is noticeably larger than hybrid's and
-    metric's on Q2 (25 vs 15 ms), on both Q2 sets."""
+    """Row ``c8_kd_latency_q2`` (claims.toml)."""
     vs, got = [], []
     for c in sorted(set(fig7[fig7.query_set == "Q2"].country)):
         kd = _runs(fig7, c, "Q2", "kd-tree", "latency_runs")
@@ -379,23 +340,17 @@ def c8_kd_latency_q2(fig7: pd.DataFrame) -> dict:
             if len(kd) and len(kd) == len(o):
                 vs.append(within_factor_measured(kd, o, C8_PAPER, C8_TOL))
                 got.append(f"{_name(c, 'Q2')} kd-tree/{other} {_med(kd) / _med(o):.2f}x")
-    return {
-        "claim": "kd-tree's latency is noticeably larger on Q2 (than hybrid's and metric's)",
-        "paper": "Sect. VI-C, Fig. 8b",
-        "paper_value": f"{C8_PAPER:.2f}x (25 ms vs 15 ms)",
-        "measured": "; ".join(got) or "not measured",
-        "verdict": combine(vs) if vs else not_comparable("no Q2 latencies"),
-        "note": "latency of a replay in microseconds (no network, no serialization), FIFO "
+    return ROWS["c8_kd_latency_q2"].row(
+        "; ".join(got) or "not measured",
+        combine(vs) if vs else not_comparable("no Q2 latencies"),
+        "latency of a replay in microseconds (no network, no serialization), FIFO "
         "queues fed at the notebook's load x hybrid's measured capacity, steady state only",
-        "timing": True,
-    }
+        C8_PAPER=C8_PAPER,
+    )
 
 
 def c9_metric_latency(fig7: pd.DataFrame, tol: float = C9_TOL) -> dict:
-    """Sect. VI-C, Fig. 8: metric's latency is similar to hybrid's (within
-    ``tol``, default :data:`C9_TOL`: an equivalence on the paired replays' log ratio) except
-    on UK-Q1, where it is far larger (407 ms): there the ratio's interval must lie above
-    ``tol``."""
+    """Row ``c9_metric_latency`` (claims.toml)."""
     vs, got = [], []
     margin = float(np.log(tol))
     for s in _sets(fig7):
@@ -410,14 +365,11 @@ def c9_metric_latency(fig7: pd.DataFrame, tol: float = C9_TOL) -> dict:
             est, lo, hi = t_interval(np.log(m / h))
             v = equivalent(est, lo, hi, margin, repeats=len(m))
             vs.append(v if len(m) >= 3 else not_comparable(f"{v.rule}; fewer than 3 repeats"))
-    return {
-        "claim": "metric's latency is similar to hybrid's, except on UK-Q1 (far larger)",
-        "paper": "Sect. VI-C, Fig. 8",
-        "paper_value": f"similar (within {tol}x); UK-Q1 metric 407 ms",
-        "measured": "; ".join(got) + " (metric / hybrid, medians)",
-        "verdict": share_measured(vs, rule="sets as the paper says (similar; UK-Q1 larger)"),
-        "timing": True,
-    }
+    return ROWS["c9_metric_latency"].row(
+        "; ".join(got) + " (metric / hybrid, medians)",
+        share_measured(vs, rule="sets as the paper says (similar; UK-Q1 larger)"),
+        tol=tol,
+    )
 
 
 def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
@@ -438,54 +390,44 @@ def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
         if "text_cells" in fig7.columns
     )
     return [
-        {
-            "claim": "dispatcher memory is small (< 1000 MB)",
-            "paper": "Sect. VI-C, Fig. 9",
-            "paper_value": "< 1000 MB",
-            "measured": f"max {mx:.1f} MB",
-            "verdict": Verdict(
+        ROWS["c10_dispatcher_memory"].row(
+            f"max {mx:.1f} MB",
+            Verdict(
                 "holds" if mx < MEMORY_LIMIT_MB else "fails",
                 f"holds if the largest dispatcher model < {MEMORY_LIMIT_MB:.0f} MB",
             ),
-            "kind": "check",
-            "note": "a bound on our own byte model, far from the paper's scale",
-        },
-        {
-            "claim": "dispatcher memory: kd-tree < metric, hybrid; hybrid's is highest on Q2",
-            "paper": "Sect. VI-C, Fig. 9",
-            "paper_value": "kd-tree least; hybrid highest on Q2",
-            "measured": "; ".join(got),
-            "verdict": share(sum(v.holds for v in order), len(order),
-                             rule="(set) kd-tree least and (dataset) hybrid's Q2 highest"),
-            "kind": "check",
-            "note": f"deterministic byte model (cells, H_o entries, H_q refcounts); hybrid's "
+            "a bound on our own byte model, far from the paper's scale",
+        ),
+        ROWS["c10_dispatcher_memory_2"].row(
+            "; ".join(got),
+            share(
+                sum(v.holds for v in order),
+                len(order),
+                rule="(set) kd-tree least and (dataset) hybrid's Q2 highest",
+            ),
+            f"deterministic byte model (cells, H_o entries, H_q refcounts); hybrid's "
             f"text cells per set: {cells}",
-        },
-    ]  # fmt: skip
+        ),
+    ]
 
 
 def c11_worker_memory(fig7: pd.DataFrame) -> dict:
-    """Sect. VI-C, Fig. 10: hybrid uses the least worker memory in most cases (our worker
-    memory model: a check)."""
+    """Row ``c11_worker_memory`` (claims.toml)."""
     sets = _sets(fig7)
     wins = sum(
         min(COMPARED, key=lambda a, s=s: _val(fig7, *s, a, "worker_mb")) == "hybrid" for s in sets
     )
     v = _most(wins, len(sets), "hybrid's worker memory is the smallest of the three")
-    return {
-        "claim": "hybrid uses the least worker memory in most cases",
-        "paper": "Sect. VI-C, Fig. 10",
-        "paper_value": "smallest in most cases",
-        "measured": f"smallest on {wins}/{len(sets)} sets",
-        "verdict": v,
-        "kind": "check",
-        "note": "worker memory model (MB, mean over workers) hybrid / metric / kd-tree: "
+    return ROWS["c11_worker_memory"].row(
+        f"smallest on {wins}/{len(sets)} sets",
+        v,
+        "worker memory model (MB, mean over workers) hybrid / metric / kd-tree: "
         + "; ".join(
             f"{_name(*st)} " + "/".join(f"{_val(fig7, *st, a, 'worker_mb'):.2f}" for a in COMPARED)
             for st in _sets(fig7)
         )
         + ("" if v.holds else ". Hybrid's extra regions replicate queries over more workers."),
-    }
+    )
 
 
 def _most(n_ok: int, n: int, what: str) -> Verdict:
@@ -513,20 +455,15 @@ def workload_rows(fig7: pd.DataFrame) -> list[dict]:
     )
     imb = ", ".join(f"{_name(*s)} {_val(fig7, *s, 'hybrid', 'load_imbalance'):.2f}" for s in sets)
     return [
-        {
-            "claim": "hybrid minimizes the total workload (lowest total cost of the three)",
-            "paper": "abstract, Sect. III (Definition 1)",
-            "paper_value": "minimal total workload",
-            "measured": f"lowest on {sum(low)}/{len(sets)} sets; hybrid/metric/kd-tree: {costs}",
-            "verdict": share(sum(low), len(sets), rule="sets where hybrid's total cost is lowest"),
-        },
-        {
-            "claim": "hybrid balances the load of workers (max/mean <= sigma)",
-            "paper": "abstract, Sect. III (Definition 1's constraint)",
-            "paper_value": f"max/mean <= sigma ({BALANCE_SIGMA})",
-            "measured": f"hybrid max/mean load: {imb}",
-            "verdict": share(sum(bal), len(sets), rule=f"sets with max/mean <= {BALANCE_SIGMA}"),
-        },
+        ROWS["workload_rows"].row(
+            f"lowest on {sum(low)}/{len(sets)} sets; hybrid/metric/kd-tree: {costs}",
+            share(sum(low), len(sets), rule="sets where hybrid's total cost is lowest"),
+        ),
+        ROWS["workload_rows_2"].row(
+            f"hybrid max/mean load: {imb}",
+            share(sum(bal), len(sets), rule=f"sets with max/mean <= {BALANCE_SIGMA}"),
+            BALANCE_SIGMA=BALANCE_SIGMA,
+        ),
     ]
 
 
@@ -536,14 +473,10 @@ def hybrid_is_hybrid(fig7: pd.DataFrame) -> dict:
     text where they are not (Q2, and Q2's regions of Q3): on every Q2 and Q3 set some
     leaves of hybrid's kdt-tree hold only part of their region's terms, and on Q1 most
     leaves are space-only. Deterministic in the builds: one value per set (seeds pooled)."""
-    head = {
-        "claim": "hybrid is hybrid: text splits on Q2/Q3, space on Q1",
-        "paper": "Sects. IV-B, VI-C",
-        "paper_value": "text-split regions where keywords are rare",
-    }
     if "text_leaves" not in fig7.columns or not len(fig7):
-        return {**head, "measured": "not measured",
-                "verdict": not_comparable("the runs do not count text-split leaves")}  # fmt: skip
+        return ROWS["hybrid_is_hybrid"].row(
+            "not measured", not_comparable("the runs do not count text-split leaves")
+        )
     h = fig7[fig7.algorithm == "hybrid"]
     ok, got, wrong = [], [], []
     for (c, q), g in h.groupby(["country", "query_set"]):
@@ -554,17 +487,14 @@ def hybrid_is_hybrid(fig7: pd.DataFrame) -> dict:
             wrong.append(f"{_name(c, q)} ({'no text split' if q != 'Q1' else 'mostly text'})")
     v = share(sum(ok), len(ok), rule="sets where hybrid splits by text on Q2/Q3 (and mostly "
               "by space on Q1)")  # fmt: skip
-    return {
-        **head,
-        "measured": "text-split / all leaves (mean over seeds): " + ", ".join(got),
-        "verdict": v,
-        "kind": "check",
-        "note": "a check of our builds: "
+    return ROWS["hybrid_is_hybrid"].row(
+        "text-split / all leaves (mean over seeds): " + ", ".join(got), v,
+        "a check of our builds: "
         + ("every set splits as Sect. VI-C describes" if not wrong else
            "not as Sect. VI-C describes on " + ", ".join(wrong))
         + "; a set without text-split leaves is a kd-tree's partition, and its hybrid-vs-kd-tree "
         "rows compare two space partitionings",
-    }  # fmt: skip
+    )  # fmt: skip  # fmt: skip
 
 
 #: "the model predicts the clock": R^2 of the workers' busy time on the balanced load
@@ -578,17 +508,8 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
     variance of the workers' busy times (``fit``:
     :func:`routelab.spatial.lab.partitioning.cost_clock.fit_table`, with the unit costs
     calibrated on the run's own workers beside it)."""
-    head = {
-        "claim": "Definition 1's load predicts the workers' time",
-        "paper": "Sect. IV-A, Definition 1",
-        "paper_value": "the partitioners balance the workers' work",
-    }
     if fit is None or not len(fit):
-        return {
-            **head,
-            "measured": "not measured",
-            "verdict": not_comparable("no per-worker counts"),
-        }
+        return ROWS["cost_model_row"].row("not measured", not_comparable("no per-worker counts"))
     ok = fit.r2_balanced >= MODEL_R2
     per = fit.groupby("algorithm").agg(
         bal=("r2_balanced", "median"), cal=("r2_calibrated", "median")
@@ -601,9 +522,8 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
     # a timing row: each R^2 rests on every worker of every seed's run
     v = Verdict(v.verdict, v.rule, int(fit.workers.min()) if "workers" in fit else 0)
     worst = fit.loc[fit.r2_balanced.idxmin()]
-    return {
-        **head,
-        "measured": "median R^2 balanced / calibrated units: "
+    return ROWS["cost_model_row"].row(
+        "median R^2 balanced / calibrated units: "
         + ", ".join(f"{a} {r.bal:.2f} / {r.cal:.2f}" for a, r in per.iterrows())
         + f"; worst {worst.algorithm} on {_name(worst.country, worst.query_set)} "
         f"({worst.r2_balanced:.2f})"
@@ -613,12 +533,11 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
             if "r2_postings" in fit.columns
             else ""
         ),
-        "verdict": v,
-        "note": "R^2 over the workers of every run; 'calibrated' refits the four unit costs on "
+        v,
+        "R^2 over the workers of every run; 'calibrated' refits the four unit costs on "
         "the run's own workers per query set, so the gap between the two is what the "
         "partitioners' unit ratios get wrong on this machine" + _worst_kind(errors),
-        "timing": True,
-    }
+    )
 
 
 def _worst_kind(errors: pd.DataFrame | None) -> str:
@@ -709,24 +628,15 @@ def c12_scalability(fig11: pd.DataFrame) -> list[dict]:
         most = Verdict("partly" if n_best else "fails",
                        f"hybrid best in {n_best}/{len(best)} (set, N)", k)  # fmt: skip
     return [
-        {
-            "claim": "hybrid scales well with the number of workers",
-            "paper": "Sect. VI-C, Fig. 11",
-            "paper_value": "grows with the workers",
-            "measured": "; ".join(got) or "not measured",
-            "verdict": share_measured(scal, rule=rule),
-            "note": "each worker's replay is timed alone (the machine's timing lock), so the "
+        ROWS["c12_scalability"].row(
+            "; ".join(got) or "not measured",
+            share_measured(scal, rule=rule),
+            "each worker's replay is timed alone (the machine's timing lock), so the "
             "busiest worker's time falls as work is spread, as on separate instances",
-            "timing": True,
-        },
-        {
-            "claim": "hybrid exhibits the best performance in most cases (Fig. 11)",
-            "paper": "Sect. VI-C, Fig. 11",
-            "paper_value": "best in most cases",
-            "measured": f"best (intervals separate) in {n_best}/{len(best)} (set, workers)",
-            "verdict": most,
-            "timing": True,
-        },
+        ),
+        ROWS["c12_scalability_2"].row(
+            f"best (intervals separate) in {n_best}/{len(best)} (set, workers)", most
+        ),
     ]
 
 
@@ -750,14 +660,16 @@ def fig11_worst_rows(
         c, q = panels[panel]
         # the panel's set is in the measured text, not the claim: a run under the other
         # reading of the panels (ROUTELAB_READING=fig11) grades the same row
-        claim = f"{worst} has the worst scalability in Fig. 11({panel})"
         slopes = {a: _scaling(fig11, c, q, a) for a in COMPARED}
         if any(np.isnan(s[0]) for s in slopes.values()):
-            out.append({
-                "claim": claim, "paper": f"Sect. VI-C, Fig. 11({panel})",
-                "paper_value": f"{worst} lowest", "measured": "not measured",
-                "verdict": not_comparable(f"this profile's Fig. 11 does not run {_name(c, q)}"),
-            })  # fmt: skip
+            out.append(
+                ROWS["fig11_worst_rows_2"].row(
+                    "not measured",
+                    not_comparable(f"this profile's Fig. 11 does not run {_name(c, q)}"),
+                    worst=worst,
+                    panel=panel,
+                )
+            )
             continue
         others = [a for a in COMPARED if a != worst]
         gaps = {o: _slope_gap(fig11, c, q, worst, o) for o in others}
@@ -773,13 +685,16 @@ def fig11_worst_rows(
                                             for o, g in gaps.items()))  # fmt: skip
         k = min(s[3] for s in slopes.values())
         v = Verdict("holds" if all(below) else "fails" if any(above) else "inconclusive", rule, k)
-        out.append({
-            "claim": claim, "paper": f"Sect. VI-C, Fig. 11({panel})",
-            "paper_value": f"{worst} lowest",
-            "measured": f"{_name(c, q)}: "
-            + ", ".join(f"{a} {s[0]:.2f}" for a, s in slopes.items()) + " (slopes)",
-            "verdict": v, "timing": True,
-        })  # fmt: skip
+        out.append(
+            ROWS["fig11_worst_rows"].row(
+                f"{_name(c, q)}: "
+                + ", ".join(f"{a} {s[0]:.2f}" for a, s in slopes.items())
+                + " (slopes)",
+                v,
+                worst=worst,
+                panel=panel,
+            )
+        )
     return out
 
 
@@ -941,20 +856,15 @@ def posting_units_row(posting: pd.DataFrame, paper_units: pd.DataFrame) -> dict:
     throughput against metric's and kd-tree's among the posting-unit builds, on the paired
     replays of the work-dominated sets (the regime gate of :mod:`routelab.spatial.lab.regime`),
     on this engine (``c = 0``); the paper-unit builds' verdict beside it."""
-    head = {
-        "claim": "with updates charged per posting, hybrid still has the best throughput",
-        "paper": "Sect. IV-A, Definition 1 (our reading: updates per posting)",
-        "paper_value": "hybrid best (Sect. VI-C, in the paper's units)",
-        "kind": "beyond",
-        "timing": True,
-    }
     if posting is None or not len(posting):
-        return {**head, "measured": "not measured",
-                "verdict": not_comparable("no runs built with posting units")}  # fmt: skip
+        return ROWS["posting_units_row"].row(
+            "not measured", not_comparable("no runs built with posting units")
+        )
     kept = in_regime(posting)
     if not len(kept):
-        return {**head, "measured": "not measured",
-                "verdict": not_comparable(f"not work-dominated: {regime_reason(posting)}")}  # fmt: skip
+        return ROWS["posting_units_row"].row(
+            "not measured", not_comparable(f"not work-dominated: {regime_reason(posting)}")
+        )
     per = _best_per_set(kept, "throughput_runs", True)
     v = share_measured([x for _, x in per], rule="sets where hybrid's throughput is highest "
                        "among the posting-unit builds")  # fmt: skip
@@ -967,17 +877,16 @@ def posting_units_row(posting: pd.DataFrame, paper_units: pd.DataFrame) -> dict:
         f"{_name(c, q)}: " + ", ".join(f"{a} {_med(_runs(kept, c, q, a)):,.0f}" for a in COMPARED)
         for c, q in sets
     )
-    return {
-        **head,
-        "measured": "posting units: "
+    return ROWS["posting_units_row"].row(
+        "posting units: "
         + "; ".join(f"{n}: {x.verdict}" for n, x in per)
         + f" ({med} tuples/s, medians) | paper's units on the same sets: "
         + ("; ".join(f"{n}: {x.verdict}" for n, x in then) or "not measured"),
-        "verdict": v,
-        "note": "every partitioner (hybrid, metric, kd-tree) rebuilt on the same stream and "
+        v,
+        "every partitioner (hybrid, metric, kd-tree) rebuilt on the same stream and "
         "sample with c_ins = c_del = 1 per posting (READINGS.md); graded on this engine's "
         "clock; a row about our reading, not counted in the paper's tally",
-    }
+    )
 
 
 #: the reading of READINGS.md that :func:`with_posting_units` switches
