@@ -75,8 +75,57 @@ def test_every_declared_row_is_used_and_no_row_is_built_by_hand(path: Path) -> N
     source = path.with_name("claims.py").read_text()
     for key in rows:
         # a literal key, or "<family> <member>": a family of keys named by an f-string
-        # (f"drift {system}")
-        used = f'f"{key.split()[0]} {{' in source if " " in key else f'"{key}"' in source
+        # (f"drift {system}") or by the family's name (unmeasured_rows(ROWS, "elsewhere"))
+        family = key.split()[0]
+        used = (
+            f'f"{family} {{' in source or f'"{family}"' in source
+            if " " in key
+            else f'"{key}"' in source
+        )
         assert used, f"{path}: [{key}] is declared but claims.py never uses it"
     hand_built = re.findall(r'(?m)^\s*"claim":|\bclaim_row\(|\b_row\(', source)
     assert not hand_built, f"{path.with_name('claims.py')} builds rows by hand: {hand_built}"
+
+
+def test_a_declared_note_stands_unless_the_run_gives_one() -> None:
+    d = Declaration("k", "C", "P", note="the model's numbers, not a clock")
+    v = Verdict("holds", "r")
+    assert d.row("m", v)["note"] == "the model's numbers, not a clock"
+    assert d.row("m", v, "this run's note")["note"] == "this run's note"
+    assert d.unmeasured("no runs")["note"] == "the model's numbers, not a clock"
+
+
+def test_unmeasured_rows_lists_a_family_not_comparable() -> None:
+    from routelab.claims import UNMEASURED_NOTE, unmeasured_rows
+
+    rows = {
+        "elsewhere a": Declaration("elsewhere a", "A", "Sect. 1"),
+        "measured": Declaration("measured", "B", "Sect. 2"),
+        "elsewhere b": Declaration("elsewhere b", "C", "Sect. 3"),
+    }
+    out = unmeasured_rows(rows, "elsewhere", "graded in notebook 12")
+    assert [r["claim"] for r in out] == ["A", "C"]
+    assert {(r["verdict"].verdict, r["verdict"].rule, r["note"]) for r in out} == {
+        ("not comparable", "graded in notebook 12", UNMEASURED_NOTE)
+    }
+
+
+def test_declared_rows_and_the_cli_list_every_declaration(capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from routelab.claims import declared_rows
+    from routelab.cli import main
+
+    rows = declared_rows()
+    assert len(rows) == sum(len(declarations(str(p))) for p in DECLARED)
+    assert {"lab", "key", "claim", "paper", "rule", "kind"} <= set(rows[0])
+    routing = [r for r in rows if r["lab"] == "s3tm.lab.routing"]
+    assert any(r["key"] == "salb_best_throughput" for r in routing)
+    assert main(["claims", "--declared", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == len(rows)
+    assert main(["claims", "--declared", "--only", "s3tm.lab.drift"]) == 0
+    text = capsys.readouterr().out
+    assert "s3tm.lab.drift [no_trend] (claim)" in text and "s3tm.lab.routing" not in text
+    assert "  paper: Sect. 6.4, Fig. 7j" in text
+    assert main(["claims", "--declared", "--only", "no.such.lab"]) == 2
+    assert "the labs: compare.lab" in capsys.readouterr().err

@@ -179,6 +179,21 @@ def declarations(module_file: str) -> dict[str, Declaration]:
     return out
 
 
+def declared_rows() -> list[dict[str, Any]]:
+    """Every row declared in the library (each lab's ``claims.toml``), in file order: the
+    lab (``s3tm.lab.routing``), the row's key and the fields of :class:`Declaration`; what
+    ``routelab claims --declared`` prints, before anything is run."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    out = []
+    for path in sorted(root.rglob("claims.toml")):
+        lab = ".".join(path.parent.relative_to(root).parts)
+        out += [{"lab": lab, **asdict(d)} for d in declarations(str(path)).values()]
+    return out
+
+
 def _fmt(x: float) -> str:
     """A number in a rule: three significant digits, from 1,000 up in full with thousands
     separators (1,000; 112,000) rather than in scientific form (1e+03; 1.12e+05)."""
@@ -201,20 +216,16 @@ def not_comparable(reason: str) -> Verdict:
 UNMEASURED_NOTE = "listed so the table counts the paper's claims, not only what we built"
 
 
-def unmeasured_rows(claims: Iterable[tuple[str, str, str]], reason: str) -> list[dict[str, Any]]:
-    """Rows for a paper's headline claims we do not measure yet: each ``(claim, where,
-    paper_value)`` as "not comparable" with ``reason``, so a claims table counts the paper's
-    claims, not only what was built."""
+def unmeasured_rows(
+    rows: Mapping[str, Declaration], family: str, reason: str
+) -> list[dict[str, Any]]:
+    """The declared rows of ``family`` (keys ``"<family> <member>"``): a paper's headline
+    claims we do not measure (here), each "not comparable" with ``reason``, so a claims table
+    counts the paper's claims, not only what was built."""
     return [
-        {
-            "claim": claim,
-            "paper": where,
-            "paper_value": value,
-            "measured": "not measured",
-            "verdict": not_comparable(reason),
-            "note": UNMEASURED_NOTE,
-        }
-        for claim, where, value in claims
+        d.unmeasured(reason, note=UNMEASURED_NOTE)
+        for key, d in rows.items()
+        if key.split()[0] == family
     ]
 
 

@@ -70,6 +70,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --against: exit with status 1 when the runs differ",
     )
+    parser.add_argument(
+        "--declared",
+        action="store_true",
+        help="print the rows every notebook declares (each lab's claims.toml: the statement, "
+        "where the paper makes it, the paper's value, what we measure, the rule, the kind), "
+        "without a run; --only filters by lab (e.g. s3tm.lab.routing)",
+    )
     parser.set_defaults(func=_run)
 
 
@@ -82,6 +89,8 @@ def _run(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.verdict or []) - set(VERDICTS))
     if unknown:
         raise BadInputError(f"unknown verdict(s) {unknown}; choose from {', '.join(VERDICTS)}")
+    if args.declared:
+        return _declared(args)
     if args.figures is not None:
         from routelab.dashboard import results_at
 
@@ -140,3 +149,29 @@ def _compare(args: argparse.Namespace, results: list) -> int:
     diff = claims_diff(results, other, tuple(args.fields))
     print(format_diff(diff, len(both), args.format))
     return 1 if args.check and len(diff) else 0
+
+
+def _declared(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from routelab.claims import declared_rows
+    from routelab.dashboard import format_table
+    from routelab.errors import BadInputError
+
+    rows = declared_rows()
+    if args.only:
+        rows = [r for r in rows if any(r["lab"].startswith(n) for n in args.only)]
+        if not rows:
+            labs = sorted({r["lab"] for r in declared_rows()})
+            raise BadInputError(f"no lab starts with {args.only}; the labs: {', '.join(labs)}")
+    if args.format != "text":
+        print(format_table(pd.DataFrame(rows), args.format))
+        return 0
+    for r in rows:
+        flags = r["kind"] + (", timing" if r["timing"] else "")
+        print(f"{r['lab']} [{r['key']}] ({flags})\n  {r['claim']}\n  paper: {r['paper']}")
+        for field in ("paper_value", "measures", "rule", "note"):
+            if r[field]:
+                print(f"  {field.replace('_', ' ')}: {r[field]}")
+        print()
+    return 0
