@@ -268,7 +268,7 @@ def test_timing_rows_outside_the_regime_are_not_comparable() -> None:
     }.items():
         outside = sc.all_rows(*frames)
         for a, b in zip(inside, outside, strict=True):
-            if a.get("timing"):
+            if a.get("timing") and _v(a) != "not comparable":
                 assert _v(b) == "not comparable", (label, b["claim"])
                 assert "measured here: " in b["verdict"].rule  # what it would have been
                 assert label in b["verdict"].rule or label == "fails closed", b["verdict"].rule

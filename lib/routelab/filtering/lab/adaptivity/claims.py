@@ -286,7 +286,7 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
         moved, distinct = int(d["phase1_moved"].sum()), int(d["distinct_moved"].sum())
         again = int(d["moved"].sum()) - moved
         out.append(
-            ROWS["maintenance_rows_4"].row(
+            ROWS["moves_at_most_once"].row(
                 f"{moved:,} moves in the steps' first phase (dropped tables, "
                 f"redistribution), {distinct:,} distinct subscriptions (summed over steps); "
                 f"{again:,} more moves into tables phase 2 created",
@@ -316,7 +316,7 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
     else:
         v, got = not_comparable("fewer than 3 seeds with maintenance moves"), "not measured"
     out.append(
-        ROWS["maintenance_rows"].row(
+        ROWS["maintenance_proportional"].row(
             got,
             v,
             f"per tick with moves: update seconds against moves (r above "
@@ -327,7 +327,7 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
     per = sch.groupby("seed")[["created", "dropped"]].sum()
     ok = bool(len(per)) and bool((per.created > 0).all() and (per.dropped > 0).all())
     out.append(
-        ROWS["maintenance_rows_2"].row(
+        ROWS["tables_created_dropped"].row(
             "after the switch, per seed: "
             + ", ".join(
                 f"{int(r.created)} created / {int(r.dropped)} dropped" for r in per.itertuples()
@@ -340,7 +340,7 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
     )
     fits = float((ticks["update_s"] < ticks["tick_s"]).mean()) if len(ticks) else float("nan")
     out.append(
-        ROWS["maintenance_rows_3"].row(
+        ROWS["changes_fit_per_second"].row(
             f"{fits:.0%} of the ticks' updates fit in their simulated seconds",
             Verdict(
                 "holds" if fits == 1 else "fails",

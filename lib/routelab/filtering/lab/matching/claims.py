@@ -166,7 +166,7 @@ def phase_split_row(frame: pd.DataFrame) -> dict:
     )
     n, t = _paired(frame, WHOLE, [CLUSTERED]) if "phase1_ms" in frame.columns else (0, {})
     if not t:
-        return ROWS["phase_split_row_2"].row("not measured", not_comparable(reason))
+        return ROWS["phase_split_row"].unmeasured(reason, PHASE1_SHARE_PAPER=PHASE1_SHARE_PAPER)
     _, p1 = _paired(frame, "phase1_ms", [CLUSTERED], n)
     share = _median(p1[CLUSTERED] / t[CLUSTERED])
     return ROWS["phase_split_row"].row(
@@ -269,7 +269,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     order = [CLUSTERED, "propagation_wp", "propagation", "counting"]
     n, t = _paired(frame, MATCHING, order) if MATCHING in frame.columns else (0, {})
     rows.append(
-        ROWS["scalability_rows"].row(
+        ROWS["matching_ordering"].row(
             ", ".join(f"{k} {_median(v):.3g} ms" for k, v in t.items())
             + f" (matching phase, medians) at N={n:,}"
             if t
@@ -282,7 +282,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     est, lo, hi, k = _slope(frame, CLUSTERED, WHOLE)
     flat = equivalent(est, lo, hi, SLOPE_MARGIN, repeats=k)
     rows.append(
-        ROWS["scalability_rows_2"].row(
+        ROWS["dynamic_flat_in_n"].row(
             f"log-log slope {est:.3f} [{lo:.3f}, {hi:.3f}] over {k} batches "
             f"(phase 1 + 2): {np.exp(est * np.log(PAPER_N_RANGE)):.2f}x over a 60x range",
             flat,
@@ -300,7 +300,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
         est, lo, hi, PROP_WP_SLOPE, PROP_WP_SLOPE_TOL, neutral=0.0, repeats=k
     )
     rows.append(
-        ROWS["scalability_rows_3"].row(
+        ROWS["propagation_wp_growth"].row(
             f"log-log slope {est:.2f} [{lo:.2f}, {hi:.2f}] of the matching phase over {k} batches",
             grow,
             PROP_WP_SLOPE=PROP_WP_SLOPE,
@@ -310,7 +310,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     fastest = big.groupby("algorithm")[WHOLE].median().min() if len(big) else float("nan")
     eps = 1e5 / fastest if fastest == fastest else float("nan")
     rows.append(
-        ROWS["scalability_rows_4"].row(
+        ROWS["rate_600_at_6m"].row(
             f"{eps:,.0f} events/s at N={int(frame['n'].max()):,} (kernel only, one core)",
             _rate_check(eps, 600)
             if int(frame["n"].max()) >= 6_000_000
@@ -323,7 +323,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     n, mem = _per_seed(frame, "index_mb", ["counting", "propagation", CLUSTERED])
     med = {k: _median(v) for k, v in mem.items()}
     rows.append(
-        ROWS["scalability_rows_5"].row(
+        ROWS["memory_ordering"].row(
             ", ".join(f"{k} {v:.0f} MB" for k, v in med.items()) + f" at N={n:,}",
             ordering(med, ["propagation", "counting", CLUSTERED]),
             "our sizes are the index structures' bytes, not the process's resident set",
@@ -335,7 +335,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     # (one seed's build at one N varies with the kernel's work for its fresh memory)
     sizes, every = _per_point(frame, "build_s", loaders)
     rows.append(
-        ROWS["scalability_rows_6"].row(
+        ROWS["loading_ordering"].row(
             ", ".join(f"{k} {_median(v):.2f} s" for k, v in load.items())
             + f" at N={n:,} (median of {min((len(v) for v in load.values()), default=0)} seeds)"
             + (
@@ -352,7 +352,7 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     points = frame.groupby(["algorithm", "n"], as_index=False)["index_mb"].first()
     est, lo, hi, _ = _slope(points, "propagation", "index_mb")
     rows.append(
-        ROWS["scalability_rows_7"].row(
+        ROWS["space_linear"].row(
             f"log-log slope {est:.2f} (propagation)",
             within_tolerance(est, 1.0, SPACE_SLOPE_TOL),
             "our arrays are proportional to the predicates stored: this checks the "
@@ -391,7 +391,7 @@ def _operator_row(frame: pd.DataFrame) -> dict:
     ratios = {a: _ratios(frame, a, "W2op", "W1op") for a in algorithms}
     ratios = {a: r for a, r in ratios.items() if len(r)}
     if len(ratios) < 2:
-        return ROWS["_operator_row_2"].row("not measured", not_comparable("missing workloads"))
+        return ROWS["operator_same_factor"].unmeasured("missing workloads")
     a, b = list(ratios)[:2]
     k = min(len(ratios[a]), len(ratios[b]))
     slower = [
@@ -404,7 +404,7 @@ def _operator_row(frame: pd.DataFrame) -> dict:
         same = not_comparable(f"{same.rule}; only {k} paired repeats")
     v = combine([*slower, same])
     n = int(frame["n"].max())
-    return ROWS["_operator_row"].row(
+    return ROWS["operator_same_factor"].row(
         ", ".join(f"{k_} {_median(r):.2f}x" for k_, r in ratios.items())
         + f" at N={n:,} (medians of the paired batches)",
         v,
@@ -446,7 +446,7 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
         measured += f" from domain {xs[0]} to {xs[-1]} (medians of {k} paired batches)"
     else:
         v, measured = not_comparable("fewer than two domain sizes"), "not measured"
-    rows.append(ROWS["sweep_rows"].row(measured, v))
+    rows.append(ROWS["domain_size_sweep"].row(measured, v))
     pred = frame[frame["sweep"] == "predicates"]
     d = _drops(pred, CLUSTERED)
     if len(d):
@@ -455,7 +455,7 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
         measured = f"{CLUSTERED} {_median(d):.3g}x faster from {xs[0]} to {xs[-1]} predicates"
     else:
         v, measured = not_comparable("fewer than two predicate counts"), "not measured"
-    rows.append(ROWS["sweep_rows_2"].row(measured, v))
+    rows.append(ROWS["predicates_sweep"].row(measured, v))
     return at_paper_size(rows, frame)
 
 

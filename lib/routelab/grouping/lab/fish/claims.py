@@ -198,7 +198,7 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
     lo, hi = main["n_workers"].min(), main["n_workers"].max()
     flat = _flat_cases(pkg)
     rows.append(
-        ROWS["overall_claims"].row(
+        ROWS["pkg_gap_grows"].row(
             "PKG / FISH execution time, " + _slopes_text(pkg),
             grows_with_workers(pkg),
             f"PKG / FISH does not grow on: {flat}" if flat else "",
@@ -251,7 +251,7 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         rows.append(_size(f"{fig}_fish_vs_wc", wc))
     mem = _paper_like(top[top["variant"] == "FISH"])["memory_normalized"]
     rows.append(
-        ROWS["overall_claims_2"].row(
+        ROWS["fish_memory_few_x"].row(
             f"{_range(mem)} FG",
             at_most(float(mem.max()), FEW_X_FG, what="largest FISH / FG"),
             f"a few x = the paper's largest 2.61x within {EFFECT_TOL}x",
@@ -261,7 +261,7 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
     flights = top[top["case"].str.startswith("flight")].set_index("variant")["memory_normalized"]
     if not flights.empty:
         rows.append(
-            ROWS["overall_claims_4"].row(
+            ROWS["fish_memory_few_x_flights"].row(
                 f"FISH {flights['FISH']:.2f}x FG (SG {flights['SG']:.1f}x, D-C "
                 f"{flights['D-C']:.2f}x)",
                 at_most(float(flights["FISH"]), FEW_X_FG, what="FISH / FG"),
@@ -276,7 +276,7 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
     sg = main[main["variant"] == "SG"].set_index(["case", "n_workers"])["memory_normalized"]
     sg_wide = sg.unstack("n_workers")
     rows.append(
-        ROWS["overall_claims_3"].row(
+        ROWS["sg_memory_grows"].row(
             f"SG memory with {lo} workers {_range(sg_wide[lo])}, with {hi} {_range(sg_wide[hi])}",
             grows_with_workers(sg),
         )
@@ -301,14 +301,14 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
 
 
 def _fig10_pkg_rows(main: pd.DataFrame) -> list[Row]:
-    """Row ``_fig10_pkg_rows`` (claims.toml)."""
+    """Row ``fig10_pkg_worst`` (claims.toml)."""
     zf = main[main["data"] == "synthetic"]
     four = ["PKG", "D-C", "W-C", "FISH"]
     wide = zf.pivot_table(index=["case", "n_workers"], columns="variant", values="exec_x_sg")
     missing = [v for v in four if v not in wide.columns]
     if wide.empty or missing:
         why = "no time-evolving Zipf runs" if wide.empty else f"no {', '.join(missing)} runs"
-        return [ROWS["_fig10_pkg_rows"].row("not measured", not_comparable(why), "")]  # fmt: skip
+        return [ROWS["fig10_pkg_worst"].row("not measured", not_comparable(why), "")]  # fmt: skip
     worst = wide["PKG"] > wide[["D-C", "W-C", "FISH"]].max(axis=1)
     skews = _by_skew(zf)
     if len(skews) >= 2:
@@ -328,7 +328,7 @@ def _fig10_pkg_rows(main: pd.DataFrame) -> list[Row]:
         skew_text = ""
     not_worst = ", ".join(f"{c} ({n} workers)" for c, n in wide.index[~worst.to_numpy()])
     return [
-        ROWS["_fig10_pkg_rows"].row(
+        ROWS["fig10_pkg_worst"].row(
             f"PKG slowest at {int(worst.sum())}/{len(worst)} (case, workers)" + skew_text,
             combine(
                 [
@@ -352,7 +352,7 @@ def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
     hi = top["n_workers"].max() if len(top) else 0
     if part.empty or "memory_normalized" not in part.columns:
         return [
-            ROWS["_fig11_baseline_memory_rows_2"].row(
+            ROWS["fig11_baseline_memory"].row(
                 "not measured", not_comparable("no PKG, D-C or W-C runs"), "", hi=hi
             )
         ]
@@ -360,7 +360,7 @@ def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
     ok = mem <= FEW_X_FG
     far = ", ".join(f"{v} on {c} ({x:.2f}x)" for (v, c), x in mem[~ok].items())
     return [
-        ROWS["_fig11_baseline_memory_rows"].row(
+        ROWS["fig11_baseline_memory"].row(
             "; ".join(
                 f"{v} {_range(mem.xs(v, level='variant'))} FG"
                 for v in ("PKG", "D-C", "W-C")
@@ -446,7 +446,7 @@ def study_claims(
     zf = per_case.reindex(_by_skew(decay))
     skew_rise = float(zf.iloc[-1] - zf.iloc[0]) if len(zf) >= 2 else float("nan")
     rows = [
-        ROWS["study_claims"].row(
+        ROWS["fig12_no_decay_slower"].row(
             f"chosen alpha = {a:g}: up to {slow.max():.3f}x; per ZF case "
             + ", ".join(f"{c}: {v:.3f}x" for c, v in zf.items()),
             combine(
@@ -465,7 +465,7 @@ def study_claims(
     extra = (mem_a[forget] / mem_a[a]).groupby(level=0).max()
     low = extra.reindex(_low_skew(decay))
     rows.append(
-        ROWS["study_claims_2"].row(
+        ROWS["fig12_no_memory_costs_memory"].row(
             f"chosen alpha = {a:g}: memory ratio up to {low.max():.3f}x ("
             + ", ".join(f"{c}: {v:.3f}x" for c, v in low.items())
             + ")",
@@ -492,7 +492,7 @@ def study_claims(
         ]
     )
     rows.append(
-        ROWS["study_claims_3"].row(
+        ROWS["fig13_largest_threshold_imbalance"].row(
             "worst slowdown vs the best threshold: "
             + ", ".join(f"theta n = {t:g}: {v:.2%}" for t, v in worst.items()),
             verdict,
@@ -506,7 +506,7 @@ def study_claims(
     most, fewest = extra_h.columns.max(), extra_h.columns.min()
     rise = float(extra_h[most].max() - extra_h[fewest].max()) if most != fewest else float("nan")
     rows.append(
-        ROWS["study_claims_4"].row(
+        ROWS["fig13_smallest_threshold_memory"].row(
             f"memory vs theta n = {h:g}: {extra_h[fewest].max():.3f}x with {fewest} workers, "
             f"{extra_h[most].max():.3f}x with {most}",
             combine(
@@ -524,7 +524,7 @@ def study_claims(
     calm = spread <= LITTLE_MEMORY_CHANGE
     moved = ", ".join(f"{c} ({n} workers, {v:.2f}x)" for (c, n), v in spread[~calm].items())
     rows.append(
-        ROWS["study_claims_5"].row(
+        ROWS["fig13_memory_little_change"].row(
             "largest / smallest memory over theta n = "
             + ", ".join(f"{t:g}" for t in mem_h.columns)
             + f": {_range(spread)} over {len(spread)} (case, workers)",
@@ -542,7 +542,7 @@ def study_claims(
     defaults = FishParams()
     same = sum(getattr(defaults, k) == v for k, v in choices.items())
     rows.append(
-        ROWS["study_claims_6"].row(
+        ROWS["defaults_are_study_choice"].row(
             "chosen "
             + ", ".join(f"{k} {v}" for k, v in choices.items())
             + "; FishParams defaults "
@@ -576,7 +576,7 @@ def ablation_claims(
     lo_n, hi_n = workers.min(), workers.max()
     corner_lo, corner_hi = life.loc[(first, lo_n)], life.loc[(last, hi_n)]
     rows = [
-        ROWS["ablation_claims"].row(
+        ROWS["fig14_epoch_faster"].row(
             f"lifetime / epoch execution time up to {life.max():.3f}x; {corner_lo:.3f}x at "
             f"{first}, {lo_n} workers -> {corner_hi:.3f}x at {last}, {hi_n} workers",
             combine(
@@ -602,7 +602,7 @@ def ablation_claims(
     exec_dc = geo_mean(ratio_table(policies, "exec_x_sg", "FISH w/ D-C", "FISH"))
     mem_dc = geo_mean(ratio_table(policies, "memory_normalized", "FISH w/ D-C", "FISH"))
     rows.append(
-        ROWS["ablation_claims_2"].row(
+        ROWS["hot_key_policy"].row(
             f"W-C policy / CHK memory with {top['n_workers'].max()} workers {mem_wc:.3f}x; "
             f"D-C policy / CHK: memory {mem_dc:.3f}x, execution time {exec_dc:.4f}x "
             "(geometric means)",
@@ -619,7 +619,7 @@ def ablation_claims(
     )
     hwa = ratio_table(hetero, "exec_x_ideal", "FISH (load count)", "FISH (heuristic)")
     rows.append(
-        ROWS["ablation_claims_3"].row(
+        ROWS["fig16_heuristic_faster"].row(
             f"load count / heuristic execution time {_range(hwa, '{:.3f}x')}",
             share(
                 int((hwa > 1.0).sum()),
@@ -633,7 +633,7 @@ def ablation_claims(
     ratio = ev.pivot_table(index="case", columns="variant", values="memory_normalized")
     cost = (ratio["mod"] / ratio["ring"]).reindex(_by_skew(ev))
     rows.append(
-        ROWS["ablation_claims_4"].row(
+        ROWS["fig17_ch_memory"].row(
             f"modulo / ring memory after a worker add or remove: {cost.iloc[0]:.2f}x at "
             f"{cost.index[0]} -> {cost.iloc[-1]:.2f}x at {cost.index[-1]}; keys with a new "
             f"home worker: ring {ev[ev['variant'] == 'ring']['remapped_keys'].mean():.1%}, "
@@ -751,7 +751,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         )
     )
     rows.append(
-        ROWS["deployment_claims"].row(
+        ROWS["fig19_throughput_gain"].row(
             measured,
             combine(
                 [
@@ -764,7 +764,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         )
     )
     rows.append(
-        ROWS["deployment_claims_2"].row(
+        ROWS["fig19_throughput_size"].row(
             measured,
             combine(
                 [
@@ -783,7 +783,7 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
 
 
 def _near_sg_latency_row(real: pd.DataFrame) -> Row:
-    """Row ``_near_sg_latency_row`` (claims.toml)."""
+    """Row ``fig18_latency_near_sg`` (claims.toml)."""
     parts, texts = [], []
     for col, name in (("latency_p50", "p50"), ("latency_p99", "p99")):
         if col not in real.columns:
@@ -802,7 +802,7 @@ def _near_sg_latency_row(real: pd.DataFrame) -> Row:
             + ")"
         )  # fmt: skip
     verdict = combine(parts)
-    return ROWS["_near_sg_latency_row"].row(
+    return ROWS["fig18_latency_near_sg"].row(
         "; ".join(texts) or "not measured",
         verdict,
         "graded relative to SG: the paper's milliseconds come from a 128-node Storm cluster, "
@@ -816,16 +816,16 @@ def _near_sg_latency_row(real: pd.DataFrame) -> Row:
 
 
 def _throughput_order_row(real: pd.DataFrame) -> Row:
-    """Row ``_throughput_order_row`` (claims.toml)."""
+    """Row ``fig19_throughput_order`` (claims.toml)."""
     pairs = [("FG", "PKG"), ("PKG", "D-C"), ("PKG", "W-C"), ("D-C", "SG"), ("W-C", "SG")]
     wide = real.pivot_table(index="case", columns="variant", values="throughput")
     need = sorted({v for p in pairs for v in p} - set(wide.columns))
     if wide.empty or need:
         why = "no real stand-in runs" if wide.empty else f"no {', '.join(need)} runs"
-        return ROWS["_throughput_order_row"].row("not measured", not_comparable(why), "")
+        return ROWS["fig19_throughput_order"].row("not measured", not_comparable(why), "")
     ok = [(c, a, b, wide.loc[c, a] < wide.loc[c, b]) for c in wide.index for a, b in pairs]
     bad = [f"{a} >= {b} on {c}" for c, a, b, good in ok if not good]
-    return ROWS["_throughput_order_row"].row(
+    return ROWS["fig19_throughput_order"].row(
         "; ".join(
             f"{c}: "
             + ", ".join(f"{v} {wide.loc[c, v]:.3g}" for v in ("FG", "PKG", "D-C", "W-C", "SG"))

@@ -180,7 +180,7 @@ def table2_claims(
     else:
         size = not_comparable("no grid point has W < 1/p1")
     out = [
-        ROWS["table2_claims"].row(
+        ROWS["orders_of_magnitude_gain"].row(
             f"W < 1/p1 ({len(below)} points): hashing/PKG median {below['gain'].median():.0f}x, "
             f"min {below['gain'].min():.0f}x ({worst[0]}, W={worst[1]}); "
             f"W > 2/p1 ({len(above)} points): median {above['gain'].median():.1f}x. "
@@ -193,7 +193,7 @@ def table2_claims(
     margin = above["pkg_final"] - above["lower_bound_final"]
     ok = int((margin >= -EPS).sum())
     out.append(
-        ROWS["table2_claims_2"].row(
+        ROWS["linear_growth_bound"].row(
             f"{ok}/{len(above)} points with W > 2/p1 respect the bound; PKG's final fraction "
             f"exceeds it by at most {margin.max():.2e}"
             if len(above)
@@ -208,7 +208,7 @@ def table2_claims(
     better = paper_sets["pkg"] <= paper_sets["off_greedy"]
     rest = gain.drop(paper_sets.index)
     out.append(
-        ROWS["table2_claims_3"].row(
+        ROWS["pkg_beats_off_greedy"].row(
             f"PKG <= Off-Greedy at {int(better.sum())}/{len(better)} W on the TW and WP "
             f"stand-ins; on the other streams at "
             f"{int((rest['pkg'] <= rest['off_greedy']).sum())}/{len(rest)}",
@@ -244,7 +244,7 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
     ok = sum(j >= BINARY_JUMP for j in jumps.values())
     low = {s: j for s, j in jumps.items() if j < BINARY_JUMP}
     rows = [
-        ROWS["_binary_rows"].row(
+        ROWS["binary_balance"].row(
             "; ".join(f"{s}: x{j:.3g}" for s, j in jumps.items())
             + " (PKG's smallest fraction beyond 2/p1 over its largest below 1/p1)"
             if jumps
@@ -299,7 +299,7 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
             else "no WP or TW stand-in in the grid"
         )
     rows.append(
-        ROWS["_binary_rows_2"].row(
+        ROWS["transition_workers"].row(
             measured or "not graded: " + ("; ".join(off) if off else "no WP or TW stand-in"),
             verdict,
             ("not graded: " + "; ".join(off)) if off and graded else "",
@@ -426,7 +426,7 @@ def _table2_size_row(gain: pd.DataFrame, cases: Sequence[StreamCase] = ()) -> Ro
         if idx
         else not_comparable("the grid has no W = 5 or 10 on the TW/WP stand-ins")
     )
-    return ROWS["_table2_size_row"].row(
+    return ROWS["table2_gain_size"].row(
         f"geometric mean {ours:.3g}x over {len(idx)} points of the TW/WP stand-ins",
         verdict,
         _size_note(verdict, ours, paper, [c for c in cases if c.name in PAPER_TABLE2]),
@@ -469,7 +469,7 @@ def local_claims(
     margin = math.log(PROBE_MARGIN)
     probe_range = f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})"
     return [
-        ROWS["local_claims"].row(
+        ROWS["local_within_order_of_global"].row(
             f"L/G <= 10 at {int(within.sum())}/{len(ratios)} points; median "
             f"{ratios['L_over_G'].median():.1f}, max {worst['L_over_G']:.1f} "
             f"({worst['stream']}, S={int(worst['n_sources'])}, W={int(worst['n_workers'])}, "
@@ -483,7 +483,7 @@ def local_claims(
             ),
             _local_note(ratios, within),
         ),
-        ROWS["local_claims_2"].row(
+        ROWS["probing_no_better"].row(
             f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points {probe_range}; 95% CI "
             f"{math.exp(lo):.2f}-{math.exp(hi):.2f}",
             _probing_no_better(lo, hi),
@@ -491,7 +491,7 @@ def local_claims(
             f"{PROBE_MARGIN:g}x on average; we probe 1000 times per stream (the paper: every "
             "minute)",
         ),
-        ROWS["local_claims_3"].row(
+        ROWS["probing_similar"].row(
             f"geometric mean LP/L = {gm:.2f} {probe_range}",
             equivalent(mean, lo, hi, margin),
             f"effect = mean ln(LP/L) with a t 95% interval over the points, margin "
@@ -504,12 +504,12 @@ def local_claims(
                 else ""
             ),
         ),
-        ROWS["local_claims_4"].row(
+        ROWS["local_global_jaccard"].row(
             f"Jaccard {overlap['jaccard']:.1%} (agreement {overlap['agreement']:.1%}) on {where}",
             within_tolerance(overlap["jaccard"], JACCARD, JACCARD_TOL),
             "one stream and one (W, S): the paper does not say on which it measured",
         ),
-        ROWS["local_claims_5"].row(
+        ROWS["local_no_coordination"].row(
             f"sources as Spark partitions give the in-process routing: {same_on_spark}",
             Verdict(
                 "holds" if same_on_spark else "fails",
@@ -524,10 +524,10 @@ def local_claims(
 
 
 def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) -> Row:
-    """Row ``_local_below_hashing_row`` (claims.toml)."""
+    """Row ``local_below_hashing`` (claims.toml)."""
     if gain is None:
         reason = "local_claims was not given hashing's imbalance (gain)"
-        return _unmeasured(["_local_below_hashing_row"], reason)[0]
+        return _unmeasured(["local_below_hashing"], reason)[0]
     h = gain["hashing"]
     hashing = np.array(
         [h.get((s, w), np.nan) for s, w in zip(ratios["stream"], ratios["n_workers"], strict=True)],
@@ -537,7 +537,7 @@ def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) ->
     below = ratios["L"].to_numpy()[known] < hashing[known]
     ratio = safe_ratio(ratios["L"].to_numpy()[known], hashing[known])
     not_below = ratios[known][~below]
-    return ROWS["_local_below_hashing_row"].row(
+    return ROWS["local_below_hashing"].row(
         f"L < H at {int(below.sum())}/{len(below)} points; L/H median "
         f"{np.median(ratio) if len(ratio) else float('nan'):.2e}, max "
         f"{ratio.max() if len(ratio) else float('nan'):.2e}",
@@ -557,11 +557,11 @@ def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) ->
 
 
 def _sources_row(ratios: pd.DataFrame) -> Row:
-    """Row ``_sources_row`` (claims.toml)."""
+    """Row ``local_robust_to_sources`` (claims.toml)."""
     s_lo, s_hi = int(ratios["n_sources"].min()), int(ratios["n_sources"].max())
     _paper, _value = "Fig. 2, Sect. V-B Q2", "L_S similar for every S (L/G < 10 at every S)"
     if s_lo == s_hi:
-        return ROWS["_sources_row"].row(
+        return ROWS["local_robust_to_sources"].row(
             f"one number of sources (S = {s_lo})",
             not_comparable(f"the profile's S grid has one value (S = {s_lo})"),
         )
@@ -572,7 +572,7 @@ def _sources_row(ratios: pd.DataFrame) -> Row:
     spread = np.maximum(r, 1.0 / r)
     ok = spread <= ONE_ORDER
     worst = spread.idxmax()
-    return ROWS["_sources_row"].row(
+    return ROWS["local_robust_to_sources"].row(
         f"L_{s_hi}/L_{s_lo} within 10x at {int(ok.sum())}/{len(ok)} (stream, W); range "
         f"{r.min():.2f}-{r.max():.2f} (largest spread at {worst[0]}, W={worst[1]})",
         share(
@@ -646,7 +646,7 @@ def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
 
 
 def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
-    """Row ``skew_claims`` (claims.toml)."""
+    """Rows ``skewed_sources_similar`` and ``imbalance_rises_with_s_w`` (claims.toml)."""
     wide = skew.pivot_table(
         index=["n_sources", "n_workers"], columns="split", values="avg_imbalance_fraction"
     )
@@ -654,7 +654,7 @@ def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
     mean, lo, hi = _log_interval(r)
     top = shares.loc[shares["n_sources"].idxmin()]
     return [
-        ROWS["skew_claims"].row(
+        ROWS["skewed_sources_similar"].row(
             f"skewed/uniform ratio {r.min():.2f}-{r.max():.2f} over {len(r)} points "
             f"(geometric mean {geometric_mean(r, positive_only=True):.2f}); max skewed fraction "
             f"{wide['skewed'].max():.1e}; busiest source at S={int(top['n_sources'])} "
@@ -685,7 +685,7 @@ def _steps(skew: pd.DataFrame, along: str, fixed: str) -> tuple[int, int, list[s
 
 
 def _rises_row(skew: pd.DataFrame) -> Row:
-    """Row ``_rises_row`` (claims.toml)."""
+    """Row ``imbalance_rises_with_s_w`` (claims.toml)."""
     parts, texts, falls = [], [], []
     for along, fixed, word in (("n_sources", "n_workers", "S"), ("n_workers", "n_sources", "W")):
         up, total, down = _steps(skew, along, fixed)
@@ -699,7 +699,7 @@ def _rises_row(skew: pd.DataFrame) -> Row:
             parts.append(share(up, total, partly_at=PARTLY_AT, rule=rule))
             texts.append(f"rises at {up}/{total} steps of {word}")
             falls += down
-    return ROWS["_rises_row"].row(
+    return ROWS["imbalance_rises_with_s_w"].row(
         "; ".join(texts) + f"; largest fraction {skew['avg_imbalance_fraction'].max():.1e}",
         combine(parts),
         ("does not rise at: " + ", ".join(falls)) if falls else "",
@@ -723,7 +723,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
         "0.4 ms (the paper's KG saturation point)"
     )
     return [
-        ROWS["throughput_claims"].row(
+        ROWS["throughput_pkg_sg_above_kg"].row(
             f"at {hi:g} ms: KG {t.loc[hi, 'kg']:,.0f}, PKG {t.loc[hi, 'pkg_local']:,.0f}, "
             f"SG {t.loc[hi, 'sg']:,.0f} msg/s; PKG/SG {pkg_sg.min():.3f}-{pkg_sg.max():.3f} "
             "over the delays",
@@ -744,7 +744,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             "a deterministic model, so each delay is graded on its own value; KG is compared "
             "at the largest delay: below saturation every scheme keeps up with the source",
         ),
-        ROWS["throughput_claims_2"].row(
+        ROWS["delay_drop_pkg_sg"].row(
             f"{lo:g} -> {hi:g} ms: KG -{drop['kg']:.0%}, PKG -{drop['pkg_local']:.0%}, "
             f"SG -{drop['sg']:.0%}",
             combine(
@@ -756,17 +756,17 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
             "this row grades PKG's and SG's cut (KG's 60% follows from our calibration, a "
             f"check below); {calibration}" + _drop_note(drop),
         ),
-        ROWS["throughput_claims_3"].row(
+        ROWS["delay_drop_kg_more"].row(
             f"KG -{drop['kg']:.0%} vs PKG -{drop['pkg_local']:.0%}",
             direction(drop["kg"] - drop["pkg_local"], neutral=0.0, expected="above"),
             "the direction of the row above",
         ),
-        ROWS["throughput_claims_4"].row(
+        ROWS["delay_drop_kg"].row(
             f"KG -{drop['kg']:.0%}",
             within_tolerance(drop["kg"], KG_DROP, DROP_TOL),
             f"holds by construction: {calibration}, so at 1 ms it delivers 0.4/1 of it",
         ),
-        ROWS["throughput_claims_5"].row(
+        ROWS["latency_kg_over_pkg"].row(
             f"mean latency KG/PKG up to {1 + np.nanmax(lat_gain):.2f} (at {worst_lat:g} ms); "
             f"at {hi:g} ms: KG {lat.loc[hi, 'kg']:,.1f} ms vs PKG {lat.loc[hi, 'pkg_local']:,.1f} ms",
             within_tolerance(float(np.nanmax(lat_gain)), LATENCY_GAIN, LATENCY_TOL, neutral=0.0),
@@ -777,7 +777,7 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
 
 
 def _throughput_gain_row(t: pd.DataFrame, drop: pd.Series) -> Row:
-    """Row ``_throughput_gain_row`` (claims.toml)."""
+    """Row ``throughput_gain_vs_kg`` (claims.toml)."""
     gain = t["pkg_local"] / t["kg"] - 1.0
     at = gain.idxmax()
     verdict = within_tolerance(float(gain.max()), THROUGHPUT_GAIN, THROUGHPUT_GAIN_TOL, neutral=0.0)
@@ -790,7 +790,7 @@ def _throughput_gain_row(t: pd.DataFrame, drop: pd.Series) -> Row:
             f"throughput and {1 - KG_DROP:.0%} of KG's ({paper_x:.2f}x); our model keeps "
             f"{1 - drop['pkg_local']:.0%} and {1 - drop['kg']:.0%} ({ours_x:.2f}x)"
         )
-    return ROWS["_throughput_gain_row"].row(
+    return ROWS["throughput_gain_vs_kg"].row(
         f"PKG/KG - 1 up to {gain.max():+.0%} (at {at:g} ms: PKG {t.loc[at, 'pkg_local']:,.0f} "
         f"vs KG {t.loc[at, 'kg']:,.0f} msg/s)",
         verdict,
@@ -867,13 +867,13 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
             pkg_kg=p["pkg_local"] / p["kg"],
             pkg_sg=p["pkg_local"] / p["sg"],
         ),
-        ROWS["memory_claims"].row(
+        ROWS["memory_order"].row(
             counters,
             ordering(
                 {"KG": mem["kg"], "PKG": mem["pkg_local"], "SG": mem["sg"]}, ["KG", "PKG", "SG"]
             ),
         ),
-        ROWS["memory_claims_2"].row(
+        ROWS["aggregation_beats_sg"].row(
             f"PKG better at {int(better.sum())}/{len(better)} periods; closest at {edge:g} s: "
             f"PKG {pkg.loc[edge, 'throughput']:,.0f} vs SG {sg.loc[edge, 'throughput']:,.0f} "
             f"msg/s, {pkg.loc[edge, 'memory']:,.0f} vs {sg.loc[edge, 'memory']:,.0f} counters",
@@ -886,7 +886,7 @@ def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 
                 else ""
             ),
         ),
-        ROWS["memory_claims_3"].row(
+        ROWS["aggregation_crossing_kg"].row(
             f"PKG > KG ({kg:,.0f} msg/s) from {above_kg.min():g} s"
             if len(above_kg)
             else f"PKG never exceeds KG ({kg:,.0f} msg/s)",
@@ -932,7 +932,7 @@ def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
     n = int(largest["n_workers"].iloc[0])
     respected = int((bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9).sum())
     return [
-        ROWS["used_bins_claims"].row(
+        ROWS["used_bins_fraction"].row(
             f"{mean:.2%} +- {largest['used_fraction'].std():.2%} at n = {n:,} "
             f"({len(largest)} seeds)",
             within_tolerance(mean, USED_BINS, USED_BINS_TOL),
@@ -940,7 +940,7 @@ def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
             "random hashes; measuring it tests that our two seeded hashes behave like them",
             USED_BINS=USED_BINS,
         ),
-        ROWS["used_bins_claims_2"].row(
+        ROWS["used_bins_bound"].row(
             f"n I(m)/m: mean {largest['scaled_imbalance'].mean():.3f} vs bound "
             f"{largest['scaled_bound'].mean():.3f}; bound respected in {respected}/"
             f"{len(bins)} runs",

@@ -153,7 +153,7 @@ def shedding_claims(
     n_eval = sum(len(c) for c in curves.values())
     check = at_most(false_total + full_false + full_missed, 0, what="false + missed matches")
     rows = [
-        ROWS["shedding_claims"].row(
+        ROWS["no_false_matches"].row(
             f"{false_total} produced matches outside the oracle over {n_eval} "
             f"shedding runs; with nothing shed {full_false} false and {full_missed} missed",
             check,
@@ -166,7 +166,7 @@ def shedding_claims(
         k: compare_at_equal_shed(c, shed=shed_col, min_shed=MIN_SHED) for k, c in curves.items()
     }
     rows.append(
-        ROWS["shedding_claims_2"].row(
+        ROWS["subscription_over_consensus"].row(
             "; ".join(
                 f"{k}: gain {v['mean_gain']:+.3f} on average (min {v['min_gain']:+.3f}) "
                 f"over {v['n']} shed levels"
@@ -181,7 +181,7 @@ def shedding_claims(
         for k, c in curves.items()
     }
     rows.append(
-        ROWS["shedding_claims_3"].row(
+        ROWS["shed_at_paper_accuracy"].row(
             "; ".join(
                 f"{k}: {v:.1%} shed at >= {PAPER_ACCURACY:.0%} accuracy" for k, v in sheds.items()
             ),
@@ -194,7 +194,7 @@ def shedding_claims(
     )
     rand = {k: random_drop_gaps(c, shed_col, MIN_SHED) for k, c in curves.items()}
     rows.append(
-        ROWS["shedding_claims_4"].row(
+        ROWS["beats_random_drop"].row(
             "; ".join(
                 f"{k}: subscription shedding's accuracy minus random dropping's >= {v:+.3f}"
                 for k, v in rand.items()
@@ -228,7 +228,7 @@ def accuracy_loss_rates(curve: pd.DataFrame) -> tuple[float, float]:
 
 
 def accuracy_shape_row(curves: dict[str, pd.DataFrame], on: str = "") -> dict[str, Any]:
-    """Row ``accuracy_shape_row`` (claims.toml)."""
+    """Row ``accuracy_loss_accelerates`` (claims.toml)."""
     parts, text, flat = [], [], []
     for kind, curve in curves.items():
         for method in SHAPE_METHODS:
@@ -247,7 +247,7 @@ def accuracy_shape_row(curves: dict[str, pd.DataFrame], on: str = "") -> dict[st
         if parts
         else Verdict("not comparable", "needs three thresholds on a shedding curve")
     )
-    return ROWS["accuracy_shape_row"].row(
+    return ROWS["accuracy_loss_accelerates"].row(
         "; ".join(text) or "no curve with three thresholds",
         verdict,
         "accuracy lost per unit of threshold, upper vs lower half of the thresholds "
@@ -257,9 +257,9 @@ def accuracy_shape_row(curves: dict[str, pd.DataFrame], on: str = "") -> dict[st
 
 
 def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
-    """Row ``peak_level_row`` (claims.toml)."""
+    """Row ``peak_level_below_top`` (claims.toml)."""
     if rep.empty:
-        return ROWS["peak_level_row"].row(
+        return ROWS["peak_level_below_top"].row(
             "no segment", Verdict("not comparable", "no rate segment"), ""
         )
     i = int(rep["input_rate"].to_numpy().argmax())
@@ -280,7 +280,7 @@ def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
     )
     if level == top_level:
         note += "; the peak rate needs the top level here"
-    return ROWS["peak_level_row"].row(
+    return ROWS["peak_level_below_top"].row(
         f"level {level} of {top_level} at {peak['input_rate'] / 1000:g}k/s (from {before})",
         verdict,
         note,
@@ -333,9 +333,9 @@ def _shed_note(sheds: Mapping[str, float]) -> str:
 
 
 def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """Row ``eq8_claim`` (claims.toml)."""
+    """Row ``eq8_segment_ratio`` (claims.toml)."""
     ok = eq8_holds(segments, loads)
-    return ROWS["eq8_claim"].row(
+    return ROWS["eq8_segment_ratio"].row(
         f"r = b^i/b^s = {segments.r:.3f}, max L(l-1)/L(l) = {segments.rho_max:.3f}",
         Verdict(
             "holds" if ok else "fails",
@@ -441,14 +441,14 @@ def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
     lag = lag_ratio(rep)
     up, down = lag_times(rep)
     rows = [
-        ROWS["controller_claims"].row(
+        ROWS["level_follows_rate"].row(
             f"{path}; {ok}/{n} rate changes followed; {jumps} ideal<->overload "
             f"jumps; largest settled range {int(rep['settled_range'].max())} level(s); "
             f"dropped {rep['dropped'].sum():.0f} publications",
             controller_verdict(rep, jumps, top),
             note,
         ),
-        ROWS["controller_claims_2"].row(
+        ROWS["slower_level_descent"].row(
             "settling time after the decrease / after the increase = "
             + "{1:.0f} s / {0:.0f} s = {2:.2f}".format(*lag_times(rep), lag),
             lag_verdict(lag),

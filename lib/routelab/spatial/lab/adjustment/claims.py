@@ -174,7 +174,7 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     if not len(snap) or SELECT_MS not in snap:
         why = (f"the runs lack {SELECT_MS} (a frame recorded before it)" if len(snap)
                else "no selection snapshots in the runs")  # fmt: skip
-        return [ROWS["selection_rows_2"].row("not measured", not_comparable(why), note)]
+        return [ROWS["dp_selects_longest"].unmeasured(why, note=note)]
     longer = [_pair(snap, SELECT_MS, "DP", o, small,
                     lambda x, y: direction_measured(x, y, expected="above", margin=MIN_EFFECT), "")
               for o in ("GR", "SI", "RA")]  # fmt: skip
@@ -311,7 +311,7 @@ def latency_rows(runs: pd.DataFrame, small: int, note: str, c_paper: float) -> l
 
 
 def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
-    """Row ``_middle_bucket_row`` (claims.toml)."""
+    """Row ``dp_middle_bucket`` (claims.toml)."""
     x, y = _paired(runs, "lat_mid", "DP", "GR", small)
     d = x - y
     mean, lo, hi = t_interval(d)
@@ -358,7 +358,7 @@ def _delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[np.ndarray, n
 
 
 def check_rows(runs: pd.DataFrame, sigma: float | None = None) -> list[dict]:
-    """Row ``check_rows`` (claims.toml)."""
+    """Row ``phase2_triggered`` (claims.toml)."""
     if "p2_selections" not in runs:
         return []
     n, ok = int(runs["p2_selections"].sum()), int(runs["p2_triggered"].sum())
@@ -428,7 +428,7 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
 
 
 def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str, c_paper: float) -> dict:
-    """Row ``_latency_row`` (claims.toml)."""
+    """Row ``gr_fewest_delayed`` (claims.toml)."""
     parts = [
         _gated("GR leaves the most tuples unaffected", "share below b1", runs, "lat_fast_grid",
                "GR", other, mu, lambda a, b: direction_measured(a, b, expected="above"), "",
@@ -446,7 +446,7 @@ def _latency_row(runs: pd.DataFrame, mu: int, scale_note: str, c_paper: float) -
 def _phase_and_global_rows(
     all_runs: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US
 ) -> list[dict]:
-    """Row ``_phase_and_global_rows`` (claims.toml)."""
+    """Rows ``phase1_lowers_load`` and ``global_repartition`` (claims.toml)."""
     out = []
     gr = all_runs[all_runs["selector"] == "GR"]
     if "phase1_splits" in gr.columns and len(gr):
@@ -505,7 +505,7 @@ def _phase_and_global_rows(
 
 
 def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:
-    """Row ``_dp_exact_row`` (claims.toml)."""
+    """Row ``dp_exact`` (claims.toml)."""
     rng = np.random.default_rng(seed)
     wrong = 0
     for _ in range(n_cases):

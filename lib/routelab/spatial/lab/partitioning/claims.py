@@ -390,7 +390,7 @@ def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
         if "text_cells" in fig7.columns
     )
     return [
-        ROWS["c10_dispatcher_memory"].row(
+        ROWS["c10_dispatcher_memory_bound"].row(
             f"max {mx:.1f} MB",
             Verdict(
                 "holds" if mx < MEMORY_LIMIT_MB else "fails",
@@ -398,7 +398,7 @@ def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
             ),
             "a bound on our own byte model, far from the paper's scale",
         ),
-        ROWS["c10_dispatcher_memory_2"].row(
+        ROWS["c10_dispatcher_memory_order"].row(
             "; ".join(got),
             share(
                 sum(v.holds for v in order),
@@ -455,11 +455,11 @@ def workload_rows(fig7: pd.DataFrame) -> list[dict]:
     )
     imb = ", ".join(f"{_name(*s)} {_val(fig7, *s, 'hybrid', 'load_imbalance'):.2f}" for s in sets)
     return [
-        ROWS["workload_rows"].row(
+        ROWS["hybrid_least_workload"].row(
             f"lowest on {sum(low)}/{len(sets)} sets; hybrid/metric/kd-tree: {costs}",
             share(sum(low), len(sets), rule="sets where hybrid's total cost is lowest"),
         ),
-        ROWS["workload_rows_2"].row(
+        ROWS["hybrid_balances_load"].row(
             f"hybrid max/mean load: {imb}",
             share(sum(bal), len(sets), rule=f"sets with max/mean <= {BALANCE_SIGMA}"),
             BALANCE_SIGMA=BALANCE_SIGMA,
@@ -509,7 +509,9 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
     :func:`routelab.spatial.lab.partitioning.cost_clock.fit_table`, with the unit costs
     calibrated on the run's own workers beside it)."""
     if fit is None or not len(fit):
-        return ROWS["cost_model_row"].row("not measured", not_comparable("no per-worker counts"))
+        return ROWS["cost_model_predicts_time"].row(
+            "not measured", not_comparable("no per-worker counts")
+        )
     ok = fit.r2_balanced >= MODEL_R2
     per = fit.groupby("algorithm").agg(
         bal=("r2_balanced", "median"), cal=("r2_calibrated", "median")
@@ -522,7 +524,7 @@ def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dic
     # a timing row: each R^2 rests on every worker of every seed's run
     v = Verdict(v.verdict, v.rule, int(fit.workers.min()) if "workers" in fit else 0)
     worst = fit.loc[fit.r2_balanced.idxmin()]
-    return ROWS["cost_model_row"].row(
+    return ROWS["cost_model_predicts_time"].row(
         "median R^2 balanced / calibrated units: "
         + ", ".join(f"{a} {r.bal:.2f} / {r.cal:.2f}" for a, r in per.iterrows())
         + f"; worst {worst.algorithm} on {_name(worst.country, worst.query_set)} "
@@ -634,7 +636,7 @@ def c12_scalability(fig11: pd.DataFrame) -> list[dict]:
             "each worker's replay is timed alone (the machine's timing lock), so the "
             "busiest worker's time falls as work is spread, as on separate instances",
         ),
-        ROWS["c12_scalability_2"].row(
+        ROWS["c12_hybrid_best_most"].row(
             f"best (intervals separate) in {n_best}/{len(best)} (set, workers)", most
         ),
     ]
@@ -663,7 +665,7 @@ def fig11_worst_rows(
         slopes = {a: _scaling(fig11, c, q, a) for a in COMPARED}
         if any(np.isnan(s[0]) for s in slopes.values()):
             out.append(
-                ROWS["fig11_worst_rows_2"].row(
+                ROWS["fig11_worst_scaling"].row(
                     "not measured",
                     not_comparable(f"this profile's Fig. 11 does not run {_name(c, q)}"),
                     worst=worst,
@@ -686,7 +688,7 @@ def fig11_worst_rows(
         k = min(s[3] for s in slopes.values())
         v = Verdict("holds" if all(below) else "fails" if any(above) else "inconclusive", rule, k)
         out.append(
-            ROWS["fig11_worst_rows"].row(
+            ROWS["fig11_worst_scaling"].row(
                 f"{_name(c, q)}: "
                 + ", ".join(f"{a} {s[0]:.2f}" for a, s in slopes.items())
                 + " (slopes)",
@@ -843,12 +845,12 @@ def posting_units_row(posting: pd.DataFrame, paper_units: pd.DataFrame) -> dict:
     replays of the work-dominated sets (the regime gate of :mod:`routelab.spatial.lab.regime`),
     on this engine (``c = 0``); the paper-unit builds' verdict beside it."""
     if posting is None or not len(posting):
-        return ROWS["posting_units_row"].row(
+        return ROWS["posting_units_hybrid_best"].row(
             "not measured", not_comparable("no runs built with posting units")
         )
     kept = in_regime(posting)
     if not len(kept):
-        return ROWS["posting_units_row"].row(
+        return ROWS["posting_units_hybrid_best"].row(
             "not measured", not_comparable(f"not work-dominated: {regime_reason(posting)}")
         )
     per = _best_per_set(kept, "throughput_runs", True)
@@ -863,7 +865,7 @@ def posting_units_row(posting: pd.DataFrame, paper_units: pd.DataFrame) -> dict:
         f"{_name(c, q)}: " + ", ".join(f"{a} {_med(_runs(kept, c, q, a)):,.0f}" for a in COMPARED)
         for c, q in sets
     )
-    return ROWS["posting_units_row"].row(
+    return ROWS["posting_units_hybrid_best"].row(
         "posting units: "
         + "; ".join(f"{n}: {x.verdict}" for n, x in per)
         + f" ({med} tuples/s, medians) | paper's units on the same sets: "
