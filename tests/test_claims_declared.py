@@ -129,3 +129,9 @@ def test_declared_rows_and_the_cli_list_every_declaration(capsys: pytest.Capture
     assert "  paper: Sect. 6.4, Fig. 7j" in text
     assert main(["claims", "--declared", "--only", "no.such.lab"]) == 2
     assert "the labs: compare.lab" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", DECLARED, ids=lambda p: str(p.parent.relative_to(LIB)))
+def test_every_declared_row_says_what_it_measures_and_how_it_is_graded(path: Path) -> None:
+    for key, row in declarations(str(path)).items():
+        assert row.measures.strip() and row.rule.strip(), f"{path}: [{key}] lacks measures or rule"
