@@ -441,3 +441,13 @@ def test_memory_notes_follow_the_numbers():
     assert rows[2]["verdict"].verdict == "partly" and "PKG is not better at 1 s" in rows[2]["note"]
     assert rows[3]["verdict"].verdict == "fails"
     assert "PKG stays at or below KG at 60 s (its best there 5 msg/s)" in rows[3]["note"]
+
+
+def test_rows_without_the_simulator_runs_keep_their_paper_values():
+    """The not-measured path fills the declared texts too (On-Greedy's "within 2x")."""
+    from routelab.grouping.lab.pkg import claims as pc
+
+    rows = pc._method_rows(None)
+    assert [r["verdict"].verdict for r in rows] == ["not comparable"] * 2
+    assert "within 2x of Off-Greedy" in rows[1]["paper_value"]
+    assert not any("{" in r[f] for r in rows for f in ("claim", "paper", "paper_value"))

@@ -187,8 +187,8 @@ def test_notebook12_gated_row_gives_each_verdict() -> None:
     from routelab.claims import direction_measured
 
     def row(runs: pd.DataFrame) -> dict:
-        return jc.gated_row("adjusting raises throughput", "Fig. 16", "higher", "throughput",
-                            runs, "throughput_grid", "GR", "none", 10,
+        return jc.gated_row(jc.ROWS["fig16_throughput"], "throughput", runs, "throughput_grid",
+                            "GR", "none", 10,
                             lambda a, b: direction_measured(a, b, expected="above"), "n")  # fmt: skip
 
     # GR 1.5x on the clock; its own messages make it lose half its rate per 50 µs
@@ -381,8 +381,9 @@ def test_a_row_names_the_reading_that_decides_it() -> None:
     # notebook 12's gated rows name it too: GR 1.5x on the clock loses 1/50 per µs
     from routelab.claims import direction_measured
 
-    row = jc.gated_row("x", "w", "p", "t", _adjust_runs(1.1, 1.0), "throughput_grid", "GR",
-                       "none", 10, lambda a, b: direction_measured(a, b, expected="above"), "n")  # fmt: skip
+    row = jc.gated_row(jc.ROWS["fig16_throughput"], "t", _adjust_runs(1.1, 1.0),
+                       "throughput_grid", "GR", "none", 10,
+                       lambda a, b: direction_measured(a, b, expected="above"), "n")  # fmt: skip
     assert "decides this row" not in row["note"]  # fails at 29.9 and at 50 alike
 
 

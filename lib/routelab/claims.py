@@ -113,7 +113,8 @@ class Declaration:
     replaces it). The lab's code only measures: :meth:`row` puts the measured text,
     the verdict and the note beside the declared fields. A ``{name}`` in a declared text is
     filled from :meth:`row`'s keyword arguments (a row declared once for every system or
-    every N)."""
+    every N); a slot left unfilled is an error, never a ``{name}`` in the table (a literal
+    brace is written twice)."""
 
     key: str
     claim: str
@@ -139,7 +140,7 @@ class Declaration:
         from ``slots``; ``note`` ``None``: the declared note."""
 
         def fill(text: str) -> str:
-            return text.format(**slots) if slots else text
+            return text.format(**slots)
 
         return claim_row(
             fill(self.claim), fill(self.paper), fill(self.paper_value), measured, verdict,
@@ -164,7 +165,8 @@ def declarations(module_file: str) -> dict[str, Declaration]:
     path = Path(module_file).with_name("claims.toml")
     with path.open("rb") as f:
         table = tomllib.load(f)
-    known = {f.name for f in fields(Declaration)} - {"key"}
+    types = {f.name: bool if f.name == "timing" else str for f in fields(Declaration)}
+    known = set(types) - {"key"}
     out = {}
     for key, spec in table.items():
         if not isinstance(spec, dict):
@@ -175,6 +177,10 @@ def declarations(module_file: str) -> dict[str, Declaration]:
         missing = {"claim", "paper"} - set(spec)
         if missing:
             raise ValueError(f"{path}: [{key}] lacks {sorted(missing)}")
+        wrong = sorted(k for k, v in spec.items() if not isinstance(v, types[k]))
+        if wrong:
+            raise ValueError(f"{path}: [{key}] has fields of the wrong type {wrong} "
+                             "(timing is true or false, every other field a string)")  # fmt: skip
         out[key] = Declaration(key=key, **spec)
     return out
 

@@ -206,7 +206,8 @@ def format_table(frame: pd.DataFrame, fmt: str = "text") -> str:
         cols = [str(c) for c in frame.columns]
         out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         out += [
-            "| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)
+            "| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |"
+            for row in frame.itertuples(index=False)
         ]
         return "\n".join(out)
     if fmt == "text":

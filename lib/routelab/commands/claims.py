@@ -158,6 +158,15 @@ def _declared(args: argparse.Namespace) -> int:
     from routelab.dashboard import format_table
     from routelab.errors import BadInputError
 
+    other = [f"--{k.replace('_', '-')}" for k in ("verdict", "against", "figures")
+             if getattr(args, k) is not None]  # fmt: skip
+    other += [f"--{k.replace('_', '-')}" for k in ("checks", "beyond", "per_paper", "check")
+              if getattr(args, k)]  # fmt: skip
+    if other:
+        raise BadInputError(
+            f"--declared lists every declared row (claims, checks and rows beyond the papers) "
+            f"before any run: it takes --only and --format, not {', '.join(other)}"
+        )
     rows = declared_rows()
     if args.only:
         rows = [r for r in rows if any(r["lab"].startswith(n) for n in args.only)]

@@ -229,7 +229,10 @@ def table2_claims(
 
 def _unmeasured(keys: list[str], reason: str) -> list[Row]:
     """The declared rows ``keys`` as "not comparable" with ``reason`` (this run lacks it)."""
-    return [ROWS[k].unmeasured(reason, note=UNMEASURED_NOTE) for k in keys]
+    return [
+        ROWS[k].unmeasured(reason, note=UNMEASURED_NOTE, ON_GREEDY_FACTOR=ON_GREEDY_FACTOR)
+        for k in keys
+    ]
 
 
 def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
@@ -559,7 +562,6 @@ def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) ->
 def _sources_row(ratios: pd.DataFrame) -> Row:
     """Row ``local_robust_to_sources`` (claims.toml)."""
     s_lo, s_hi = int(ratios["n_sources"].min()), int(ratios["n_sources"].max())
-    _paper, _value = "Fig. 2, Sect. V-B Q2", "L_S similar for every S (L/G < 10 at every S)"
     if s_lo == s_hi:
         return ROWS["local_robust_to_sources"].row(
             f"one number of sources (S = {s_lo})",

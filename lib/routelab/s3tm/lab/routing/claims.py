@@ -630,7 +630,6 @@ def _metric(summary: pd.DataFrame, metric: str) -> pd.DataFrame | None:
 
 def salb_over_graph_at_256(summary: pd.DataFrame, kind: str = "topic") -> dict[str, Any]:
     """Row ``salb_over_graph_at_256`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5f", "T(SALB) / T(gFCL) = T(SALB) / T(gNFCL) = 2.2 at N = 256"
     mean = _metric(summary, "throughput")
     need = {BASELINE, *LOAD_AWARE_GRAPH}
     if mean is None or not need <= set(mean.columns) or kind not in mean.index.get_level_values(0):
@@ -662,7 +661,6 @@ def salb_over_graph_at_256(summary: pd.DataFrame, kind: str = "topic") -> dict[s
 
 def throughput_order(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``throughput_order`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5b/f", "T(gFCL) > T(gNFCL) > T(hash) at every N"
     mean = _metric(summary, "throughput")
     if mean is None or not {"hash", *LOAD_AWARE_GRAPH} <= set(mean.columns):
         return ROWS["throughput_order"].unmeasured("needs " + "hash, gFCL and gNFCL throughput")
@@ -701,7 +699,6 @@ def _per_doubling_n(t0: float, t1: float, n0: int, n1: int) -> float:
 
 def near_linear_to_128(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``near_linear_to_128`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5b", "close to linear up to 128 nodes (2x per doubling of N)"
     mean = _metric(summary, "throughput")
     if mean is None:
         return ROWS["near_linear_to_128"].unmeasured("needs " + "throughput")
@@ -742,10 +739,6 @@ def near_linear_to_128(summary: pd.DataFrame) -> dict[str, Any]:
 
 def drop_after_128(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``drop_after_128`` (claims.toml)."""
-    _paper, _value = (
-        "Sect. 6.2, Fig. 5b",
-        "T(256) / T(128) < 1 for hash, gFCL, gNFCL; >= 1 for SALB",
-    )
     mean = _metric(summary, "throughput")
     if mean is None:
         return ROWS["drop_after_128"].unmeasured("needs " + "throughput")
@@ -779,7 +772,6 @@ def drop_after_128(summary: pd.DataFrame) -> dict[str, Any]:
 
 def topic_gain_lasts_longer(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``topic_gain_lasts_longer`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5a/e", "topic-based gain more lasting (no size stated)"
     mean = _metric(summary, "throughput")
     kinds = set(mean.index.get_level_values("kind")) if mean is not None else set()
     if mean is None or not {"tweet", "topic"} <= kinds or "hash" not in mean:
@@ -806,7 +798,6 @@ def topic_gain_lasts_longer(summary: pd.DataFrame) -> dict[str, Any]:
 
 def gc_gfc_lowest_spread(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``gc_gfc_lowest_spread`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5c/g", "gC, gFC lowest spread at every N"
     mean = _metric(summary, "spread_routed")
     if mean is None or not set(NON_CONTENDERS) <= set(mean.columns):
         return ROWS["gc_gfc_lowest_spread"].unmeasured("needs " + "gC and gFC spread")
@@ -865,7 +856,6 @@ def salb_spread_slightly_below_hash(summary: pd.DataFrame) -> dict[str, Any]:
 
 def topic_spread_below_2(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``topic_spread_below_2`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5g", "spread < 2 at every N (topic); lower than tweet-based"
     mean = _metric(summary, "spread_routed")
     if mean is None or "topic" not in mean.index.get_level_values(0):
         return ROWS["topic_spread_below_2"].unmeasured("needs " + "topic-based spread")
@@ -887,10 +877,6 @@ def topic_spread_below_2(summary: pd.DataFrame) -> dict[str, Any]:
 
 def hash_imbalance_passes_graph(summary: pd.DataFrame, kind: str = "tweet") -> dict[str, Any]:
     """Row ``hash_imbalance_passes_graph`` (claims.toml)."""
-    _paper, _value = (
-        "Sect. 6.2, Fig. 5d",
-        "mostly between; hash above gFCL/gNFCL by N = 256 (tweet)",
-    )
     mean = _metric(summary, "imbalance")
     need = {BASELINE, "hash", *LOAD_AWARE_GRAPH}
     if mean is None or not need <= set(mean.columns) or kind not in mean.index.get_level_values(0):
@@ -933,7 +919,6 @@ def hash_imbalance_passes_graph(summary: pd.DataFrame, kind: str = "tweet") -> d
 
 def graph_imbalance_order(summary: pd.DataFrame) -> dict[str, Any]:
     """Row ``graph_imbalance_order`` (claims.toml)."""
-    _paper, _value = "Sect. 6.2, Fig. 5d/h", "B(gNFCL) > B(gFCL) tweet; B(gFCL) > B(gNFCL) topic"
     mean = _metric(summary, "imbalance")
     if mean is None or not set(LOAD_AWARE_GRAPH) <= set(mean.columns):
         return ROWS["graph_imbalance_order"].unmeasured("needs " + "gFCL and gNFCL imbalance")
@@ -952,7 +937,6 @@ def graph_imbalance_order(summary: pd.DataFrame) -> dict[str, Any]:
 
 def no_split_linear_to_64(gains: pd.DataFrame, method: str = BASELINE) -> dict[str, Any]:
     """Row ``no_split_linear_to_64`` (claims.toml)."""
-    _paper, _value = "Sect. 5.1", "linear up to 64 nodes; linear scalability lost after 64"
     sel = gains[gains["method"] == method]
     t = sel.groupby(["kind", "n_matchers"])["throughput_nosplit"].mean()
     ns = sorted(set(sel["n_matchers"]))
@@ -982,9 +966,6 @@ def no_split_linear_to_64(gains: pd.DataFrame, method: str = BASELINE) -> dict[s
     measured = "; ".join(text) if text else f"ablation at N = {ns}"
     note = f"skew ablation, {method} without splitting; the paper saw this 'with many of the real-world tweet datasets'"
     return ROWS["no_split_linear_to_64"].row(measured, verdict, note)
-
-
-#: Sect. 6.6 claims we do not grade: (claim, where, paper value).
 
 
 def fig5_headline_rows(summary: pd.DataFrame, gains: pd.DataFrame) -> list[dict[str, Any]]:

@@ -494,7 +494,7 @@ def hybrid_is_hybrid(fig7: pd.DataFrame) -> dict:
            "not as Sect. VI-C describes on " + ", ".join(wrong))
         + "; a set without text-split leaves is a kd-tree's partition, and its hybrid-vs-kd-tree "
         "rows compare two space partitionings",
-    )  # fmt: skip  # fmt: skip
+    )  # fmt: skip
 
 
 #: "the model predicts the clock": R^2 of the workers' busy time on the balanced load
