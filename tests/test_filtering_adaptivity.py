@@ -418,3 +418,8 @@ def test_maintenance_rows_give_each_verdict():
     )
     none = ac.maintenance_rows(_ticks(5.0, 4.0).assign(created=0), w)
     assert next(r for r in none if "creates and drops" in r["claim"])["verdict"].verdict == "fails"
+    # ticks recorded before distinct moves were counted: the row is listed, not dropped
+    old = ac.maintenance_rows(_ticks(5.0, 4.0).drop(columns=["distinct_moved"]), w)
+    moves = next(r for r in old if r["claim"].startswith("a subscription moves at most once"))
+    assert moves["verdict"].verdict == "not comparable" and moves["kind"] == "check"
+    assert len(old) == len(ac.maintenance_rows(_ticks(5.0, 4.0), w))

@@ -298,6 +298,8 @@ def maintenance_rows(ticks: pd.DataFrame, windows: pd.DataFrame) -> list[dict]:
                 "about redistribution; phase 2 may move a subscription again into a new table)",
             )
         )
+    else:  # a frame recorded before the column: listed, not dropped
+        out.append(ROWS["moves_at_most_once"].unmeasured("the ticks do not count distinct moves"))
     busy = d[d["moved"] > 0]
     rs = [float(np.corrcoef(g["moved"], g["update_s"])[0, 1]) for _, g in busy.groupby("seed")
           if len(g) >= 3 and g["moved"].nunique() > 1]  # fmt: skip

@@ -174,7 +174,9 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     if not len(snap) or SELECT_MS not in snap:
         why = (f"the runs lack {SELECT_MS} (a frame recorded before it)" if len(snap)
                else "no selection snapshots in the runs")  # fmt: skip
-        return [ROWS["dp_selects_longest"].unmeasured(why, note=note)]
+        keys = ("dp_selects_longest", "ra_selects_fastest", "gr_si_efficient",
+                "selection_flat_in_queries", "dp_table_bound")  # fmt: skip
+        return [ROWS[k].unmeasured(why, note=note, VERY_EFFICIENT=VERY_EFFICIENT) for k in keys]
     longer = [_pair(snap, SELECT_MS, "DP", o, small,
                     lambda x, y: direction_measured(x, y, expected="above", margin=MIN_EFFECT), "")
               for o in ("GR", "SI", "RA")]  # fmt: skip
