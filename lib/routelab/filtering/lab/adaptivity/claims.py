@@ -92,8 +92,9 @@ def _fmt(r: float, lo: float, hi: float) -> str:
     return f"{r:.2f}x [{lo:.2f}, {hi:.2f}]"
 
 
-#: the sized rows of Fig. 4: claim, where, the paper's ratio, tolerance, scenario, the
-#: numerator and denominator (strategy, "first" or "last" window), what the ratio is
+#: the sized rows of Fig. 4: the declared row (claims.toml), the paper's ratio, tolerance,
+#: scenario, the numerator and denominator (strategy, "first" or "last" window), what the
+#: ratio is
 SIZED = (
     ("no_change_halves", HALVES, SATURATION_TOL, "schema",
      ("no_change", "last"), ("no_change", "first"), "No Change, last / first 2-hour window"),

@@ -2,8 +2,8 @@
 
 Each function returns one claims-table row (``claim``, ``paper``, ``paper_value``,
 ``measured``, ``verdict`` with its rule, ``note``, ``kind``), graded with
-:mod:`routelab.claims` by the rule in its docstring. The paper states these as directions
-(no sizes), so a direction that holds everywhere is a full "holds"; holding in some of the
+:mod:`routelab.claims` by the rule its row declares (claims.toml). The paper states these
+as directions (no sizes), so a direction that holds everywhere is a full "holds"; holding in some of the
 workloads is "partly". The sizes the paper gives for SALB vs hash (Fig. 5, up to 130 % /
 150 %) belong to notebook 03's rows. Throughputs here are Eq. 6 with counted trie lookups
 as the load (:mod:`routelab.s3tm.matching_load`), not wall-clock times, so no row is a

@@ -4,7 +4,7 @@ Each function takes the tidy frames of :mod:`routelab.s3tm.lab.routing.summary` 
 of :mod:`routelab.s3tm.lab.routing.experiments`) and returns one row of the notebook's claims
 table: ``claim``, ``paper``, ``paper_value``, ``measured``, ``verdict`` (a
 :class:`routelab.claims.Verdict` with its rule), ``note`` and ``kind``. The rule of each row
-is in its docstring; the tolerances are the module constants below, declared before any
+is declared with it (claims.toml); the tolerances are the module constants below, declared before any
 run was looked at and never tuned to it ("claims at the paper's bar"):
 
 - a size the paper states ("2.56x", "up to 130 %", "six and four times") is tested with
