@@ -39,6 +39,8 @@ def test_declarations_load_fields_and_defaults(tmp_path: Path) -> None:
         ('a = 1\n', r"\[a\] must be a table"),
         ('[a]\nclaim = "X"\npaper = "P"\ntiming = "false"\n', r"wrong type \['timing'\]"),
         ('[a]\nclaim = "X"\npaper = 3\n', r"wrong type \['paper'\]"),
+        ('[a]\nclaim = "X"\npaper = "P"\n[a.texts]\nm = 2\n', r"wrong type \['texts.m'\]"),
+        ('[a]\nclaim = "X"\npaper = "P"\ntexts = "m"\n', r"wrong type \['texts'\]"),
     ],
 )  # fmt: skip
 def test_declarations_name_the_file_and_the_row(tmp_path: Path, toml: str, message: str) -> None:
@@ -59,6 +61,17 @@ def test_row_is_claim_rows_shape_with_slots_filled() -> None:
         d.row("m", v, system="SALB")
     with pytest.raises(KeyError):
         d.unmeasured("no runs")
+
+
+def test_declared_texts_are_filled_and_name_the_row_when_wrong(tmp_path: Path) -> None:
+    rows = declarations(_module(tmp_path, '[a]\nclaim = "X"\npaper = "P"\n[a.texts]\n'
+                                          'measured = "{won}/{total} cells; ratio {r:.3f} {{x}}"\n'))  # fmt: skip
+    assert rows["a"].text("measured", won=3, total=4, r=1.23456) == "3/4 cells; ratio 1.235 {x}"
+    with pytest.raises(KeyError, match="claim 'a', text 'measured': slot 'r' not given"):
+        rows["a"].text("measured", won=3, total=4)
+    with pytest.raises(KeyError, match="claim 'a' declares no text 'note'"):
+        rows["a"].text("note")
+    assert Declaration("b", "Y", "P").texts == {}
 
 
 def test_unmeasured_is_not_comparable_with_the_reason() -> None:
@@ -141,7 +154,11 @@ def test_declared_rows_and_the_cli_list_every_declaration(capsys: pytest.Capture
     assert main(["claims", "--declared", "--only", "spatial.lab.adjustment", "--format",
                  "markdown"]) == 0  # fmt: skip
     table = capsys.readouterr().out
-    assert "O(\\|C\\|" in table and all(line.count(" | ") == 9 for line in table.splitlines()[2:])
+    lines = table.splitlines()
+    assert "O(\\|C\\|" in table and all(
+        line.count(" | ") == lines[0].count(" | ") for line in lines[2:]
+    )
+    assert lines[0].count(" | ") == 10  # the declared fields, the lab and the texts
 
 
 @pytest.mark.parametrize("path", DECLARED, ids=lambda p: str(p.parent.relative_to(LIB)))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 VERDICTS = ("holds", "direction only", "partly", "fails", "inconclusive", "not comparable")
@@ -125,6 +125,7 @@ class Declaration:
     kind: str = "claim"
     timing: bool = False
     note: str = ""
+    texts: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -147,6 +148,17 @@ class Declaration:
             fill(self.note) if note is None else note, self.kind, self.timing,
         )  # fmt: skip
 
+    def text(self, name: str, /, **slots: Any) -> str:
+        """The row's declared text ``name`` (its ``[<key>.texts]`` table: the measured text
+        or a note, written once with ``{slot}`` places), filled from ``slots``; an unknown
+        name or an unfilled slot is an error naming the row."""
+        if name not in self.texts:
+            raise KeyError(f"claim {self.key!r} declares no text {name!r}: {sorted(self.texts)}")
+        try:
+            return self.texts[name].format(**slots)
+        except KeyError as e:
+            raise KeyError(f"claim {self.key!r}, text {name!r}: slot {e} not given") from None
+
     def unmeasured(self, reason: str, measured: str = "not measured", note: str | None = None,
                    **slots: Any) -> dict[str, Any]:  # fmt: skip
         """The row as "not comparable" with ``reason`` (what this run lacks)."""
@@ -165,7 +177,7 @@ def declarations(module_file: str) -> dict[str, Declaration]:
     path = Path(module_file).with_name("claims.toml")
     with path.open("rb") as f:
         table = tomllib.load(f)
-    types = {f.name: bool if f.name == "timing" else str for f in fields(Declaration)}
+    types = {f.name: {"timing": bool, "texts": dict}.get(f.name, str) for f in fields(Declaration)}
     known = set(types) - {"key"}
     out = {}
     for key, spec in table.items():
@@ -178,9 +190,11 @@ def declarations(module_file: str) -> dict[str, Declaration]:
         if missing:
             raise ValueError(f"{path}: [{key}] lacks {sorted(missing)}")
         wrong = sorted(k for k, v in spec.items() if not isinstance(v, types[k]))
+        texts = spec.get("texts", {}) if isinstance(spec.get("texts"), dict) else {}
+        wrong += [f"texts.{k}" for k, v in texts.items() if not isinstance(v, str)]
         if wrong:
-            raise ValueError(f"{path}: [{key}] has fields of the wrong type {wrong} "
-                             "(timing is true or false, every other field a string)")  # fmt: skip
+            raise ValueError(f"{path}: [{key}] has fields of the wrong type {wrong} (timing is "
+                             "true or false, texts a table of strings, every other field a string)")  # fmt: skip
         out[key] = Declaration(key=key, **spec)
     return out
 

@@ -174,7 +174,9 @@ def _declared(args: argparse.Namespace) -> int:
             labs = sorted({r["lab"] for r in declared_rows()})
             raise BadInputError(f"no lab starts with {args.only}; the labs: {', '.join(labs)}")
     if args.format != "text":
-        print(format_table(pd.DataFrame(rows), args.format))
+        frame = pd.DataFrame(rows)
+        frame["texts"] = ["; ".join(f"{k}: {v}" for k, v in t.items()) for t in frame["texts"]]
+        print(format_table(frame, args.format))
         return 0
     for r in rows:
         flags = r["kind"] + (", timing" if r["timing"] else "")
@@ -182,5 +184,7 @@ def _declared(args: argparse.Namespace) -> int:
         for field in ("paper_value", "measures", "rule", "note"):
             if r[field]:
                 print(f"  {field.replace('_', ' ')}: {r[field]}")
+        for name, text in r["texts"].items():
+            print(f"  text {name}: {text}")
         print()
     return 0
