@@ -1,14 +1,13 @@
 """The claims of notebook 07_pkg (PKG Sects. IV-V: Table II, Figs. 2-5, used bins), graded
-with the rules of :mod:`routelab.claims` on the frames of
-:mod:`routelab.grouping.lab.pkg`.
+with the rules of :mod:`routelab.claims` on the frames of :mod:`routelab.grouping.lab.pkg`.
 
-Every function returns rows ``{"claim", "paper", "paper_value", "measured", "verdict",
-"note", "kind"}`` for :meth:`routelab.report.NotebookReport.claim`. The tolerances below are
-declared before any run; where the paper states a size, the size is its own row (tested
-within the tolerance) beside the direction. Rows that hold by construction of our model are
-``kind="check"``. Throughputs and latencies (Fig. 5) come from the queueing model of
-:mod:`routelab.grouping.simulator`, not from a clock, so no row is a timing row. Notes are
-built from the measured numbers: an explanation is given only where the numbers call for it.
+Each row is declared in ``claims.toml`` beside this module; its ``[<key>.texts]`` hold the
+measured text, the notes and the share rules as templates, which may name any constant below
+as a slot (``{PARTLY_AT:.0%}``). The tolerances below are declared before any run. Rows that
+hold by construction of our model are ``kind="check"``. Throughputs and latencies (Fig. 5)
+come from the queueing model of :mod:`routelab.grouping.simulator`, not from a clock, so no
+row is a timing row. Notes are built from the measured numbers: an explanation is given only
+where the numbers call for it.
 """
 
 from __future__ import annotations
@@ -46,45 +45,42 @@ Row = dict[str, Any]
 
 # ----------------------------------------------------------------- tolerances (declared up front)
 
-#: "Orders of magnitude" (Sect. V-B Q1): at least two decades, as a median over the points
-#: below 1/p1, and never less than one decade at any of them.
+#: "Orders of magnitude" (Sect. V-B Q1): the median hashing/PKG below 1/p1, and the smallest.
 ORDERS_OF_MAGNITUDE = 100.0
 ONE_ORDER = 10.0
-#: Table II's hashing/PKG ratios at W = 5, 10 (WP, TW) span 5.9e5-1.0e8; our gain at the same
-#: points holds if within this factor of their geometric mean.
+#: Our hashing/PKG at Table II's points within this factor of the paper's geometric mean.
 TABLE2_GAIN_FACTOR = 10.0
-#: The paper's Table II numbers (average imbalance, messages) at W = 5, 10.
+#: Table II (average imbalance, messages): stand-in stream -> ((hashing, PKG) at W=5, at W=10).
 PAPER_TABLE2 = {
-    # stand-in stream -> ((hashing, PKG) at W=5, (hashing, PKG) at W=10)
     "unigram_sample": ((1.4e6, 0.8), (1.7e6, 2.9)),
     "tweet_words": ((4.1e7, 0.4), (3.7e7, 1.7)),
 }
-#: "PKG even better than Off-Greedy" holds on >= this share of the W of the TW/WP stand-ins
-#: for "partly" (the paper's own Table II has PKG <= Off-Greedy in 6 of 8 cells).
+#: Share for "partly" (of the W, streams, steps, delays): Table II's PKG <= Off-Greedy in 6/8.
 PARTLY_AT = 0.5
-#: "L within one order of magnitude of G": partly if at least this share of points is.
+#: Share of the (stream, S, W) points for "partly" on the local-estimation rows (Fig. 2).
 LOCAL_PARTLY_AT = 0.9
-#: "Probing does not improve" / "L and LP similar": the geometric mean LP/L within this factor
-#: of 1 (a factor-1.5 gap is plainly visible on Fig. 3's log axis).
+#: Mean LP/L within this factor of 1 (Fig. 3: a factor-1.5 gap is plainly visible on its log axis).
 PROBE_MARGIN = 1.5
-#: "47 % Jaccard overlap": within 10 points.
+#: "47 % Jaccard overlap" (Sect. V-B Q2): within 10 points.
 JACCARD = 0.47
 JACCARD_TOL = 0.10
-#: Drift (Fig. 3, CT): local estimation at least one decade below hashing at every W < 1/p1.
+#: Drift (Fig. 3, CT): local estimation at least one decade below hashing.
 DRIFT_GAIN = 10.0
-#: Skewed vs uniform sources "similar on average" (Fig. 4): mean skewed/uniform within 1.5x.
+#: Skewed vs uniform sources "similar on average" (Fig. 4): within 1.5x.
 SKEW_MARGIN = 1.5
-#: "SG and PKG perform similarly" (Fig. 5a): PKG/SG throughput within 5 % at every delay
-#: (partly at >= PARTLY_AT of the delays).
+#: "SG and PKG perform similarly" (Fig. 5a): PKG/SG throughput within 5 % at a delay.
 THROUGHPUT_MARGIN = 0.05
-#: Throughput cuts of a tenfold CPU delay: KG ~60 %, PKG/SG ~37 %, within 10 points.
+#: Throughput cuts of a tenfold CPU delay (Sect. V-B Q4): KG ~60 %, PKG/SG ~37 %, within 10 points.
 KG_DROP = 0.60
 PKG_DROP = 0.37
 DROP_TOL = 0.10
-#: "Up to 45 %" higher latency with KG: the largest KG/PKG - 1 within 15 points of 0.45.
+#: "Up to 45 %" higher latency with KG (Sect. V-B Q4): within 15 points.
 LATENCY_GAIN = 0.45
 LATENCY_TOL = 0.15
-#: Memory (Sect. V-B Q4): PKG/KG = 3.6M/2.9M and PKG/SG = 3.6M/7.2M, each within 1.2x.
+#: "Up to 60% more throughput than KG" (abstract, Sect. I): within 15 points.
+THROUGHPUT_GAIN = 0.60
+THROUGHPUT_GAIN_TOL = 0.15
+#: Memory (Sect. V-B Q4): 2.9M, 3.6M, 7.2M; our PKG/KG and PKG/SG each within 1.2x of the paper's.
 PAPER_MEMORY = {"kg": 2.9e6, "pkg_local": 3.6e6, "sg": 7.2e6}
 MEMORY_FACTOR = 1.2
 #: Sect. IV-A: used bins within 1 point of 1 - 1/e^2; the bound n/|B| - 1 within 0.01 of 0.156.
@@ -93,60 +89,68 @@ BOUND_VALUE = 1.0 / USED_BINS - 1.0
 BOUND_TOL = 0.01
 #: Tolerance of a floating-point bound comparison.
 EPS = 1e-12
-#: "On-Greedy performs very close to Off-Greedy" (Table II): On-Greedy's imbalance at most
-#: this factor above Off-Greedy's at a W; the paper's own Table II meets it in 4/8 cells
-#: (W = 50, 100), so partly at >= PARTLY_AT of the W.
+#: "On-Greedy very close to Off-Greedy" (Table II): at most this factor above it at a W (Table
+#: II itself meets it in 4/8 cells, W = 50, 100).
 ON_GREEDY_FACTOR = 2.0
-#: "Binary: either well balanced or largely imbalanced" (Sect. V-B Q1): PKG's smallest
-#: imbalance fraction beyond 2/p1 at least this factor above its largest below 1/p1 (two
-#: decades; Table II jumps 2.9 -> 5.9e5 on WP and 2.74 -> 4.0e6 on TW).
+#: "Binary" balance (Sect. V-B Q1): PKG's smallest imbalance beyond 2/p1 at least this factor
+#: above its largest below 1/p1 (Table II: 2.9 -> 5.9e5 on WP, 2.74 -> 4.0e6 on TW).
 BINARY_JUMP = 100.0
-#: The worker counts where Table II's PKG is first largely imbalanced (Sect. V-B Q1: "around
-#: 50 workers for WP and 100 for TW"), per stand-in stream.
+#: Where Table II's PKG is first largely imbalanced (Sect. V-B Q1), per stand-in stream; graded
+#: only on a stand-in whose p1 is within TRANSITION_P1_FACTOR of the paper's (Table I).
 PAPER_TRANSITION = {"unigram_sample": 50, "tweet_words": 100}
-#: The transition's W depends on p1 (Sect. IV-A), so it is graded only on a stand-in whose p1
-#: is within this factor of the paper's (Table I).
 TRANSITION_P1_FACTOR = 1.5
-#: "L has always a lower imbalance than H" (Fig. 2): partly at >= LOCAL_PARTLY_AT of points.
-#: "Robust to the number of sources" (Fig. 2): L at the most sources within ONE_ORDER of L at
-#: the fewest, at every (stream, W); partly at >= LOCAL_PARTLY_AT.
-#: "Imbalance slightly increases with sources and workers" (Fig. 4): a step in S or W rises if
-#: the imbalance fraction grows; holds if every step rises, partly at >= PARTLY_AT.
-#: "Up to 60% more throughput than KG" (abstract, Sect. I): the largest PKG/KG - 1 over the
-#: delays within 15 points of 0.60.
-THROUGHPUT_GAIN = 0.60
-THROUGHPUT_GAIN_TOL = 0.15
+
+#: the constants above by name: a declared text may use any of them as a slot
+_CONSTANTS = {name: value for name, value in globals().items() if name.isupper()}
 
 
-def _probing_no_better(lo: float, hi: float) -> Verdict:
-    """One-sided: probing does not lower the imbalance by more than ``PROBE_MARGIN``x.
-    Holds if the interval's low end of mean LP/L is at least 1/margin, fails if even its
-    high end is below, inconclusive if the interval crosses 1/margin."""
-    bound = 1.0 / PROBE_MARGIN
-    rule = f"holds if the lower 95% bound of the mean LP/L is >= {bound:.3g}"
-    if math.isnan(lo) or math.isnan(hi):
-        return not_comparable(rule + "; nothing measured")
-    rule += f" (interval {math.exp(lo):.3g}-{math.exp(hi):.3g})"
-    if math.exp(lo) >= bound:
-        return Verdict("holds", rule)
-    if math.exp(hi) < bound:
-        return Verdict("fails", rule + "; probing helps by more than the margin")
-    return Verdict("inconclusive", rule + "; the interval crosses the bound")
+def _graded(key: str, verdict: Verdict, note: str | None = None, /, **slots: Any) -> Row:
+    """Row ``key`` with its declared text "measured" filled from ``slots`` and the constants;
+    ``note`` ``None``: the declared note."""
+    row, slots = ROWS[key], {**_CONSTANTS, **slots}
+    return row.row(row.text("measured", **slots), verdict, note, **slots)
+
+
+def _share(ok: Any, partly_at: float, rule: str) -> Verdict:
+    """:func:`share` of the true ``ok`` flags."""
+    ok = np.asarray(ok, dtype=bool)
+    return share(int(ok.sum()), ok.size, partly_at=partly_at, rule=rule)
+
+
+def _share_row(
+    key: str, ok: Any, partly_at: float = 0.5, note: str | None = None, /, **slots: Any
+) -> Row:
+    """Row ``key`` graded by :func:`share` on the ``ok`` flags with its declared "rule"; their
+    count fills the slots ``ok`` and ``n`` of its measured text."""
+    ok = np.asarray(ok, dtype=bool)
+    verdict = _share(ok, partly_at, ROWS[key].text("rule", **_CONSTANTS, **slots))
+    return _graded(key, verdict, note, ok=int(ok.sum()), n=ok.size, **slots)
+
+
+def _unmeasured(reason: str, *keys: str) -> list[Row]:
+    """The declared rows ``keys`` as "not comparable" with ``reason`` (this run lacks it)."""
+    return [ROWS[k].unmeasured(reason, note=UNMEASURED_NOTE, **_CONSTANTS) for k in keys]
 
 
 def _log_interval(ratios: np.ndarray) -> tuple[float, float, float]:
-    """Mean of ``log(ratios)`` and its 95 % confidence interval, with the t quantile for
-    the ``points - 1`` degrees of freedom (finite, positive ratios only; a single point
-    gives a zero-width interval)."""
+    """Mean of ``log(ratios)`` (finite, positive ones) and its t 95 % interval; a single point
+    gives a zero-width interval."""
     v = np.asarray(ratios, dtype=np.float64)
     logs = np.log(v[np.isfinite(v) & (v > 0)])
-    if logs.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(logs.mean())
-    if logs.size == 1:
+    if logs.size < 2:
+        mean = float(logs.mean()) if logs.size else float("nan")
         return mean, mean, mean
     _, low, high = t_interval(logs)
-    return mean, low, high
+    return float(logs.mean()), low, high
+
+
+def _lengths(cases: Sequence[StreamCase]) -> str:
+    """The stream lengths of ``cases``, one or a range ("" without cases)."""
+    lengths = sorted(c.n_messages for c in cases)
+    if not lengths:
+        return ""
+    lo, hi = lengths[0], lengths[-1]
+    return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
 
 
 # ----------------------------------------------------------------- Table II, Sect. IV-A
@@ -163,110 +167,89 @@ def table2_claims(
     gain: pd.DataFrame, cases: Sequence[StreamCase], imbalance: pd.DataFrame | None = None
 ) -> list[Row]:
     """Claims of Table II / Sect. IV-A from :func:`splitting_gain`; the PoTC and On-Greedy
-    rows of Table II need the simulator rows ``imbalance`` (``stream``, ``n_workers``,
-    ``n_sources``, ``scheme``, ``avg_imbalance_fraction``) and are "not comparable"
-    without them."""
-    below = gain[gain["below_1/p1"]]
-    above = gain[gain["above_2/p1"]]
-    worst = below["gain"].idxmin() if len(below) else ("-", 0)
-    bounds = ", ".join(f"{c.symbol} {c.name} p1={c.p1:.2%} (1/p1={1 / c.p1:.0f})" for c in cases)
+    rows need the simulator rows ``imbalance`` (``stream``, ``n_workers``, ``n_sources``,
+    ``scheme``, ``avg_imbalance_fraction``) and are "not comparable" without them."""
+    below, above = gain[gain["below_1/p1"]], gain[gain["above_2/p1"]]
+    margin = above["pkg_final"] - above["lower_bound_final"]
+    bound, respected = ROWS["linear_growth_bound"], margin >= -EPS
+    counts = dict(ok=int(respected.sum()), n=len(above), most=margin.max())
+    measured = bound.text("measured", **counts) if len(above) else bound.text("none")
+    tw_wp = gain.index.get_level_values("stream").isin(list(PAPER_TABLE2))
+    better, rest = gain[tw_wp]["pkg"] <= gain[tw_wp]["off_greedy"], gain[~tw_wp]
+    worse = gain[gain["pkg"] > gain["off_greedy"]].reset_index().groupby("stream")["n_workers"]
+    beaten = [f"{st} at W = {', '.join(map(str, ws))}" for st, ws in worse.apply(list).items()]
+    off_greedy = ROWS["pkg_beats_off_greedy"]
+    note = off_greedy.text("beaten", items="; ".join(beaten)) if beaten else off_greedy.text("note")
+    rest_ok = int((rest["pkg"] <= rest["off_greedy"]).sum())
+    return [
+        _orders_row(below, above, cases),
+        _table2_size_row(gain, cases),
+        bound.row(measured, _share(respected, 1.0, bound.text("rule"))),
+        _share_row(off_greedy.key, better, PARTLY_AT, note, rest_ok=rest_ok, rest_n=len(rest)),
+        _binary_row(gain),
+        _transition_row(gain, cases),
+        *_method_rows(imbalance),
+    ]
+
+
+def _orders_row(below: pd.DataFrame, above: pd.DataFrame, cases: Sequence[StreamCase]) -> Row:
+    """Row ``orders_of_magnitude_gain``; the note gives the stream length only when the row
+    does not hold, and whether the gain falls beyond 2/p1 (the paper's binary behaviour)."""
+    row, g = ROWS["orders_of_magnitude_gain"], below["gain"]
     if len(below):
-        size = combine(
-            [
-                at_least(below["gain"].median(), ORDERS_OF_MAGNITUDE, what="median hashing/PKG"),
-                at_least(below["gain"].min(), ONE_ORDER, what="smallest hashing/PKG"),
-            ]
-        )
+        median = at_least(g.median(), ORDERS_OF_MAGNITUDE, what="median hashing/PKG")
+        size = combine([median, at_least(g.min(), ONE_ORDER, what="smallest hashing/PKG")])
     else:
         size = not_comparable("no grid point has W < 1/p1")
-    out = [
-        ROWS["orders_of_magnitude_gain"].row(
-            f"W < 1/p1 ({len(below)} points): hashing/PKG median {below['gain'].median():.0f}x, "
-            f"min {below['gain'].min():.0f}x ({worst[0]}, W={worst[1]}); "
-            f"W > 2/p1 ({len(above)} points): median {above['gain'].median():.1f}x. "
-            f"Streams: {bounds}",
-            size,
-            _orders_note(size, below, above, cases),
-        ),
-        _table2_size_row(gain, cases),
-    ]
-    margin = above["pkg_final"] - above["lower_bound_final"]
-    ok = int((margin >= -EPS).sum())
-    out.append(
-        ROWS["linear_growth_bound"].row(
-            f"{ok}/{len(above)} points with W > 2/p1 respect the bound; PKG's final fraction "
-            f"exceeds it by at most {margin.max():.2e}"
-            if len(above)
-            else "no grid point has W > 2/p1",
-            share(ok, len(above), partly_at=1.0, rule="holds if every point respects the bound"),
-            "a derivation, not a claim: the bound holds for every two-choice scheme by "
-            "construction (the top key's p1 m messages go to two workers); it is drawn on "
-            "Table II's figure. PKG often sits right on it: it splits the top key evenly",
-        )
-    )
-    paper_sets = gain[gain.index.get_level_values("stream").isin(list(PAPER_TABLE2))]
-    better = paper_sets["pkg"] <= paper_sets["off_greedy"]
-    rest = gain.drop(paper_sets.index)
-    out.append(
-        ROWS["pkg_beats_off_greedy"].row(
-            f"PKG <= Off-Greedy at {int(better.sum())}/{len(better)} W on the TW and WP "
-            f"stand-ins; on the other streams at "
-            f"{int((rest['pkg'] <= rest['off_greedy']).sum())}/{len(rest)}",
-            share(
-                int(better.sum()),
-                len(better),
-                partly_at=PARTLY_AT,
-                rule=f"holds if PKG <= Off-Greedy at every W of the TW/WP stand-ins, partly "
-                f"if at >= {PARTLY_AT:.0%}",
-            ),
-            _off_greedy_note(gain),
-        )
-    )
-    out += _binary_rows(gain, cases)
-    out += _method_rows(imbalance)
-    return out
+    notes = []
+    if size.verdict not in ("holds", "not comparable"):
+        notes.append(row.text("longer", lengths=_lengths(cases)))
+    if len(below) and len(above):
+        b, a = float(g.median()), float(above["gain"].median())
+        notes.append(row.text("falls", a=a, b=b) if a < b else row.text("flat", a=a, b=b))
+    gains = dict(median=g.median(), least=g.min(), worst=g.idxmin() if len(g) else ("-", 0))
+    counts = dict(n_below=len(below), n_above=len(above), above=above["gain"].median())
+    streams = ", ".join(f"{c.symbol} {c.name} p1={c.p1:.2%} (1/p1={1 / c.p1:.0f})" for c in cases)
+    return _graded(row.key, size, "; ".join(notes), streams=streams, **gains, **counts)
 
 
-def _unmeasured(keys: list[str], reason: str) -> list[Row]:
-    """The declared rows ``keys`` as "not comparable" with ``reason`` (this run lacks it)."""
-    return [
-        ROWS[k].unmeasured(reason, note=UNMEASURED_NOTE, ON_GREEDY_FACTOR=ON_GREEDY_FACTOR)
-        for k in keys
-    ]
+def _table2_size_row(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> Row:
+    """Row ``table2_gain_size``; the note says why ours is smaller only when it is."""
+    row, paper = ROWS["table2_gain_size"], paper_table2_gain()
+    idx = [(s, w) for s in PAPER_TABLE2 for w in (5, 10) if (s, w) in gain.index]
+    if idx:
+        ours = geometric_mean(gain.loc[idx, "gain"].to_numpy(), positive_only=True)
+        verdict = within_factor(ours, paper, TABLE2_GAIN_FACTOR)
+    else:
+        ours = float("nan")
+        verdict = not_comparable("the grid has no W = 5 or 10 on the TW/WP stand-ins")
+    note = row.text("note")
+    if verdict.verdict not in ("holds", "not comparable") and ours < paper:
+        stand_ins = [c for c in cases if c.name in PAPER_TABLE2]
+        lengths = row.text("stand_ins", lengths=_lengths(stand_ins)) if stand_ins else ""
+        note = row.text("smaller", x=paper / ours, lengths=lengths)
+    return _graded(row.key, verdict, note, ours=ours, n=len(idx), paper=paper)
 
 
-def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
-    """Sect. V-B Q1: PKG's balance is binary, and the transition's W on WP and TW."""
-    jumps = {}
+def _binary_row(gain: pd.DataFrame) -> Row:
+    """Row ``binary_balance``: PKG's jump across 1/p1 .. 2/p1, per stream."""
+    row, jumps = ROWS["binary_balance"], {}
     for stream, g in gain.groupby(level="stream", sort=False):
         below, above = g[g["below_1/p1"]], g[g["above_2/p1"]]
         if len(below) and len(above):
-            jumps[stream] = safe_ratio(
-                np.array([above["pkg"].min()]), np.array([below["pkg"].max()])
-            )[0]
-    ok = sum(j >= BINARY_JUMP for j in jumps.values())
-    low = {s: j for s, j in jumps.items() if j < BINARY_JUMP}
-    rows = [
-        ROWS["binary_balance"].row(
-            "; ".join(f"{s}: x{j:.3g}" for s, j in jumps.items())
-            + " (PKG's smallest fraction beyond 2/p1 over its largest below 1/p1)"
-            if jumps
-            else "no stream has grid points both below 1/p1 and beyond 2/p1",
-            share(
-                ok,
-                len(jumps),
-                partly_at=PARTLY_AT,
-                rule=f"holds if on every stream with W on both sides PKG's smallest imbalance "
-                f"beyond 2/p1 is >= {BINARY_JUMP:g}x its largest below 1/p1, partly if on "
-                f">= {PARTLY_AT:.0%}",
-            ),
-            "a jump smaller than two decades on "
-            + ", ".join(f"{s} (x{j:.3g})" for s, j in low.items())
-            if low
-            else "",
-        )
-    ]
-    by_case = {c.name: c for c in cases}
+            jump = safe_ratio(np.array([above["pkg"].min()]), np.array([below["pkg"].max()]))
+            jumps[stream] = jump[0]
+    low = ", ".join(f"{s} (x{j:.3g})" for s, j in jumps.items() if j < BINARY_JUMP)
+    jump_text = "; ".join(f"{s}: x{j:.3g}" for s, j in jumps.items())
+    measured = row.text("measured", jumps=jump_text) if jumps else row.text("none")
+    rule = row.text("rule", **_CONSTANTS)
+    verdict = _share([j >= BINARY_JUMP for j in jumps.values()], PARTLY_AT, rule)
+    return row.row(measured, verdict, row.text("note", items=low) if low else "")
+
+
+def _transition_row(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> Row:
+    """Row ``transition_workers``, graded on the WP/TW stand-ins whose p1 is near the paper's."""
+    row, by_case = ROWS["transition_workers"], {c.name: c for c in cases}
     off, graded = [], {}
     for stream, w_paper in PAPER_TRANSITION.items():
         if stream not in by_case or stream not in gain.index.get_level_values("stream"):
@@ -274,181 +257,52 @@ def _binary_rows(gain: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
         symbol, paper_p1 = PAPER_DATASETS[stream]
         p1 = by_case[stream].p1
         if not (paper_p1 / TRANSITION_P1_FACTOR <= p1 <= paper_p1 * TRANSITION_P1_FACTOR):
-            off.append(
-                f"{symbol} stand-in p1 = {p1:.2%} vs the paper's {paper_p1:.2%} "
-                f"(2/p1 = {2 / p1:.0f} vs {2 / paper_p1:.0f})"
-            )
+            slots = dict(p1=p1, paper_p1=paper_p1, two=2 / p1, paper_two=2 / paper_p1)
+            off.append(row.text("off", symbol=symbol, **slots))
             continue
         pkg = gain.xs(stream, level="stream")["pkg"].sort_index()
         steps = safe_ratio(pkg.to_numpy()[1:], pkg.to_numpy()[:-1])
-        graded[symbol] = (
-            (int(pkg.index[1:][int(np.argmax(steps))]), w_paper) if len(steps) else (0, w_paper)
-        )
+        graded[symbol] = (int(pkg.index[1:][int(np.argmax(steps))]) if len(steps) else 0, w_paper)
+    off_text = "; ".join(off)
+    if not graded:
+        no_stand_in = "no WP or TW stand-in in the grid"
+        reason = row.text("unmatched", off=off_text, **_CONSTANTS) if off else no_stand_in
+        measured = "not graded: " + (off_text or "no WP or TW stand-in")
+        return row.row(measured, not_comparable(reason), "")
     measured = "; ".join(f"{s}: PKG's largest jump ends at W = {w}" for s, (w, _) in graded.items())
-    if graded:
-        verdict = share(
-            sum(w == wp for w, wp in graded.values()),
-            len(graded),
-            partly_at=PARTLY_AT,
-            rule="holds if PKG's largest jump between adjacent W ends at the paper's W on "
-            "every stand-in whose p1 is within "
-            f"{TRANSITION_P1_FACTOR:g}x of the paper's",
-        )
-    else:
-        verdict = not_comparable(
-            "the transition's W scales with 1/p1 and no stand-in's p1 is within "
-            f"{TRANSITION_P1_FACTOR:g}x of the paper's: " + "; ".join(off)
-            if off
-            else "no WP or TW stand-in in the grid"
-        )
-    rows.append(
-        ROWS["transition_workers"].row(
-            measured or "not graded: " + ("; ".join(off) if off else "no WP or TW stand-in"),
-            verdict,
-            ("not graded: " + "; ".join(off)) if off and graded else "",
-        )
-    )
-    return rows
+    at_paper = [w == w_paper for w, w_paper in graded.values()]
+    verdict = _share(at_paper, PARTLY_AT, row.text("rule", **_CONSTANTS))
+    return row.row(measured, verdict, "not graded: " + off_text if off else "")
 
 
 def _method_rows(imbalance: pd.DataFrame | None) -> list[Row]:
     """Table II: PoTC vs hashing and On-Greedy vs Off-Greedy on the TW/WP stand-ins."""
-    need = {"potc", "on_greedy", "off_greedy", "kg"}
-    if imbalance is None or not need <= set(imbalance["scheme"]):
-        have = "" if imbalance is None else ", ".join(sorted(set(imbalance["scheme"])))
-        reason = (
-            "table2_claims was not given the simulator rows with the PoTC and On-Greedy runs"
-            if imbalance is None
-            else f"the runs have no {', '.join(sorted(need - set(imbalance['scheme'])))} "
-            f"(schemes: {have})"
-        )
-        return _unmeasured(["potc_vs_hashing", "on_greedy_close"], reason)
+    potc_row, greedy_row = ROWS["potc_vs_hashing"], ROWS["on_greedy_close"]
+    keys = (potc_row.key, greedy_row.key)
+    if imbalance is None:
+        reason = "table2_claims was not given the simulator rows with the PoTC and On-Greedy runs"
+        return _unmeasured(reason, *keys)
+    need, have = {"potc", "on_greedy", "off_greedy", "kg"}, set(imbalance["scheme"])
+    if not need <= have:
+        missing, schemes = ", ".join(sorted(need - have)), ", ".join(sorted(have))
+        return _unmeasured(f"the runs have no {missing} (schemes: {schemes})", *keys)
     sel = imbalance[
         (imbalance["n_sources"] == 1) & imbalance["stream"].isin(list(PAPER_TABLE2))
     ].pivot_table(index=["stream", "n_workers"], columns="scheme", values="avg_imbalance_fraction")
     if sel.empty:
-        return _unmeasured(
-            ["potc_vs_hashing", "on_greedy_close"], "the grid has no TW or WP stand-in"
-        )
-    better = sel["potc"] < sel["kg"]
-    g_ratio = pd.Series(
-        safe_ratio(sel["on_greedy"].to_numpy(), sel["off_greedy"].to_numpy()), index=sel.index
-    )
-    close = g_ratio <= ON_GREEDY_FACTOR
-    where = ", ".join(f"{s} W={w}" for s, w in sel.index[~better.to_numpy()])
-    far = ", ".join(f"{s} W={w} ({r:.3g}x)" for (s, w), r in g_ratio[~close].items())
+        return _unmeasured("the grid has no TW or WP stand-in", *keys)
+    better, potc = sel["potc"] < sel["kg"], sel["potc"] / sel["kg"]
+    greedy = safe_ratio(sel["on_greedy"].to_numpy(), sel["off_greedy"].to_numpy())
+    greedy = pd.Series(greedy, index=sel.index)
+    close = greedy <= ON_GREEDY_FACTOR
+    not_below = ", ".join(f"{s} W={w}" for s, w in sel.index[~better.to_numpy()])
+    far = ", ".join(f"{s} W={w} ({r:.3g}x)" for (s, w), r in greedy[~close].items())
+    potc_note = potc_row.text("note", items=not_below) if not_below else ""
+    greedy_note = greedy_row.text("note", items=far, **_CONSTANTS) if far else ""
     return [
-        ROWS["potc_vs_hashing"].row(
-            f"PoTC < hashing at {int(better.sum())}/{len(better)} W on the TW/WP stand-ins; "
-            f"PoTC/hashing {(sel['potc'] / sel['kg']).min():.3g}-"
-            f"{(sel['potc'] / sel['kg']).max():.3g}",
-            share(
-                int(better.sum()),
-                len(better),
-                partly_at=PARTLY_AT,
-                rule=f"holds if PoTC's imbalance is below hashing's at every W of the TW/WP "
-                f"stand-ins, partly if at >= {PARTLY_AT:.0%}",
-            ),
-            f"PoTC is not below hashing at {where}" if where else "",
-        ),
-        ROWS["on_greedy_close"].row(
-            f"On-Greedy/Off-Greedy {g_ratio.min():.3g}-{g_ratio.max():.3g}; within "
-            f"{ON_GREEDY_FACTOR:g}x at {int(close.sum())}/{len(close)} W on the TW/WP stand-ins",
-            share(
-                int(close.sum()),
-                len(close),
-                partly_at=PARTLY_AT,
-                rule=f"holds if On-Greedy's imbalance is at most {ON_GREEDY_FACTOR:g}x "
-                f"Off-Greedy's at every W of the TW/WP stand-ins, partly if at >= "
-                f"{PARTLY_AT:.0%}",
-            ),
-            f"On-Greedy is more than {ON_GREEDY_FACTOR:g}x Off-Greedy at {far}" if far else "",
-            ON_GREEDY_FACTOR=ON_GREEDY_FACTOR,
-        ),
+        _share_row(keys[0], better, PARTLY_AT, potc_note, low=potc.min(), high=potc.max()),
+        _share_row(keys[1], close, PARTLY_AT, greedy_note, low=greedy.min(), high=greedy.max()),
     ]
-
-
-def _lengths(cases: Sequence[StreamCase]) -> str:
-    lengths = [c.n_messages for c in cases]
-    if not lengths:
-        return ""
-    lo, hi = min(lengths), max(lengths)
-    return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
-
-
-def _orders_note(
-    size: Verdict, below: pd.DataFrame, above: pd.DataFrame, cases: Sequence[StreamCase]
-) -> str:
-    """The note of the orders-of-magnitude row, from its numbers: why the gain is small
-    (stream length) only when the row does not hold, and what happens beyond 2/p1 (the
-    paper's binary behaviour, Sect. IV-A) as measured."""
-    parts = []
-    if size.verdict not in ("holds", "not comparable"):
-        parts.append(
-            "hashing's imbalance grows with the stream length m while PKG's stays near a "
-            "constant below 1/p1, so the ratio grows with m: the paper's streams are "
-            f"22M-1.2G messages, ours {_lengths(cases)}"
-        )
-    if len(below) and len(above):
-        b, a = float(below["gain"].median()), float(above["gain"].median())
-        if a < b:
-            parts.append(
-                f"beyond 2/p1 the median gain falls to {a:.1f}x (from {b:.0f}x below 1/p1), "
-                "the paper's binary behaviour"
-            )
-        else:
-            parts.append(
-                f"beyond 2/p1 the median gain does not fall ({a:.1f}x vs {b:.1f}x below "
-                "1/p1), unlike the paper's binary behaviour"
-            )
-    return "; ".join(parts)
-
-
-def _off_greedy_note(gain: pd.DataFrame) -> str:
-    """Where Off-Greedy beats PKG, stream by stream with its worker counts (empty if
-    nowhere); the claim itself is about Table II's two datasets."""
-    worse = gain[gain["pkg"] > gain["off_greedy"]]
-    if worse.empty:
-        return "the paper's claim is about Table II's two datasets"
-    by_stream = worse.reset_index().groupby("stream")["n_workers"].apply(list)
-    return "the paper's claim is about Table II's two datasets; Off-Greedy beats PKG on " + (
-        "; ".join(f"{st} at W = {', '.join(map(str, ws))}" for st, ws in by_stream.items())
-    )
-
-
-def _table2_size_row(gain: pd.DataFrame, cases: Sequence[StreamCase] = ()) -> Row:
-    paper = paper_table2_gain()
-    idx = [(s, w) for s in PAPER_TABLE2 for w in (5, 10) if (s, w) in gain.index]
-    ours = (
-        geometric_mean(gain.loc[idx, "gain"].to_numpy(), positive_only=True)
-        if idx
-        else float("nan")
-    )
-    verdict = (
-        within_factor(ours, paper, TABLE2_GAIN_FACTOR)
-        if idx
-        else not_comparable("the grid has no W = 5 or 10 on the TW/WP stand-ins")
-    )
-    return ROWS["table2_gain_size"].row(
-        f"geometric mean {ours:.3g}x over {len(idx)} points of the TW/WP stand-ins",
-        verdict,
-        _size_note(verdict, ours, paper, [c for c in cases if c.name in PAPER_TABLE2]),
-        paper=paper,
-    )
-
-
-def _size_note(verdict: Verdict, ours: float, paper: float, cases: Sequence[StreamCase]) -> str:
-    """Why our gain at Table II's points is smaller than the paper's, only when it is: the
-    ratio grows with the stream length (hashing's imbalance ~ m, PKG's ~ constant)."""
-    note = "the direction is the row above"
-    if verdict.verdict in ("holds", "not comparable") or not ours < paper:
-        return note
-    lengths = f", our stand-ins {_lengths(cases)}" if cases else ""
-    return (
-        f"ours is {paper / ours:.3g}x smaller; the ratio grows with the stream length "
-        "(hashing's imbalance ~ m, PKG's ~ constant) and Table II's WP has 22M messages and "
-        f"TW 1.2G{lengths}; {note}"
-    )
 
 
 # ----------------------------------------------------------------- Fig. 2 and Sect. V-B Q2
@@ -466,147 +320,86 @@ def local_claims(
     "not comparable" without it."""
     worst = ratios.loc[ratios["L_over_G"].idxmax()]
     within = ratios["L_over_G"] <= ONE_ORDER
+    order, out, note = ROWS["local_within_order_of_global"], ratios[~within], ""
+    if len(out):
+        g_out, g_all = float(out["G"].median()), float(ratios["G"].median())
+        note = order.text("note", n=len(out), g_out=g_out, g_all=g_all)
+        note += order.text("small_g") if g_out < g_all else ""
+    points = dict(s=int(worst["n_sources"]), w=int(worst["n_workers"]), worst=worst)
     lp = ratios["LP_over_L"].to_numpy()
-    gm = geometric_mean(lp, positive_only=True)
     mean, lo, hi = _log_interval(lp)
+    gm = geometric_mean(lp, positive_only=True)
+    probe = dict(gm=gm, low=ratios["LP_over_L"].min(), high=ratios["LP_over_L"].max())
+    interval = dict(n=len(ratios), ci_low=math.exp(lo), ci_high=math.exp(hi))
+    similar = ROWS["probing_similar"].text("note", **_CONSTANTS)
+    similar += ROWS["probing_similar"].text("worse") if gm > PROBE_MARGIN else ""
+    spark = ROWS["local_no_coordination"].text("rule")
+    spark = Verdict("holds" if same_on_spark else "fails", spark)
+    jaccard = within_tolerance(overlap["jaccard"], JACCARD, JACCARD_TOL)
     margin = math.log(PROBE_MARGIN)
-    probe_range = f"(range {ratios['LP_over_L'].min():.2f}-{ratios['LP_over_L'].max():.2f})"
+    median = ratios["L_over_G"].median()
     return [
-        ROWS["local_within_order_of_global"].row(
-            f"L/G <= 10 at {int(within.sum())}/{len(ratios)} points; median "
-            f"{ratios['L_over_G'].median():.1f}, max {worst['L_over_G']:.1f} "
-            f"({worst['stream']}, S={int(worst['n_sources'])}, W={int(worst['n_workers'])}, "
-            f"G={worst['G']:.1e})",
-            share(
-                int(within.sum()),
-                len(ratios),
-                partly_at=LOCAL_PARTLY_AT,
-                rule=f"holds if L/G <= 10 at every (stream, S, W), partly if at "
-                f">= {LOCAL_PARTLY_AT:.0%} of them",
-            ),
-            _local_note(ratios, within),
-        ),
-        ROWS["probing_no_better"].row(
-            f"geometric mean LP/L = {gm:.2f} over {len(ratios)} points {probe_range}; 95% CI "
-            f"{math.exp(lo):.2f}-{math.exp(hi):.2f}",
-            _probing_no_better(lo, hi),
-            f"one-sided: holds unless probing lowers the imbalance by more than "
-            f"{PROBE_MARGIN:g}x on average; we probe 1000 times per stream (the paper: every "
-            "minute)",
-        ),
-        ROWS["probing_similar"].row(
-            f"geometric mean LP/L = {gm:.2f} {probe_range}",
-            equivalent(mean, lo, hi, margin),
-            f"effect = mean ln(LP/L) with a t 95% interval over the points, margin "
-            f"ln {PROBE_MARGIN:g}"
-            + (
-                "; LP is worse than L here: it resets the estimates to the true loads, which "
-                "are on S times the scale of one source's own counts (see the L5P/S variant "
-                "of Fig. 3)"
-                if gm > PROBE_MARGIN
-                else ""
-            ),
-        ),
-        ROWS["local_global_jaccard"].row(
-            f"Jaccard {overlap['jaccard']:.1%} (agreement {overlap['agreement']:.1%}) on {where}",
-            within_tolerance(overlap["jaccard"], JACCARD, JACCARD_TOL),
-            "one stream and one (W, S): the paper does not say on which it measured",
-        ),
-        ROWS["local_no_coordination"].row(
-            f"sources as Spark partitions give the in-process routing: {same_on_spark}",
-            Verdict(
-                "holds" if same_on_spark else "fails",
-                "holds if the Spark dataflow (one partition per source, nothing shared) "
-                "routes every message as the in-process simulation does",
-            ),
-            "checks our Spark implementation: every source is one Spark partition",
-        ),
+        _share_row(order.key, within, LOCAL_PARTLY_AT, note, median=median, **points),
+        _graded("probing_no_better", _probing_no_better(lo, hi), **interval, **probe),
+        _graded("probing_similar", equivalent(mean, lo, hi, margin), similar, **probe),
+        _graded("local_global_jaccard", jaccard, overlap=overlap, where=where),
+        _graded("local_no_coordination", spark, same=same_on_spark),
         _local_below_hashing_row(ratios, gain),
         _sources_row(ratios),
     ]
 
 
+def _probing_no_better(lo: float, hi: float) -> Verdict:
+    """Row ``probing_no_better``'s one-sided verdict on the interval of the mean ln(LP/L)."""
+    bound = 1.0 / PROBE_MARGIN
+    rule = ROWS["probing_no_better"].text("rule", bound=bound)
+    if math.isnan(lo) or math.isnan(hi):
+        return not_comparable(rule + "; nothing measured")
+    rule += f" (interval {math.exp(lo):.3g}-{math.exp(hi):.3g})"
+    if math.exp(lo) >= bound:
+        return Verdict("holds", rule)
+    if math.exp(hi) < bound:
+        return Verdict("fails", rule + "; probing helps by more than the margin")
+    return Verdict("inconclusive", rule + "; the interval crosses the bound")
+
+
 def _local_below_hashing_row(ratios: pd.DataFrame, gain: pd.DataFrame | None) -> Row:
-    """Row ``local_below_hashing`` (claims.toml)."""
+    """Row ``local_below_hashing``, at the points where hashing was run."""
+    row = ROWS["local_below_hashing"]
     if gain is None:
-        reason = "local_claims was not given hashing's imbalance (gain)"
-        return _unmeasured(["local_below_hashing"], reason)[0]
-    h = gain["hashing"]
-    hashing = np.array(
-        [h.get((s, w), np.nan) for s, w in zip(ratios["stream"], ratios["n_workers"], strict=True)],
-        dtype=np.float64,
-    )
+        return _unmeasured("local_claims was not given hashing's imbalance (gain)", row.key)[0]
+    points, run = zip(ratios["stream"], ratios["n_workers"], strict=True), gain["hashing"]
+    hashing = np.array([run.get(p, np.nan) for p in points], dtype=np.float64)
     known = ~np.isnan(hashing)
     below = ratios["L"].to_numpy()[known] < hashing[known]
     ratio = safe_ratio(ratios["L"].to_numpy()[known], hashing[known])
-    not_below = ratios[known][~below]
-    return ROWS["local_below_hashing"].row(
-        f"L < H at {int(below.sum())}/{len(below)} points; L/H median "
-        f"{np.median(ratio) if len(ratio) else float('nan'):.2e}, max "
-        f"{ratio.max() if len(ratio) else float('nan'):.2e}",
-        share(
-            int(below.sum()),
-            len(below),
-            partly_at=LOCAL_PARTLY_AT,
-            rule=f"holds if L < H at every (stream, S, W), partly if at >= {LOCAL_PARTLY_AT:.0%}",
-        ),
-        "L is not below H at "
-        + ", ".join(
-            f"{r.stream} S={int(r.n_sources)} W={int(r.n_workers)}" for r in not_below.itertuples()
-        )
-        if len(not_below)
-        else "",
+    missed = ", ".join(
+        f"{r.stream} S={int(r.n_sources)} W={int(r.n_workers)}"
+        for r in ratios[known][~below].itertuples()
     )
+    nan = float("nan")
+    median, most = (np.median(ratio), ratio.max()) if len(ratio) else (nan, nan)
+    note = row.text("note", items=missed) if missed else ""
+    return _share_row(row.key, below, LOCAL_PARTLY_AT, note, median=median, most=most)
 
 
 def _sources_row(ratios: pd.DataFrame) -> Row:
-    """Row ``local_robust_to_sources`` (claims.toml)."""
+    """Row ``local_robust_to_sources``: L at the most sources over L at the fewest."""
+    row = ROWS["local_robust_to_sources"]
     s_lo, s_hi = int(ratios["n_sources"].min()), int(ratios["n_sources"].max())
     if s_lo == s_hi:
-        return ROWS["local_robust_to_sources"].row(
-            f"one number of sources (S = {s_lo})",
-            not_comparable(f"the profile's S grid has one value (S = {s_lo})"),
-        )
+        reason = f"the profile's S grid has one value (S = {s_lo})"
+        return row.row(row.text("one", s_lo=s_lo), not_comparable(reason))
     lo = ratios[ratios["n_sources"] == s_lo].set_index(["stream", "n_workers"])["L"]
     hi = ratios[ratios["n_sources"] == s_hi].set_index(["stream", "n_workers"])["L"]
     lo, hi = lo.align(hi, join="inner")
     r = pd.Series(safe_ratio(hi.to_numpy(), lo.to_numpy()), index=hi.index)
     spread = np.maximum(r, 1.0 / r)
-    ok = spread <= ONE_ORDER
-    worst = spread.idxmax()
-    return ROWS["local_robust_to_sources"].row(
-        f"L_{s_hi}/L_{s_lo} within 10x at {int(ok.sum())}/{len(ok)} (stream, W); range "
-        f"{r.min():.2f}-{r.max():.2f} (largest spread at {worst[0]}, W={worst[1]})",
-        share(
-            int(ok.sum()),
-            len(ok),
-            partly_at=LOCAL_PARTLY_AT,
-            rule=f"holds if L at S={s_hi} is within {ONE_ORDER:g}x of L at S={s_lo} at every "
-            f"(stream, W), partly if at >= {LOCAL_PARTLY_AT:.0%}",
-        ),
-        "more sources add up to S/2 messages of local imbalance; it weighs where PKG is "
-        f"nearly perfect: L_{s_hi}/L_{s_lo} exceeds 10x at "
-        + ", ".join(f"{st} W={w}" for st, w in r.index[~ok.to_numpy()])
-        if not ok.all()
-        else "",
-    )
-
-
-def _local_note(ratios: pd.DataFrame, within: pd.Series) -> str:
-    """Where L/G exceeds one order of magnitude and how small G is there (the S local
-    imbalances add roughly S/2 messages, which weighs most where G is a few messages);
-    empty if L/G <= 10 everywhere."""
-    out = ratios[~within]
-    if out.empty:
-        return ""
-    g_out, g_all = float(out["G"].median()), float(ratios["G"].median())
-    note = f"L/G > 10 at {len(out)} point(s), where G's median is {g_out:.1e} (all: {g_all:.1e})"
-    if g_out < g_all:
-        note += (
-            ": the S local imbalances add roughly S/2 messages, which weighs most where G is "
-            "nearly perfect"
-        )
-    return note
+    ok, worst, sides = spread <= ONE_ORDER, spread.idxmax(), dict(s_lo=s_lo, s_hi=s_hi)
+    exceeds = ", ".join(f"{st} W={w}" for st, w in r.index[~ok.to_numpy()])
+    note = row.text("note", items=exceeds, **sides) if exceeds else ""
+    stats = dict(low=r.min(), high=r.max(), worst=worst)
+    return _share_row(row.key, ok, LOCAL_PARTLY_AT, note, **stats, **sides)
 
 
 # ----------------------------------------------------------------- Fig. 3 (drift), Fig. 4
@@ -615,97 +408,65 @@ def _local_note(ratios: pd.DataFrame, within: pd.Series) -> str:
 def drift_claims(timelines: pd.DataFrame, cases: Sequence[StreamCase]) -> list[Row]:
     """Sect. V-B Q3 (Fig. 3 bottom row): PKG on streams with drifting skew, one claim per
     stream in ``cases``."""
-    return [_drift_claim(timelines, case) for case in cases]
-
-
-def _drift_claim(timelines: pd.DataFrame, case: StreamCase) -> Row:
-    row = ROWS["drift_robust"]
-    rows = timelines[(timelines["stream"] == case.name) & (timelines["n_workers"] < 1 / case.p1)]
-    if rows.empty:
-        why = f"no W < 1/p1 = {1 / case.p1:.0f} in the grid"
-        return row.unmeasured(why, why, name=case.name)
-    mean = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].mean().unstack()
-    peak = rows.groupby(["n_workers", "variant"])["imbalance_fraction"].max().unstack()
-    local = next(v for v in mean.columns if v.startswith("L") and not v.endswith("P"))
-    gains = safe_ratio(mean["H"].to_numpy(), mean[local].to_numpy())
-    parts = [
-        f"W={w}: {local} mean {mean.loc[w, local]:.1e} (peak {peak.loc[w, local]:.1e}) vs "
-        f"H {mean.loc[w, 'H']:.1e}"
-        for w in mean.index
-    ]
-    return row.row(
-        "; ".join(parts),
-        share(
-            int((gains >= DRIFT_GAIN).sum()),
-            len(gains),
-            rule=f"holds if {local}'s time-averaged imbalance is >= {DRIFT_GAIN:g}x below "
-            "hashing's at every W < 1/p1",
-        ),
-        f"{case.data} data; the paper gives no size, its Fig. 3 shows about a decade or more "
-        "between L5 and H on CT",
-        name=case.name,
-    )
+    row, out = ROWS["drift_robust"], []
+    for case in cases:
+        rows = timelines[
+            (timelines["stream"] == case.name) & (timelines["n_workers"] < 1 / case.p1)
+        ]
+        if rows.empty:
+            why = f"no W < 1/p1 = {1 / case.p1:.0f} in the grid"
+            out.append(row.unmeasured(why, why, name=case.name))
+            continue
+        by_point = rows.groupby(["n_workers", "variant"])["imbalance_fraction"]
+        mean, peak = by_point.mean().unstack(), by_point.max().unstack()
+        local = next(v for v in mean.columns if v.startswith("L") and not v.endswith("P"))
+        gains = safe_ratio(mean["H"].to_numpy(), mean[local].to_numpy())
+        points = "; ".join(
+            f"W={w}: {local} mean {mean.loc[w, local]:.1e} (peak {peak.loc[w, local]:.1e}) vs "
+            f"H {mean.loc[w, 'H']:.1e}"
+            for w in mean.index
+        )
+        verdict = _share(gains >= DRIFT_GAIN, 0.5, row.text("rule", local=local, **_CONSTANTS))
+        out.append(row.row(points, verdict, row.text("note", data=case.data), name=case.name))
+    return out
 
 
 def skew_claims(skew: pd.DataFrame, shares: pd.DataFrame) -> list[Row]:
-    """Rows ``skewed_sources_similar`` and ``imbalance_rises_with_s_w`` (claims.toml)."""
+    """Rows ``skewed_sources_similar`` and ``imbalance_rises_with_s_w``."""
     wide = skew.pivot_table(
         index=["n_sources", "n_workers"], columns="split", values="avg_imbalance_fraction"
     )
     r = safe_ratio(wide["skewed"].to_numpy(), wide["uniform"].to_numpy())
     mean, lo, hi = _log_interval(r)
     top = shares.loc[shares["n_sources"].idxmin()]
-    return [
-        ROWS["skewed_sources_similar"].row(
-            f"skewed/uniform ratio {r.min():.2f}-{r.max():.2f} over {len(r)} points "
-            f"(geometric mean {geometric_mean(r, positive_only=True):.2f}); max skewed fraction "
-            f"{wide['skewed'].max():.1e}; busiest source at S={int(top['n_sources'])} "
-            f"gets {top['max_source_share']:.1%} vs {top['uniform_share']:.1%}",
-            equivalent(mean, lo, hi, math.log(SKEW_MARGIN)),
-            f"effect = mean ln(skewed/uniform), t 95% interval over the points, margin "
-            f"ln {SKEW_MARGIN:g}; MovieLens users key grouped on sources stand in for LJ's "
-            "out-degrees (the paper gives no number for LJ's source skew)",
-        ),
-        _rises_row(skew),
-    ]
-
-
-def _steps(skew: pd.DataFrame, along: str, fixed: str) -> tuple[int, int, list[str]]:
-    """Adjacent steps of ``along`` (at each ``split`` and ``fixed`` value) where the
-    imbalance fraction rises: (rising, steps, the falling ones as text)."""
-    up, total, down = 0, 0, []
-    for (split, f), g in skew.groupby(["split", fixed]):
-        v = g.groupby(along)["avg_imbalance_fraction"].mean().sort_index()
-        for (a0, x0), (a1, x1) in zip(v.items(), list(v.items())[1:], strict=False):
-            total += 1
-            if x1 > x0:
-                up += 1
-            else:
-                name = {"n_sources": "S", "n_workers": "W"}
-                down.append(f"{split} {name[fixed]}={f} {name[along]}={a0}->{a1}")
-    return up, total, down
+    ratios = dict(low=r.min(), high=r.max(), n=len(r), gm=geometric_mean(r, positive_only=True))
+    busiest = dict(most=wide["skewed"].max(), s=int(top["n_sources"]), top=top)
+    similar = equivalent(mean, lo, hi, math.log(SKEW_MARGIN))
+    return [_graded("skewed_sources_similar", similar, **ratios, **busiest), _rises_row(skew)]
 
 
 def _rises_row(skew: pd.DataFrame) -> Row:
-    """Row ``imbalance_rises_with_s_w`` (claims.toml)."""
+    """Row ``imbalance_rises_with_s_w``: every adjacent step of S (at each split and W) and
+    of W (at each split and S)."""
+    row, name = ROWS["imbalance_rises_with_s_w"], {"n_sources": "S", "n_workers": "W"}
     parts, texts, falls = [], [], []
-    for along, fixed, word in (("n_sources", "n_workers", "S"), ("n_workers", "n_sources", "W")):
-        up, total, down = _steps(skew, along, fixed)
-        rule = (
-            f"holds if the imbalance rises at every step of {word}, partly if at >= {PARTLY_AT:.0%}"
-        )
-        if total == 0:
-            parts.append(not_comparable(f"the profile's {word} grid has one value"))
-            texts.append(f"one {word}")
+    for along, fixed in (("n_sources", "n_workers"), ("n_workers", "n_sources")):
+        word, rises = name[along], []
+        for (split, f), g in skew.groupby(["split", fixed]):
+            v = g.groupby(along)["avg_imbalance_fraction"].mean().sort_index()
+            for (a0, x0), (a1, x1) in zip(v.items(), list(v.items())[1:], strict=False):
+                rises.append(x1 > x0)
+                if not x1 > x0:
+                    falls.append(f"{split} {name[fixed]}={f} {word}={a0}->{a1}")
+        if rises:
+            parts.append(_share(rises, PARTLY_AT, row.text("rule", word=word, **_CONSTANTS)))
+            texts.append(row.text("rises", up=sum(rises), total=len(rises), word=word))
         else:
-            parts.append(share(up, total, partly_at=PARTLY_AT, rule=rule))
-            texts.append(f"rises at {up}/{total} steps of {word}")
-            falls += down
-    return ROWS["imbalance_rises_with_s_w"].row(
-        "; ".join(texts) + f"; largest fraction {skew['avg_imbalance_fraction'].max():.1e}",
-        combine(parts),
-        ("does not rise at: " + ", ".join(falls)) if falls else "",
-    )
+            parts.append(not_comparable(f"the profile's {word} grid has one value"))
+            texts.append(row.text("one", word=word))
+    note = row.text("note", items=", ".join(falls)) if falls else ""
+    most = skew["avg_imbalance_fraction"].max()
+    return _graded(row.key, combine(parts), note, steps="; ".join(texts), most=most)
 
 
 # ----------------------------------------------------------------- Fig. 5a and 5b
@@ -718,209 +479,99 @@ def throughput_claims(tp: pd.DataFrame, source_rate: float) -> list[Row]:
     lo, hi = t.index.min(), t.index.max()
     drop = 1 - t.loc[hi] / t.loc[lo]
     pkg_sg = (t["pkg_local"] / t["sg"]).to_numpy()
+    rule = ROWS["throughput_pkg_sg_above_kg"].text("rule", **_CONSTANTS)
+    similar = _share(np.abs(pkg_sg - 1) <= THROUGHPUT_MARGIN, PARTLY_AT, rule)
+    above = direction(t.loc[hi, "pkg_local"] / t.loc[hi, "kg"], neutral=1.0, expected="above")
+    at_hi = dict(hi=hi, at=t.loc[hi], low=pkg_sg.min(), high=pkg_sg.max())
+    cuts = [
+        within_tolerance(drop["pkg_local"], PKG_DROP, DROP_TOL, neutral=0.0),
+        within_tolerance(drop["sg"], PKG_DROP, DROP_TOL, neutral=0.0),
+    ]
+    calibration = ROWS["delay_drop_kg"].text("calibration", rate=source_rate)
+    cut_row = ROWS["delay_drop_pkg_sg"]
+    cut = {"PKG": float(drop["pkg_local"]), "SG": float(drop["sg"])}
+    more = " and ".join(k for k, v in cut.items() if v > PKG_DROP + DROP_TOL)
+    less = " and ".join(k for k, v in cut.items() if v < PKG_DROP - DROP_TOL)
+    cut_note = cut_row.text("note", calibration=calibration)
+    cut_note += cut_row.text("more", items=more, **_CONSTANTS) if more else ""
+    cut_note += cut_row.text("less", items=less, **_CONSTANTS) if less else ""
     lat_gain = (lat["kg"] / lat["pkg_local"]).to_numpy() - 1.0
-    worst_lat = lat.index[int(np.nanargmax(lat_gain))]
-    calibration = (
-        f"the source emits {source_rate:,.0f} msg/s, the rate at which KG saturates at "
-        "0.4 ms (the paper's KG saturation point)"
-    )
+    peak, at = float(np.nanmax(lat_gain)), lat.index[int(np.nanargmax(lat_gain))]
+    latency = within_tolerance(peak, LATENCY_GAIN, LATENCY_TOL, neutral=0.0)
+    lat_note = ROWS["latency_kg_over_pkg"].text("note")
+    if peak > LATENCY_GAIN + LATENCY_TOL:
+        gap = dict(at=at, peak=peak, hi=hi, gap=float(lat_gain[-1]))
+        lat_note += ROWS["latency_kg_over_pkg"].text("unbounded", **gap, **_CONSTANTS)
+    lat_at = dict(ratio=1 + np.nanmax(lat_gain), at=at, hi=hi, last=lat.loc[hi])
+    kg_more = direction(drop["kg"] - drop["pkg_local"], neutral=0.0, expected="above")
+    kg_cut = within_tolerance(drop["kg"], KG_DROP, DROP_TOL)
     return [
-        ROWS["throughput_pkg_sg_above_kg"].row(
-            f"at {hi:g} ms: KG {t.loc[hi, 'kg']:,.0f}, PKG {t.loc[hi, 'pkg_local']:,.0f}, "
-            f"SG {t.loc[hi, 'sg']:,.0f} msg/s; PKG/SG {pkg_sg.min():.3f}-{pkg_sg.max():.3f} "
-            "over the delays",
-            combine(
-                [
-                    share(
-                        int((np.abs(pkg_sg - 1) <= THROUGHPUT_MARGIN).sum()),
-                        len(pkg_sg),
-                        partly_at=PARTLY_AT,
-                        rule=f"holds if PKG/SG is within +-{THROUGHPUT_MARGIN:.0%} of 1 at every "
-                        f"delay, partly if at >= {PARTLY_AT:.0%} of them",
-                    ),
-                    direction(
-                        t.loc[hi, "pkg_local"] / t.loc[hi, "kg"], neutral=1.0, expected="above"
-                    ),
-                ]
-            ),
-            "a deterministic model, so each delay is graded on its own value; KG is compared "
-            "at the largest delay: below saturation every scheme keeps up with the source",
-        ),
-        ROWS["delay_drop_pkg_sg"].row(
-            f"{lo:g} -> {hi:g} ms: KG -{drop['kg']:.0%}, PKG -{drop['pkg_local']:.0%}, "
-            f"SG -{drop['sg']:.0%}",
-            combine(
-                [
-                    within_tolerance(drop["pkg_local"], PKG_DROP, DROP_TOL, neutral=0.0),
-                    within_tolerance(drop["sg"], PKG_DROP, DROP_TOL, neutral=0.0),
-                ]
-            ),
-            "this row grades PKG's and SG's cut (KG's 60% follows from our calibration, a "
-            f"check below); {calibration}" + _drop_note(drop),
-        ),
-        ROWS["delay_drop_kg_more"].row(
-            f"KG -{drop['kg']:.0%} vs PKG -{drop['pkg_local']:.0%}",
-            direction(drop["kg"] - drop["pkg_local"], neutral=0.0, expected="above"),
-            "the direction of the row above",
-        ),
-        ROWS["delay_drop_kg"].row(
-            f"KG -{drop['kg']:.0%}",
-            within_tolerance(drop["kg"], KG_DROP, DROP_TOL),
-            f"holds by construction: {calibration}, so at 1 ms it delivers 0.4/1 of it",
-        ),
-        ROWS["latency_kg_over_pkg"].row(
-            f"mean latency KG/PKG up to {1 + np.nanmax(lat_gain):.2f} (at {worst_lat:g} ms); "
-            f"at {hi:g} ms: KG {lat.loc[hi, 'kg']:,.1f} ms vs PKG {lat.loc[hi, 'pkg_local']:,.1f} ms",
-            within_tolerance(float(np.nanmax(lat_gain)), LATENCY_GAIN, LATENCY_TOL, neutral=0.0),
-            _latency_note(lat_gain, lat.index, hi),
-        ),
+        _graded("throughput_pkg_sg_above_kg", combine([similar, above]), **at_hi),
+        _graded("delay_drop_pkg_sg", combine(cuts), cut_note, lo=lo, hi=hi, drop=drop),
+        _graded("delay_drop_kg_more", kg_more, drop=drop),
+        _graded("delay_drop_kg", kg_cut, drop=drop, calibration=calibration),
+        _graded("latency_kg_over_pkg", latency, lat_note, **lat_at),
         _throughput_gain_row(t, drop),
     ]
 
 
 def _throughput_gain_row(t: pd.DataFrame, drop: pd.Series) -> Row:
-    """Row ``throughput_gain_vs_kg`` (claims.toml)."""
+    """Row ``throughput_gain_vs_kg``; the note compares the throughput kept only when it
+    does not hold."""
+    row = ROWS["throughput_gain_vs_kg"]
     gain = t["pkg_local"] / t["kg"] - 1.0
     at = gain.idxmax()
     verdict = within_tolerance(float(gain.max()), THROUGHPUT_GAIN, THROUGHPUT_GAIN_TOL, neutral=0.0)
     note = ""
     if verdict.verdict != "holds":
-        paper_x = (1 - PKG_DROP) / (1 - KG_DROP)
-        ours_x = (1 - float(drop["pkg_local"])) / (1 - float(drop["kg"]))
-        note = (
-            f"over the tenfold delay the paper's cluster kept {1 - PKG_DROP:.0%} of PKG's "
-            f"throughput and {1 - KG_DROP:.0%} of KG's ({paper_x:.2f}x); our model keeps "
-            f"{1 - drop['pkg_local']:.0%} and {1 - drop['kg']:.0%} ({ours_x:.2f}x)"
-        )
-    return ROWS["throughput_gain_vs_kg"].row(
-        f"PKG/KG - 1 up to {gain.max():+.0%} (at {at:g} ms: PKG {t.loc[at, 'pkg_local']:,.0f} "
-        f"vs KG {t.loc[at, 'kg']:,.0f} msg/s)",
-        verdict,
-        note,
-    )
-
-
-def _drop_note(drop: pd.Series) -> str:
-    """Why PKG's and SG's throughput cut differs from the paper's 37 %, only when it does."""
-    cuts = {"PKG": float(drop["pkg_local"]), "SG": float(drop["sg"])}
-    more = [k for k, v in cuts.items() if v > PKG_DROP + DROP_TOL]
-    less = [k for k, v in cuts.items() if v < PKG_DROP - DROP_TOL]
-    note = ""
-    if more:
-        note += (
-            f". {' and '.join(more)} lose more than the paper's {PKG_DROP:.0%}: in our model "
-            "they become CPU-bound as soon as the delay exceeds the source's inter-arrival "
-            "share"
-        )
-    if less:
-        note += f". {' and '.join(less)} lose less than the paper's {PKG_DROP:.0%}"
-    return note
-
-
-def _latency_note(lat_gain: np.ndarray, delays: pd.Index, hi: float) -> str:
-    """The latency row's note: our queues are open-loop (no back-pressure, unlike a Storm
-    cluster); why the gap is far above the paper's 45 % only when it is."""
-    note = (
-        "open-loop FIFO queues fed at a fixed rate; a Storm cluster's closed loop "
-        "(back-pressure) caps queues, our model does not"
-    )
-    peak = float(np.nanmax(lat_gain))
-    if peak > LATENCY_GAIN + LATENCY_TOL:
-        at = delays[int(np.nanargmax(lat_gain))]
-        last = float(lat_gain[-1])
-        note += (
-            f". At {at:g} ms KG's hot worker's queue grows without bound while PKG's does not, "
-            f"so the gap there ({peak:+.0%}) is far above the paper's {LATENCY_GAIN:.0%}; at "
-            f"{hi:g} ms it is {last:+.0%}"
-        )
-    return note
+        paper = dict(paper_pkg=1 - PKG_DROP, paper_kg=1 - KG_DROP)
+        paper["paper_x"] = (1 - PKG_DROP) / (1 - KG_DROP)
+        ours = dict(pkg=1 - drop["pkg_local"], kg=1 - drop["kg"])
+        ours["ours_x"] = (1 - float(drop["pkg_local"])) / (1 - float(drop["kg"]))
+        note = row.text("note", **paper, **ours)
+    return _graded(row.key, verdict, note, gain=gain.max(), at=at, tp=t.loc[at])
 
 
 def memory_claims(tp: pd.DataFrame, agg: pd.DataFrame, crossing_period: float = 30.0) -> list[Row]:
     """PKG's memory between KG's and SG's (Sect. III-A, V-B Q4) and the aggregation
     trade-off of Fig. 5b (:func:`aggregation_tradeoff`)."""
     mem = tp.groupby("scheme")["memory_normalized"].first()
+    ours = {s: mem["pkg_local"] / mem[s] for s in ("kg", "sg")}
+    paper = {s: PAPER_MEMORY["pkg_local"] / PAPER_MEMORY[s] for s in ("kg", "sg")}
+    sizes = combine([within_factor(ours[s], paper[s], MEMORY_FACTOR) for s in ("kg", "sg")])
+    schemes = {"KG": mem["kg"], "PKG": mem["pkg_local"], "SG": mem["sg"]}
+    counters = ROWS["memory_order"].text("measured", mem=mem)
     pkg = agg[agg["scheme"] == "pkg_local"].set_index("period")
     sg = agg[agg["scheme"] == "sg"].set_index("period")
-    kg = float(agg.loc[agg["scheme"] == "kg", "throughput"].iloc[0])
     better = (pkg["throughput"] > sg["throughput"]) & (pkg["memory"] < sg["memory"])
     edge = (pkg["throughput"] / sg["throughput"]).idxmin()
+    closest = dict(pkg=pkg.loc[edge], sg=sg.loc[edge])
+    worse = ", ".join(f"{period:g} s" for period in better.index[~better.to_numpy()])
+    beats = ROWS["aggregation_beats_sg"].text("note")
+    beats += ROWS["aggregation_beats_sg"].text("worse", items=worse) if worse else ""
+    kg = float(agg.loc[agg["scheme"] == "kg", "throughput"].iloc[0])
     long = pkg[pkg.index >= crossing_period]
+    long_above = long["throughput"] > kg
+    below = ", ".join(f"{period:g} s" for period in long.index[~long_above.to_numpy()])
+    crossing, best = ROWS["aggregation_crossing_kg"], long["throughput"].max()
+    crossing_note = crossing.text("note")
+    crossing_note += crossing.text("below", items=below, best=best) if below else ""
     above_kg = pkg.index[pkg["throughput"] > kg]
-    p = PAPER_MEMORY
-    counters = (
-        f"counters per key: KG {mem['kg']:.2f}, PKG {mem['pkg_local']:.2f}, SG {mem['sg']:.2f}"
-    )
+    if len(above_kg):
+        first = crossing.text("measured", kg=kg, first=above_kg.min())
+    else:
+        first = crossing.text("never", kg=kg)
+    rule = crossing.text("rule", crossing_period=crossing_period)
+    crossed = _share(long_above, 0.5, rule)
+    columns = ", ".join(c for c in agg.columns if c != "scheme")
+    no_latency = ROWS["aggregation_latency"].text("reason", columns=columns)
     return [
-        ROWS["memory_sizes"].row(
-            f"PKG/KG {mem['pkg_local'] / mem['kg']:.2f}, PKG/SG "
-            f"{mem['pkg_local'] / mem['sg']:.2f} ({counters})",
-            combine(
-                [
-                    within_factor(
-                        mem["pkg_local"] / mem["kg"], p["pkg_local"] / p["kg"], MEMORY_FACTOR
-                    ),
-                    within_factor(
-                        mem["pkg_local"] / mem["sg"], p["pkg_local"] / p["sg"], MEMORY_FACTOR
-                    ),
-                ]
-            ),
-            "both ratios are sizes; the order KG < PKG < SG is the next row",
-            pkg_kg=p["pkg_local"] / p["kg"],
-            pkg_sg=p["pkg_local"] / p["sg"],
-        ),
-        ROWS["memory_order"].row(
-            counters,
-            ordering(
-                {"KG": mem["kg"], "PKG": mem["pkg_local"], "SG": mem["sg"]}, ["KG", "PKG", "SG"]
-            ),
-        ),
-        ROWS["aggregation_beats_sg"].row(
-            f"PKG better at {int(better.sum())}/{len(better)} periods; closest at {edge:g} s: "
-            f"PKG {pkg.loc[edge, 'throughput']:,.0f} vs SG {sg.loc[edge, 'throughput']:,.0f} "
-            f"msg/s, {pkg.loc[edge, 'memory']:,.0f} vs {sg.loc[edge, 'memory']:,.0f} counters",
-            share(int(better.sum()), len(better), rule="holds if at every period"),
-            "saturated model, a flushed counter costs flush_cost"
-            + (
-                "; PKG is not better at "
-                + ", ".join(f"{p:g} s" for p in better.index[~better.to_numpy()])
-                if not better.all()
-                else ""
-            ),
-        ),
-        ROWS["aggregation_crossing_kg"].row(
-            f"PKG > KG ({kg:,.0f} msg/s) from {above_kg.min():g} s"
-            if len(above_kg)
-            else f"PKG never exceeds KG ({kg:,.0f} msg/s)",
-            share(
-                int((long["throughput"] > kg).sum()),
-                len(long),
-                rule=f"holds if PKG > KG at every period >= {crossing_period:g} s",
-            ),
-            "the period scale is our stream clock (1,000 messages/s) and the flush cost is "
-            "assumed, so where a crossing would fall is not evidence"
-            + (
-                ""
-                if long.empty or (long["throughput"] > kg).all()
-                else "; PKG stays at or below KG at "
-                + ", ".join(f"{p:g} s" for p in long.index[~(long["throughput"] > kg).to_numpy()])
-                + f" (its best there {long['throughput'].max():,.0f} msg/s)"
-            ),
-            crossing_period=crossing_period,
-        ),
-        *_aggregation_latency_rows(agg),
+        _graded("memory_sizes", sizes, counters=counters, ours=ours, paper=paper),
+        _graded("memory_order", ordering(schemes, ["KG", "PKG", "SG"]), mem=mem),
+        _share_row("aggregation_beats_sg", better, 0.5, beats, edge=edge, **closest),
+        crossing.row(first, crossed, crossing_note, crossing_period=crossing_period),
+        *_unmeasured(no_latency, "aggregation_latency"),
     ]
-
-
-def _aggregation_latency_rows(agg: pd.DataFrame) -> list[Row]:
-    """Fig. 5b: "similar average latency per message" for PKG and SG, which our aggregation
-    model (:func:`aggregation_tradeoff`: saturated throughput and memory) does not give."""
-    return _unmeasured(
-        ["aggregation_latency"],
-        "our aggregation model gives only "
-        + ", ".join(c for c in agg.columns if c != "scheme")
-        + " per period (saturated throughput, counters held): no per-message latency",
-    )
 
 
 # ----------------------------------------------------------------- Sect. IV-A used bins
@@ -930,32 +581,14 @@ def used_bins_claims(bins: pd.DataFrame) -> list[Row]:
     """Sect. IV-A: uniform keys use a ``1 - 1/e^2`` fraction of the bins (both rows are
     checks: textbook expectations that test our hash family, not findings of the paper)."""
     largest = bins[bins["n_workers"] == bins["n_workers"].max()]
-    mean = largest["used_fraction"].mean()
-    n = int(largest["n_workers"].iloc[0])
-    respected = int((bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9).sum())
+    mean, bound = largest["used_fraction"].mean(), largest["scaled_bound"].mean()
+    respected = bins["scaled_imbalance"] >= bins["scaled_bound"] - 1e-9
+    fraction = within_tolerance(mean, USED_BINS, USED_BINS_TOL)
+    seeds = dict(std=largest["used_fraction"].std(), n=int(largest["n_workers"].iloc[0]))
+    rule = ROWS["used_bins_bound"].text("rule")
+    bounds = [within_tolerance(bound, BOUND_VALUE, BOUND_TOL), _share(respected, 0.5, rule)]
+    runs = dict(ok=int(respected.sum()), n=len(bins), imbalance=largest["scaled_imbalance"].mean())
     return [
-        ROWS["used_bins_fraction"].row(
-            f"{mean:.2%} +- {largest['used_fraction'].std():.2%} at n = {n:,} "
-            f"({len(largest)} seeds)",
-            within_tolerance(mean, USED_BINS, USED_BINS_TOL),
-            "a check, not a claim: the expectation n - n(1 - 1/n)^(2n) is exact for ideal "
-            "random hashes; measuring it tests that our two seeded hashes behave like them",
-            USED_BINS=USED_BINS,
-        ),
-        ROWS["used_bins_bound"].row(
-            f"n I(m)/m: mean {largest['scaled_imbalance'].mean():.3f} vs bound "
-            f"{largest['scaled_bound'].mean():.3f}; bound respected in {respected}/"
-            f"{len(bins)} runs",
-            combine(
-                [
-                    within_tolerance(largest["scaled_bound"].mean(), BOUND_VALUE, BOUND_TOL),
-                    share(
-                        respected, len(bins), rule="holds if PKG respects the bound in every run"
-                    ),
-                ]
-            ),
-            "a check: every message lands in B, so max load >= m/|B| by construction; the "
-            "bound's value follows from the used fraction. The paper writes 0.156 m; the "
-            "bound is m/|B| - m/n = 0.156 m/n",
-        ),
+        _graded("used_bins_fraction", fraction, mean=mean, seeds=len(largest), **seeds),
+        _graded("used_bins_bound", combine(bounds), bound=bound, **runs),
     ]

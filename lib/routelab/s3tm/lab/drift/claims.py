@@ -1,10 +1,8 @@
-"""The claims of notebook 05_drift (S3-TM Sect. 6.4, Fig. 7i-l), checked on the frames of
-:mod:`routelab.s3tm.lab.drift.experiments`.
-
-Throughput here is Eq. 6 computed from the routed loads of each window, not a wall-clock
-time, so no row is a timing row. The notes are built from the measured trends: a method is
-named with the reason it does not hold (a decrease beyond the margin, one not ruled out,
-no drop after week 0).
+"""The claims of notebook 05_drift (S3-TM Sect. 6.4, Fig. 7i-l) on the frames of
+:mod:`routelab.s3tm.lab.drift.experiments`; rows, rules and texts in claims.toml. Throughput is
+Eq. 6 on each window's routed loads, not a clock, so no row is a timing row. In every function
+``label`` is appended to the claim texts and ``learn_on`` ``None`` is
+:func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`.
 """
 
 from __future__ import annotations
@@ -13,27 +11,40 @@ from typing import Any
 
 import pandas as pd
 
-from routelab.claims import Verdict, combine, declarations, share
+from routelab.claims import Verdict, combine, declarations, direction, share, within_factor
 from routelab.s3tm.lab.drift.experiments import LEARNED, default_learn_on
 
 #: the rows, declared once (claims.toml beside this module)
 ROWS = declarations(__file__)
 
-#: "No further decreasing trend" is shown, not assumed: the one-sided 95 % lower confidence
-#: bound of the relative slope (slope / later mean, per window) must lie above -2 % per
-#: window, i.e. a decrease larger than the margin is ruled out (a non-inferiority test; the
-#: margin is declared here, before any run). A rising trend is no decrease.
+#: "No further decreasing trend" (Sect. 6.4) is shown, not assumed: the one-sided 95 % lower
+#: bound of the relative slope (slope / later mean, per window) must lie above -2 % per window
+#: (a non-inferiority margin, declared before any run). A rising trend is no decrease.
 TREND_MARGIN = 0.02
 TREND_CONFIDENCE = 0.95
+_MARGIN = {"TREND_MARGIN": TREND_MARGIN, "TREND_CONFIDENCE": TREND_CONFIDENCE}  # texts' slots
+
+#: Sect. 6.4, "the throughput decreases by a factor of 2 after the first week" (week 0 over the
+#: later windows' mean, per learned method), within this factor (1.6-2.5); outside: direction only
+PAPER_DROP = 2.0
+DROP_FACTOR = 1.25
+
+
+def _select(frame: pd.DataFrame, dataset: str, learn_on: str) -> pd.DataFrame:
+    """The rows of ``frame`` for ``dataset`` and the mapping learned on ``learn_on``."""
+    return frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
+
+
+def _learned(trends: pd.DataFrame, dataset: str, learn_on: str) -> pd.DataFrame:
+    """The trend rows of the learned methods, by method in :data:`LEARNED`'s order."""
+    sel = _select(trends, dataset, learn_on).set_index("method")
+    return sel.loc[[m for m in LEARNED if m in sel.index]]
 
 
 def no_trend_verdict(row: pd.Series) -> Verdict:
-    """No decrease beyond :data:`TREND_MARGIN` per window (Sect. 6.4, "no further decreasing
-    trend"), shown by the slope's one-sided bounds: holds if the lower bound lies above
-    -margin (a larger decrease is ruled out), fails if the upper bound lies below it (the
-    decrease is beyond the margin), inconclusive if the bounds straddle it (the windows
-    cannot decide, as :func:`routelab.claims.equivalent`); not comparable with fewer than 3
-    windows after week 0."""
+    """One method's :func:`trend_tests` row: holds if the slope's one-sided lower bound lies
+    above -:data:`TREND_MARGIN`, fails if the upper bound lies below it, inconclusive if they
+    straddle it (as :func:`routelab.claims.equivalent`); not comparable with < 3 windows."""
     from scipy import stats
 
     n = int(row.get("windows_tested", 0))
@@ -43,10 +54,7 @@ def no_trend_verdict(row: pd.Series) -> Verdict:
     half = float(stats.t.ppf(TREND_CONFIDENCE, df=n - 2)) * float(row["slope_se"]) / abs(mean)
     est = float(row["relative_slope"])
     lo, hi = est - half, est + half
-    rule = (
-        f"one-sided {TREND_CONFIDENCE:.0%} bounds of the relative slope [{lo:+.1%}, {hi:+.1%}]"
-        f"/window vs the margin -{TREND_MARGIN:.0%}"
-    )
+    rule = ROWS["no_trend"].text("bounds", lo=lo, hi=hi, **_MARGIN)
     if lo > -TREND_MARGIN:
         return Verdict("holds", rule + ": a larger decrease is ruled out")
     if hi < -TREND_MARGIN:
@@ -54,17 +62,18 @@ def no_trend_verdict(row: pd.Series) -> Verdict:
     return Verdict("inconclusive", rule + ": a decrease beyond the margin is not ruled out")
 
 
-def _method_verdict(drop: float, trend: Verdict) -> Verdict:
-    """Per method: the trend part decides ("no further decreasing trend" is the claim): a
-    trend that fails, is inconclusive or not comparable passes on; a missing drop with no
-    trend is half of the sentence (partly)."""
+def _method_verdict(row: pd.Series) -> Verdict:
+    """One learned method: its trend decides ("no further decreasing trend" is the claim); a
+    missing drop with no trend is half of the sentence (partly)."""
+    trend = no_trend_verdict(row)
     if trend.verdict != "holds":
         return trend
-    if drop > 1:
+    if float(row["drop"]) > 1:
         return Verdict("holds", trend.rule + "; drop > 1")
     return Verdict("partly", trend.rule + "; but no drop after week 0")
 
 
+#: why a learned method's trend is not shown, by its verdict
 _WHY = {
     "fails": "a decrease beyond the margin",
     "inconclusive": "a decrease beyond the margin not ruled out",
@@ -73,14 +82,18 @@ _WHY = {
 }
 
 
-def _why_not(methods: list[str], verdicts: list[Verdict]) -> str:
-    """``"gFCL: a decrease beyond the margin; SALB: no drop after week 0"``: each method
-    whose verdict is not "holds", with the reason its verdict gives."""
-    return "; ".join(
-        f"{m}: {_WHY[v.verdict]}"
-        for m, v in zip(methods, verdicts, strict=True)
-        if v.verdict != "holds"
-    )
+def _trend(learned: pd.DataFrame) -> tuple[str, Verdict, str]:
+    """Over the learned methods' trend rows: the measured text, the combined verdict and the
+    note's part naming each method the claim is not shown for, with why (empty if none)."""
+    d = ROWS["no_trend"]
+    measured = "; ".join(d.text("method", m=m, r=r) for m, r in learned.iterrows())
+    verdicts = [(m, _method_verdict(r)) for m, r in learned.iterrows()]
+    why = "; ".join(f"{m}: {_WHY[v.verdict]}" for m, v in verdicts if v.verdict != "holds")
+    not_shown = d.text("not_shown", methods=why) if why else ""
+    if not verdicts:
+        return measured, Verdict("not comparable", "no learned method"), not_shown
+    v = combine([v for _, v in verdicts])
+    return measured, Verdict(v.verdict, d.text("grading", combined=v.rule, **_MARGIN)), not_shown
 
 
 def drift_claims(
@@ -93,64 +106,23 @@ def drift_claims(
     windows: str = "",
     label: str = "",
 ) -> list[dict[str, Any]]:
-    """Rows ``no_trend`` and ``no_gain_decay`` (claims.toml), on throughput and on the gain
-    over hash; ``label`` is appended to the claim texts. ``learn_on`` ``None``:
-    :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    """Rows ``no_trend`` and ``no_gain_decay``, on throughput and on the gain over hash."""
     learn_on = default_learn_on() if learn_on is None else learn_on
     suffix = f" ({label})" if label else ""
-
-    def verdict(t: pd.DataFrame) -> tuple[str, Verdict, str]:
-        sel = t[(t["dataset"] == dataset) & (t["learn_on"] == learn_on)].set_index("method")
-        sel = sel.loc[[m for m in LEARNED if m in sel.index]]
-        parts = [
-            f"{m}: drop x{r['drop']:.2f}, slope {r['relative_slope']:+.1%}/window "
-            f"(p={r['p_decreasing']:.2f})"
-            for m, r in sel.iterrows()
-        ]
-        per_method = [
-            _method_verdict(float(r["drop"]), no_trend_verdict(r)) for _, r in sel.iterrows()
-        ]
-        why = _why_not(list(sel.index), per_method)
-        if not per_method:
-            return "; ".join(parts), Verdict("not comparable", "no learned method"), why
-        v = combine(per_method)
-        rule = (
-            f"per learned method: a decrease of more than {TREND_MARGIN:.0%}/window ruled out "
-            f"(one-sided {TREND_CONFIDENCE:.0%} bound) and a drop after week 0; {v.rule}"
-        )
-        return "; ".join(parts), Verdict(v.verdict, rule), why
-
-    out = []
-    text, ok, why = verdict(trends)
-    hash_row = trends[
-        (trends["dataset"] == dataset)
-        & (trends["learn_on"] == learn_on)
-        & (trends["method"] == "hash")
-    ]
-    note = (
-        f"least-squares slope of throughput over windows 1.. ({windows}); the absence of a "
-        f"decrease is shown by ruling out one larger than {TREND_MARGIN:.0%}/window (a "
-        f"non-significant one-sided t-test at {alpha:.0%} would not show it); mapping learned "
-        f"on {learn_on!r} words of window 0"
-    )
-    if why:
-        note += f"; not shown for {why}"
-    if len(hash_row) and bool(hash_row["decreasing"].iloc[0]):
-        slope = float(hash_row["relative_slope"].iloc[0])
-        note += f"; hash (which learns nothing) declines significantly ({slope:+.1%}/window)"
-        note += (
-            ", so part of the decline is the workload itself changing, not the mapping ageing"
-            if why
-            else " while the learned mappings do not"
-        )
-    out.append(ROWS["no_trend"].row(text, ok, note, suffix=suffix))
-    text, ok, why = verdict(gain_trends)
-    out.append(ROWS["no_gain_decay"].row(
-        text, ok, "same test on throughput / hash throughput per window, which removes "
-        "workload changes that affect every mapping" + (f"; not shown for {why}" if why else ""),
-        suffix=suffix,
-    ))  # fmt: skip
-    return out
+    d = ROWS["no_trend"]
+    measured, verdict, not_shown = _trend(_learned(trends, dataset, learn_on))
+    hashed = _select(trends, dataset, learn_on)
+    hashed = hashed[hashed["method"] == "hash"]
+    declines = ""
+    if len(hashed) and bool(hashed["decreasing"].iloc[0]):
+        declines = d.text("hash", slope=float(hashed["relative_slope"].iloc[0]))
+        declines += d.text("hash_and_learned") if not_shown else d.text("hash_only")
+    slots = {"windows": windows, "alpha": alpha, "learn_on": learn_on, "hash": declines}
+    note = d.text("note", not_shown=not_shown, **slots, **_MARGIN)
+    rows = [d.row(measured, verdict, note, suffix=suffix)]
+    measured, verdict, not_shown = _trend(_learned(gain_trends, dataset, learn_on))
+    note = ROWS["no_gain_decay"].text("note", not_shown=not_shown)
+    return rows + [ROWS["no_gain_decay"].row(measured, verdict, note, suffix=suffix)]
 
 
 def advantage_claim(
@@ -161,37 +133,19 @@ def advantage_claim(
     leader: str = "SALB",
     label: str = "",
 ) -> dict[str, Any]:
-    """Row ``advantage`` (claims.toml); ``label`` is appended to the claim text; ``learn_on``
-    ``None``: :func:`~routelab.s3tm.lab.drift.experiments.default_learn_on`."""
+    """Row ``advantage``."""
     learn_on = default_learn_on() if learn_on is None else learn_on
-    later = frame[
-        (frame["dataset"] == dataset) & (frame["learn_on"] == learn_on) & (frame["window"] > 0)
-    ]
+    d = ROWS["advantage"]
+    later = _select(frame, dataset, learn_on)
+    later = later[later["window"] > 0]
     best = later.loc[later.groupby("window")["throughput"].idxmax()].set_index("window")["method"]
-    lost = {int(w): m for w, m in best.items() if m != leader}
-    return ROWS["advantage"].row(
-        f"{leader} has the highest throughput in {len(best) - len(lost)} of "
-        f"{len(best)} windows after week 0",
-        share(
-            len(best) - len(lost),
-            len(best),
-            rule=f"windows after week 0 where {leader} has the highest throughput",
-        ),
-        f"{dataset}, mapping learned on {learn_on!r} words of window 0"
-        + (
-            "; best elsewhere: " + ", ".join(f"window {w}: {m}" for w, m in lost.items())
-            if lost
-            else ""
-        ),
-        leader=leader, suffix=f" ({label})" if label else "",
-    )  # fmt: skip
-
-
-#: Sect. 6.4, "the throughput decreases by a factor of 2 after the first week": week 0's
-#: throughput over the later windows' mean, per learned method ...
-PAPER_DROP = 2.0
-#: ... within this factor of 2 holds (1.6-2.5); a drop outside it is direction only.
-DROP_FACTOR = 1.25
+    lost = ", ".join(d.text("window", w=int(w), m=m) for w, m in best.items() if m != leader)
+    won = int((best == leader).sum())
+    elsewhere = d.text("elsewhere", windows=lost) if lost else ""
+    verdict = share(won, len(best), rule=d.text("grading", leader=leader))
+    measured = d.text("measured", leader=leader, won=won, total=len(best))
+    note = d.text("note", dataset=dataset, learn_on=learn_on, elsewhere=elsewhere)
+    return d.row(measured, verdict, note, leader=leader, suffix=f" ({label})" if label else "")
 
 
 def _later_over_week0(frame: pd.DataFrame, metric: str) -> pd.Series:
@@ -209,90 +163,66 @@ def headline_rows(
     learn_on: str | None = None,
     label: str = "",
 ) -> list[dict[str, Any]]:
-    """Rows ``drop_by_2``, ``spread_and_imbalance`` and ``salb_imbalance`` (claims.toml), on
-    ``trends`` (:func:`trend_tests` of throughput) and the per-window ``frame`` of
-    :func:`run_drift`."""
-    from routelab.claims import direction, within_factor
-
+    """Rows ``drop_by_2``, ``spread_and_imbalance`` and ``salb_imbalance``, on ``trends``
+    (:func:`trend_tests` of throughput) and the per-window ``frame`` of :func:`run_drift`."""
     learn_on = default_learn_on() if learn_on is None else learn_on
     suffix = f" ({label})" if label else ""
-    sel = trends[(trends["dataset"] == dataset) & (trends["learn_on"] == learn_on)]
-    sel = sel.set_index("method").loc[lambda t: [m for m in LEARNED if m in t.index]]
-    win = frame[(frame["dataset"] == dataset) & (frame["learn_on"] == learn_on)]
-    rows = []
-    if len(sel):
-        parts = [within_factor(float(d), PAPER_DROP, DROP_FACTOR) for d in sel["drop"]]
-        verdict = combine(parts)
-    else:
-        verdict = Verdict("not comparable", "no learned method")
-    off = [
-        f"{m} x{d:.2f}"
-        for m, d in sel["drop"].items()
-        if not within_factor(float(d), PAPER_DROP, DROP_FACTOR).holds
+    win = _select(frame, dataset, learn_on)
+    return [
+        _drop_row(_learned(trends, dataset, learn_on)["drop"], suffix),
+        _spread_row(win, suffix),
+        _salb_row(win, suffix),
     ]
-    rows.append(ROWS["drop_by_2"].row(
-        ", ".join(f"{m}: x{d:.2f}" for m, d in sel["drop"].items()), verdict,
-        "drop = week 0's throughput / the later windows' mean"
-        + (f"; outside 2x within {DROP_FACTOR:g}x: {', '.join(off)}" if off else ""),
-        suffix=suffix,
-    ))  # fmt: skip
+
+
+def _drop_row(drops: pd.Series, suffix: str) -> dict[str, Any]:
+    """Row ``drop_by_2`` on the learned methods' drops."""
+    d = ROWS["drop_by_2"]
+    graded = [(m, x, within_factor(float(x), PAPER_DROP, DROP_FACTOR)) for m, x in drops.items()]
+    verdict = Verdict("not comparable", "no learned method")
+    if graded:
+        verdict = combine([v for *_, v in graded])
+    off = ", ".join(d.text("off", m=m, drop=x) for m, x, v in graded if not v.holds)
+    outside = d.text("outside", methods=off, DROP_FACTOR=DROP_FACTOR) if off else ""
+    measured = ", ".join(d.text("method", m=m, drop=x) for m, x, _ in graded)
+    return d.row(measured, verdict, d.text("note", outside=outside), suffix=suffix)
+
+
+def _spread_row(win: pd.DataFrame, suffix: str) -> dict[str, Any]:
+    """Row ``spread_and_imbalance`` on the per-window frame."""
+    d = ROWS["spread_and_imbalance"]
     learned = [m for m in LEARNED if m in set(win["method"])]
-    if learned and {"spread_routed", "imbalance"} <= set(win.columns):
-        spread = _later_over_week0(win, "spread_routed")
-        imb = _later_over_week0(win, "imbalance")
-        both = [m for m in learned if spread[m] > 1 and imb[m] > 1]
-        sharper = [m for m in learned if imb[m] > spread[m]]
-        verdict = combine(
-            [
-                share(
-                    len(both),
-                    len(learned),
-                    rule="learned methods whose spread and imbalance both rise after week 0",
-                ),
-                share(
-                    len(sharper),
-                    len(learned),
-                    rule="learned methods whose imbalance rises more than their spread",
-                ),
-            ]
-        )
-        measured = "later / week 0: " + ", ".join(
-            f"{m} spread x{spread[m]:.2f}, imbalance x{imb[m]:.2f}" for m in learned
-        )
-        miss = [m for m in learned if m not in both]
-        note = "" if not miss else "not both rising for: " + ", ".join(miss)
-    else:
-        verdict = Verdict(
-            "not comparable", "needs per-window spread and imbalance of a learned method"
-        )
-        measured, note = "not measured", ""
-    rows.append(ROWS["spread_and_imbalance"].row(measured, verdict, note, suffix=suffix))
+    if not learned or not {"spread_routed", "imbalance"} <= set(win.columns):
+        return d.unmeasured(d.text("missing"), suffix=suffix)
+    spread, imb = _later_over_week0(win, "spread_routed"), _later_over_week0(win, "imbalance")
+    both = [m for m in learned if spread[m] > 1 and imb[m] > 1]
+    sharper = [m for m in learned if imb[m] > spread[m]]
+    both_rise = share(len(both), len(learned), rule=d.text("both"))
+    sharper_rise = share(len(sharper), len(learned), rule=d.text("sharper"))
+    verdict = combine([both_rise, sharper_rise])
+    each = ", ".join(d.text("method", m=m, spread=spread[m], imbalance=imb[m]) for m in learned)
+    miss = ", ".join(m for m in learned if m not in both)
+    note = d.text("note", methods=miss) if miss else ""
+    return d.row(d.text("measured", methods=each), verdict, note, suffix=suffix)
+
+
+def _salb_row(win: pd.DataFrame, suffix: str) -> dict[str, Any]:
+    """Row ``salb_imbalance`` on the per-window frame."""
+    d = ROWS["salb_imbalance"]
     methods = list(dict.fromkeys(win["method"]))
-    if "SALB" in methods and len(methods) > 1 and "imbalance" in win.columns:
-        w0 = win[win["window"] == 0].groupby("method")["imbalance"].mean()
-        later = win[win["window"] > 0]
-        rise = later.groupby("method")["imbalance"].mean() - w0
-        steepest = rise.idxmax()
-        lowest = later.loc[later.groupby("window")["imbalance"].idxmin(), ["window", "method"]]
-        n_low = int((lowest["method"] == "SALB").sum())
-        verdict = combine(
-            [
-                direction(
-                    float(rise["SALB"] - rise.drop("SALB").max()), neutral=0.0, expected="above"
-                ),
-                share(
-                    n_low, len(lowest), rule="windows after week 0 where SALB's imbalance is lowest"
-                ),
-            ]
-        )
-        measured = (
-            "imbalance rise (later mean - week 0): "
-            + ", ".join(f"{m} {v:+.3f}" for m, v in rise.items())
-            + f"; SALB lowest in {n_low}/{len(lowest)} windows after week 0"
-        )
-        note = "" if steepest == "SALB" else f"the steepest rise is {steepest}'s, not SALB's"
-    else:
-        verdict = Verdict("not comparable", "needs SALB and another method's per-window imbalance")
-        measured, note = "not measured", ""
-    rows.append(ROWS["salb_imbalance"].row(measured, verdict, note, suffix=suffix))
-    return rows
+    if "SALB" not in methods or len(methods) < 2 or "imbalance" not in win.columns:
+        return d.unmeasured(d.text("missing"), suffix=suffix)
+    w0 = win[win["window"] == 0].groupby("method")["imbalance"].mean()
+    later = win[win["window"] > 0]
+    rise = later.groupby("method")["imbalance"].mean() - w0
+    steepest = rise.idxmax()
+    lowest = later.loc[later.groupby("window")["imbalance"].idxmin(), ["window", "method"]]
+    n_low = int((lowest["method"] == "SALB").sum())
+    steeper = direction(
+        float(rise["SALB"] - rise.drop("SALB").max()), neutral=0.0, expected="above"
+    )
+    verdict = combine([steeper, share(n_low, len(lowest), rule=d.text("lowest"))])
+    rises = ", ".join(d.text("rise", m=m, rise=v) for m, v in rise.items())
+    measured = d.text("measured", rises=rises, lowest=n_low, windows=len(lowest))
+    note = "" if steepest == "SALB" else d.text("note", steepest=steepest)
+    return d.row(measured, verdict, note, suffix=suffix)

@@ -1,37 +1,42 @@
 """The claims of S3-TM Sects. 2, 4.2 and 6.3 (Fig. 7a-h), checked on notebook 04's numbers.
 
-Each function returns one claims-table row (``claim``, ``paper``, ``paper_value``,
-``measured``, ``verdict`` with its rule, ``note``, ``kind``), graded with
-:mod:`routelab.claims` by the rule its row declares (claims.toml). The paper states these
-as directions (no sizes), so a direction that holds everywhere is a full "holds"; holding in some of the
-workloads is "partly". The sizes the paper gives for SALB vs hash (Fig. 5, up to 130 % /
-150 %) belong to notebook 03's rows. Throughputs here are Eq. 6 with counted trie lookups
-as the load (:mod:`routelab.s3tm.matching_load`), not wall-clock times, so no row is a
-timing row.
-
-Beyond the corpus size, tweet-based workloads add synthetic subscriptions;
-``synthetic_from`` (the number of real posts, :meth:`ScalingData.synthetic_from`) makes a
-row's note name the sizes it graded that hold synthetic subscriptions
-(:func:`synthetic_note`).
+Each function measures and grades one row declared in claims.toml (statement, rule, texts);
+the tolerances and the paper's sizes are the constants below. Most claims are directions:
+holding in every workload is "holds", in some "partly" (Fig. 5's SALB vs hash sizes belong to
+notebook 03). Throughputs count trie lookups as the load (Eq. 6,
+:mod:`routelab.s3tm.matching_load`), so no row is a timing row. ``synthetic_from`` (the number
+of real posts) makes a note name the tweet-based sizes beyond it (synthetic subscriptions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 
-from routelab.claims import Verdict, declarations, direction, share
-from routelab.s3tm.lab.matching.scaling import (
-    advantage_note,
-    losses_to,
-    method_ranking,
-    throughput_drop,
-)
+from routelab import claims
+from routelab.claims import Declaration, Verdict, not_comparable
+from routelab.s3tm.lab.matching import scaling
 
 #: the rows, declared once (claims.toml beside this module)
-ROWS = declarations(__file__)
+ROWS = claims.declarations(__file__)
+
+# tolerances and the paper's sizes, declared before measuring
+FIG3_MIN_R2 = 0.9  # Fig. 3, "we fit a linear line": the least R² of lookups on unique words
+GAIN_TOLERANCE = 0.10  # a sized gain ("15 % better") holds within +- this of T(SALB) / T(m)
+SIZE_FACTOR = 1.25  # a multiplicative size ("4.2 times", "3.3x lower") holds within this factor
+GAP_STABLE = 0.10  # the SALB / hash gap "stabilises" if its last step is within 1 +- this
+PAPER_MAX_SUBS = 10_000_000  # the largest subscription count of Fig. 7
+#: Sect. 6.3, tweet-based: SALB 15 % better than gFCL and gNFCL up to 10k subscriptions, 10 %
+#: better than gFCL up to 100k: T(SALB) / T(method) over the sizes up to the bound
+TWEET_GAINS = {("gFCL", 10_000): 1.15, ("gNFCL", 10_000): 1.15, ("gFCL", 100_000): 1.10}
+#: Sect. 6.3, topic-based: SALB 22 %, 18 % and 42 % better than gNFCL, gFCL and hash
+TOPIC_GAINS = {"gNFCL": 1.22, "gFCL": 1.18, "hash": 1.42}
+#: Sect. 6.3 (Fig. 7b/f): SALB outperforms hash by more than 4.2x (tweet) and 1.42x (topic)
+SALB_OVER_HASH = {"tweet": 4.2, "topic": 1.42}
+#: Sect. 6.3 (Fig. 7d/h): SALB up to 3.3x (tweet) / 1.7x (topic) lower imbalance than hash
+IMBALANCE_OVER_HASH = {"tweet": 3.3, "topic": 1.7}
 
 
 def synthetic_note(sizes: Sequence[int], synthetic_from: int | None, note: str = "") -> str:
@@ -40,125 +45,74 @@ def synthetic_note(sizes: Sequence[int], synthetic_from: int | None, note: str =
     beyond = sorted({int(n) for n in sizes if synthetic_from is not None and n > synthetic_from})
     if not beyond:
         return note
+    names = ", ".join(f"{n:,}" for n in beyond)
     text = (
-        f"tweet-based {', '.join(f'{n:,}' for n in beyond)}: {synthetic_from:,} real posts "
-        "+ synthetic topic-model subscriptions"
+        f"tweet-based {names}: {synthetic_from:,} real posts + synthetic topic-model subscriptions"
     )
     return f"{note}; {text}" if note else text
 
 
+def _share(row: Declaration, ok: pd.Series) -> Verdict:
+    """The share of the workloads where ``ok`` holds (the row's text ``share`` says what)."""
+    return claims.share(int(ok.sum()), len(ok), rule=row.text("share"))
+
+
+def _where(row: Declaration, names: str) -> str:
+    """The row's text ``where`` naming the workloads where it does not hold; "" for none."""
+    return row.text("where", where=names) if names else ""
+
+
 def lasp_cuts_load(
     gain: pd.DataFrame, placement_sizes: Sequence[int], *, synthetic_from: int | None = None
-) -> dict[str, Any]:
-    """Row ``lasp_cuts_load`` (claims.toml)."""
-    worst = gain["lasp_over_random"].max()
-    below = int((gain["lasp_over_random"] < 1).sum())
-    return ROWS["lasp_cuts_load"].row(
-        f"LASP/random total lookups: {gain['lasp_over_random'].min():.2f}-{worst:.2f} "
-        f"(SALB, {list(placement_sizes)} subs, both kinds)",
-        share(below, len(gain), rule="workloads where LASP/random total lookups < 1"),
-        synthetic_note(placement_sizes, synthetic_from, _not_cheaper(gain)),
-    )
-
-
-def _not_cheaper(gain: pd.DataFrame) -> str:
-    """The workloads where LASP's total lookups are not below random anycast's, with the
-    ratio (named by kind, subscriptions and method when the frame has those columns);
-    empty if LASP is cheaper everywhere."""
-    bad = gain[~(gain["lasp_over_random"] < 1)]
-    if bad.empty:
-        return ""
-    keys = [k for k in ("kind", "n_subs", "method") if k in bad.columns]
-    parts = [
+) -> dict:
+    """Row ``lasp_cuts_load``; its note names each workload by the columns the frame has."""
+    row, ratio = ROWS["lasp_cuts_load"], gain["lasp_over_random"]
+    measured = row.text("measured", low=ratio.min(), high=ratio.max(), sizes=list(placement_sizes))
+    verdict = _share(row, ratio < 1)
+    keys = [k for k in ("kind", "n_subs", "method") if k in gain.columns]
+    where = ", ".join(
         (" ".join(f"{r[k]:,}" if k == "n_subs" else str(r[k]) for k in keys) or "a workload")
         + f" ({r['lasp_over_random']:.2f})"
-        for _, r in bad.iterrows()
-    ]
-    return "LASP/random total lookups >= 1 at: " + ", ".join(parts)
+        for _, r in gain[~(ratio < 1)].iterrows()
+    )
+    note = synthetic_note(placement_sizes, synthetic_from, _where(row, where))
+    return row.row(measured, verdict, note)
 
 
 def topic_falls_slower(
     grid: pd.DataFrame, start: int, end: int, *, synthetic_from: int | None = None
-) -> dict[str, Any]:
-    """Row ``topic_falls_slower`` (claims.toml)."""
-    drop = throughput_drop(grid, start=start).set_index("kind")["drop"]
-    return ROWS["topic_falls_slower"].row(
-        f"SALB throughput {start:,} → {end:,} subs "
-        f"falls {drop['tweet']:.2f}x (tweet) vs {drop['topic']:.2f}x (topic)",
-        direction(float(drop["tweet"] / drop["topic"]), neutral=1.0, expected="above"),
-        synthetic_note([start, end], synthetic_from),
-    )
+) -> dict:
+    """Row ``topic_falls_slower``."""
+    row = ROWS["topic_falls_slower"]
+    drop = scaling.throughput_drop(grid, start=start).set_index("kind")["drop"]
+    measured = row.text("measured", start=start, end=end, tweet=drop["tweet"], topic=drop["topic"])
+    verdict = claims.direction(float(drop["tweet"] / drop["topic"]), neutral=1.0, expected="above")
+    return row.row(measured, verdict, synthetic_note([start, end], synthetic_from))
 
 
-def salb_keeps_advantage(
-    summary: pd.DataFrame, *, synthetic_from: int | None = None
-) -> dict[str, Any]:
-    """Row ``salb_keeps_advantage`` (claims.toml)."""
-    rank = method_ranking(summary)
-    return ROWS["salb_keeps_advantage"].row(
-        "best method per (kind, size): "
-        + ", ".join(f"{m} in {n}" for m, n in rank["best"].value_counts().items()),
-        share(
-            int((rank["best"] == "SALB").sum()),
-            len(rank),
-            rule="(kind, size) workloads where SALB has the best mean relative throughput",
-        ),
-        synthetic_note(rank["n_subs"], synthetic_from, advantage_note(summary)),
-    )
+def salb_keeps_advantage(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict:
+    """Row ``salb_keeps_advantage``."""
+    row, rank = ROWS["salb_keeps_advantage"], scaling.method_ranking(summary)
+    best = ", ".join(f"{m} in {n}" for m, n in rank["best"].value_counts().items())
+    note = synthetic_note(rank["n_subs"], synthetic_from, scaling.advantage_note(summary))
+    return row.row(row.text("measured", best=best), _share(row, rank["best"] == "SALB"), note)
 
 
-def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict[str, Any]:
-    """Row ``salb_beats_hash`` (claims.toml)."""
-    rank = method_ranking(summary)
+def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict:
+    """Row ``salb_beats_hash``."""
+    row, rank = ROWS["salb_beats_hash"], scaling.method_ranking(summary)
     vs_hash = rank["SALB"] / rank["hash"]
-    losses = losses_to(rank, "hash")
-    return ROWS["salb_beats_hash"].row(
-        f"SALB/hash throughput: {vs_hash.min():.3f}-{vs_hash.max():.2f}",
-        share(
-            int((vs_hash > 1).sum()),
-            len(vs_hash),
-            rule="(kind, size) workloads where SALB/hash relative throughput > 1",
-        ),
-        synthetic_note(rank["n_subs"], synthetic_from, losses and "not above hash at: " + losses),
-    )
+    measured = row.text("measured", low=vs_hash.min(), high=vs_hash.max())
+    losses = _where(row, scaling.losses_to(rank, "hash"))
+    note = synthetic_note(rank["n_subs"], synthetic_from, losses)
+    return row.row(measured, _share(row, vs_hash > 1), note)
 
 
-def dataflow_exact(
-    n_matches: int, n_oracle: int, flow_equal: bool, stream_equal: bool
-) -> dict[str, Any]:
-    """Row ``dataflow_exact`` (claims.toml)."""
-    ok = bool(flow_equal and stream_equal)
-    return ROWS["dataflow_exact"].row(
-        f"{n_matches:,} vs {n_oracle:,} matches; streaming replay equal: {stream_equal}",
-        Verdict("holds" if ok else "fails", ROWS["dataflow_exact"].rule),
-    )
-
-
-# --------------------------------------------------------------------------- headline sizes
-
-# tolerances, declared before measuring
-FIG3_MIN_R2 = 0.9
-"""Fig. 3, "we fit a linear line": the linear fit of lookups on unique words explains at
-least this share of the variance."""
-GAIN_TOLERANCE = 0.10
-"""A throughput gain the paper sizes ("15 % better") holds within +-0.10 of the paper's
-ratio T(SALB) / T(method); on the right side of 1 outside that band it is direction only."""
-SIZE_FACTOR = 1.25
-"""A multiplicative size ("4.2 times", "3.3x lower") holds within this factor."""
-GAP_STABLE = 0.10
-"""The SALB / hash gap "stabilises" if its last step between sizes changes it by at most
-10 %; it "widens" if it grows by more."""
-PAPER_MAX_SUBS = 10_000_000
-"""The largest subscription count of Fig. 7."""
-TWEET_GAINS = {("gFCL", 10_000): 1.15, ("gNFCL", 10_000): 1.15, ("gFCL", 100_000): 1.10}
-"""Sect. 6.3, tweet-based: SALB 15 % better than gFCL and gNFCL up to 10k subscriptions,
-10 % better than gFCL up to 100k: T(SALB) / T(method) over the sizes up to the bound."""
-TOPIC_GAINS = {"gNFCL": 1.22, "gFCL": 1.18, "hash": 1.42}
-"""Sect. 6.3, topic-based: SALB 22 %, 18 % and 42 % better than gNFCL, gFCL and hash."""
-SALB_OVER_HASH = {"tweet": 4.2, "topic": 1.42}
-"""Sect. 6.3 (Fig. 7b/f): SALB outperforms hash by more than 4.2x (tweet) and 1.42x (topic)."""
-IMBALANCE_OVER_HASH = {"tweet": 3.3, "topic": 1.7}
-"""Sect. 6.3 (Fig. 7d/h): SALB up to 3.3x (tweet) / 1.7x (topic) lower imbalance than hash."""
+def dataflow_exact(n_matches: int, n_oracle: int, flow_equal: bool, stream_equal: bool) -> dict:
+    """Row ``dataflow_exact``."""
+    row = ROWS["dataflow_exact"]
+    verdict = Verdict("holds" if flow_equal and stream_equal else "fails", row.rule)
+    return row.row(row.text("measured", n=n_matches, oracle=n_oracle, stream=stream_equal), verdict)
 
 
 def _means(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -167,236 +121,153 @@ def _means(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
     return sel.pivot_table(index=["kind", "n_subs"], columns="method", values="mean")
 
 
-def _geo(values: Any) -> float:
-    from routelab.claims import geometric_mean
-
-    return geometric_mean(list(values), positive_only=True)
-
-
-def fig3_linear(curve: pd.DataFrame) -> dict[str, Any]:
-    """Row ``fig3_linear`` (claims.toml)."""
-    import numpy as np
-
-    from routelab.claims import at_least
-
-    def r2(part: pd.DataFrame) -> float:
-        if len(part) < 3 or part["unique_words"].nunique() < 2:
-            return float("nan")
-        return float(np.corrcoef(part["unique_words"], part["ops_per_pub"])[0, 1] ** 2)
-
-    total = r2(curve)
-    per_kind = {k: r2(p) for k, p in curve.groupby("kind")} if "kind" in curve else {}
-    verdict = at_least(total, FIG3_MIN_R2, what="R² of the linear fit")
-    return ROWS["fig3_linear"].row(
-        f"R² = {total:.3f} over {len(curve)} matcher points",
-        verdict,
-        ", ".join(f"{k}: R² = {v:.3f}" for k, v in per_kind.items())
-        + ("" if verdict.holds else "; a line explains less of the lookups than the paper's fit"),
-    )
+def _r2(part: pd.DataFrame) -> float:
+    """R² of the linear fit of lookups per publication on unique words (NaN: too few)."""
+    if len(part) < 3 or part["unique_words"].nunique() < 2:
+        return float("nan")
+    return float(np.corrcoef(part["unique_words"], part["ops_per_pub"])[0, 1] ** 2)
 
 
-def _gain_part(ratio: float, paper: float) -> Verdict:
-    from routelab.claims import within_tolerance
+def fig3_linear(curve: pd.DataFrame) -> dict:
+    """Row ``fig3_linear``; the note gives each kind's R²."""
+    row, total = ROWS["fig3_linear"], _r2(curve)
+    per_kind = {k: _r2(p) for k, p in curve.groupby("kind")} if "kind" in curve else {}
+    verdict = claims.at_least(total, FIG3_MIN_R2, what="R² of the linear fit")
+    note = ", ".join(row.text("kind", kind=k, r2=v) for k, v in per_kind.items())
+    note += "" if verdict.holds else row.text("poor")
+    return row.row(row.text("measured", r2=total, n=len(curve)), verdict, note)
 
-    return within_tolerance(ratio, paper, GAIN_TOLERANCE, neutral=1.0)
 
-
-def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict[str, Any]:
-    """Row ``tweet_gains`` (claims.toml)."""
-    from routelab.claims import combine, not_comparable
-
+def _gains(
+    row: Declaration, summary: pd.DataFrame, kind: str, gains: list, synthetic_from: int | None
+) -> dict:
+    """The row for ``gains`` ((method, largest size or None, the paper's ratio) each): the
+    geometric mean of T(SALB) / T(method) over the ``kind``'s sizes up to that size, within
+    :data:`GAIN_TOLERANCE` of the paper's ratio."""
     mean = _means(summary, "throughput")
+    cells = mean.loc[kind] if kind in mean.index.get_level_values(0) else None
     parts, text = [], []
-    tweet = mean.loc["tweet"] if "tweet" in mean.index.get_level_values(0) else None
-    for (m, bound), paper in TWEET_GAINS.items():
-        if (
-            tweet is None
-            or m not in tweet
-            or "SALB" not in tweet
-            or not (tweet.index <= bound).any()
-        ):
-            parts.append(not_comparable(f"no tweet-based {m} sizes up to {bound:,}"))
+    for m, bound, paper in gains:
+        sel = cells if cells is None or bound is None else cells[cells.index <= bound]
+        if sel is None or m not in sel or "SALB" not in sel or sel.empty:
+            parts.append(not_comparable(row.text("missing", m=m, bound=bound)))
             continue
-        sel = tweet[tweet.index <= bound]
-        r = _geo(sel["SALB"] / sel[m])
-        parts.append(_gain_part(r, paper))
-        text.append(f"T(SALB) / T({m}) up to {bound:,} subs: {r:.2f}")
-    verdict = combine(parts)
-    return ROWS["tweet_gains"].row(
-        "; ".join(text) or "no tweet-based sizes",
-        verdict,
-        synthetic_note(
-            [n for n in (tweet.index if tweet is not None else [])],
-            synthetic_from,
-            "geometric mean over the sizes up to each bound",
-        ),
-    )
+        r = claims.geometric_mean(list(sel["SALB"] / sel[m]), positive_only=True)
+        parts.append(claims.within_tolerance(r, paper, GAIN_TOLERANCE, neutral=1.0))
+        text.append(row.text("part", m=m, bound=bound, r=r))
+    note = synthetic_note([] if cells is None else list(cells.index), synthetic_from, row.note)
+    return row.row("; ".join(text) or f"no {kind}-based sizes", claims.combine(parts), note)
 
 
-def topic_gains(summary: pd.DataFrame) -> dict[str, Any]:
-    """Row ``topic_gains`` (claims.toml)."""
-    from routelab.claims import combine, not_comparable
+def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict:
+    """Row ``tweet_gains``."""
+    gains = [(m, bound, paper) for (m, bound), paper in TWEET_GAINS.items()]
+    return _gains(ROWS["tweet_gains"], summary, "tweet", gains, synthetic_from)
 
-    mean = _means(summary, "throughput")
+
+def topic_gains(summary: pd.DataFrame) -> dict:
+    """Row ``topic_gains``."""
+    gains = [(m, None, paper) for m, paper in TOPIC_GAINS.items()]
+    return _gains(ROWS["topic_gains"], summary, "topic", gains, None)
+
+
+def _per_kind(
+    row: Declaration, mean: pd.DataFrame, kinds: Sequence[str], judge: Callable, min_sizes: int = 1
+) -> tuple[list[Verdict], list[str]]:
+    """``judge(kind, the kind's cells)`` (a verdict and a text) per kind with hash measured at
+    ``min_sizes`` sizes or more; the others not comparable (the row's text ``missing``)."""
     parts, text = [], []
-    topic = mean.loc["topic"] if "topic" in mean.index.get_level_values(0) else None
-    for m, paper in TOPIC_GAINS.items():
-        if topic is None or m not in topic or "SALB" not in topic:
-            parts.append(not_comparable(f"no topic-based {m} throughput"))
+    for kind in kinds:
+        has_kind = kind in mean.index.get_level_values(0)
+        if not has_kind or "hash" not in mean or len(mean.loc[kind]) < min_sizes:
+            parts.append(not_comparable(row.text("missing", kind=kind)))
             continue
-        r = _geo(topic["SALB"] / topic[m])
-        parts.append(_gain_part(r, paper))
-        text.append(f"T(SALB) / T({m}) = {r:.2f}")
-    return ROWS["topic_gains"].row(
-        "; ".join(text) or "no topic-based sizes",
-        combine(parts),
-        "geometric mean over the subscription counts",
-    )
+        verdict, measured = judge(kind, mean.loc[kind])
+        parts.append(verdict)
+        text.append(measured)
+    return parts, text
 
 
-def _peak_part(ratio: pd.Series, paper: float, what: str) -> tuple[Verdict, str]:
-    """The largest value of ``ratio`` (indexed by n_subs) against a size the paper reaches
-    over its range up to :data:`PAPER_MAX_SUBS`: at least paper / :data:`SIZE_FACTOR`
-    holds, above 1 direction only; not comparable if the largest value is at our largest
-    size and that size is below the paper's (it may still grow)."""
-    from routelab.claims import not_comparable
-
+def _peak(row: Declaration, kind: str, ratio: pd.Series) -> tuple[float, str, Verdict | None]:
+    """The largest ``ratio`` (indexed by n_subs), the row's text ``part`` naming it, and a
+    "not comparable" if it is at our largest size, below the paper's (it may still grow)."""
     n_at, peak, n_max = int(ratio.idxmax()), float(ratio.max()), int(ratio.index.max())
-    text = f"{what}: largest {peak:.2f} (at {n_at:,} subs)"
-    rule = (
-        f"holds if {what} reaches {paper / SIZE_FACTOR:.3g} (the paper's {paper:g} within "
-        f"{SIZE_FACTOR:g}x); direction only if > 1"
-    )
+    text = row.text("part", kind=kind, peak=peak, n=n_at)
     if n_at == n_max and n_max < PAPER_MAX_SUBS:
-        return not_comparable(
-            f"{what} still grows at our largest size {n_max:,}; the paper's range reaches "
-            f"{PAPER_MAX_SUBS:,}"
-        ), text
-    if peak >= paper / SIZE_FACTOR:
-        return Verdict("holds", rule), text
-    return Verdict("direction only" if peak > 1 else "fails", rule), text
+        grows = row.text("grows", kind=kind, n=n_max, paper_max=PAPER_MAX_SUBS)
+        return peak, text, not_comparable(grows)
+    return peak, text, None
 
 
-def salb_over_hash_size(summary: pd.DataFrame) -> dict[str, Any]:
-    """Row ``salb_over_hash_size`` (claims.toml)."""
-    from routelab.claims import combine, not_comparable
+def salb_over_hash_size(summary: pd.DataFrame) -> dict:
+    """Row ``salb_over_hash_size``: the peak reaches the paper's size within SIZE_FACTOR."""
+    row = ROWS["salb_over_hash_size"]
 
-    mean = _means(summary, "throughput")
-    parts, text = [], []
-    for kind, paper in SALB_OVER_HASH.items():
-        if kind not in mean.index.get_level_values(0) or "hash" not in mean:
-            parts.append(not_comparable(f"no {kind}-based hash throughput"))
-            continue
-        cell = mean.loc[kind]
-        v, t = _peak_part(cell["SALB"] / cell["hash"], paper, f"{kind} T(SALB) / T(hash)")
-        parts.append(v)
-        text.append(t)
-    return ROWS["salb_over_hash_size"].row(
-        "; ".join(text),
-        combine(parts),
-        "",
-    )
+    def judge(kind: str, cells: pd.DataFrame) -> tuple[Verdict, str]:
+        paper = SALB_OVER_HASH[kind]
+        peak, text, grows = _peak(row, kind, cells["SALB"] / cells["hash"])
+        least = paper / SIZE_FACTOR
+        rule = row.text("reaches", kind=kind, least=least, paper=paper, factor=SIZE_FACTOR)
+        verdict = "holds" if peak >= least else "direction only" if peak > 1 else "fails"
+        return grows or Verdict(verdict, rule), text
+
+    parts, text = _per_kind(row, _means(summary, "throughput"), list(SALB_OVER_HASH), judge)
+    return row.row("; ".join(text), claims.combine(parts))
 
 
-def hash_gap_shape(summary: pd.DataFrame) -> dict[str, Any]:
-    """Row ``hash_gap_shape`` (claims.toml)."""
-    from routelab.claims import combine, not_comparable
+def hash_gap_shape(summary: pd.DataFrame) -> dict:
+    """Row ``hash_gap_shape``: the change of T(SALB) / T(hash) over our last step of sizes."""
+    row = ROWS["hash_gap_shape"]
 
-    mean = _means(summary, "throughput")
-    parts, text = [], []
-    for kind in ("tweet", "topic"):
-        if (
-            kind not in mean.index.get_level_values(0)
-            or "hash" not in mean
-            or len(mean.loc[kind]) < 2
-        ):
-            parts.append(not_comparable(f"needs two {kind}-based sizes with hash"))
-            continue
-        cell = mean.loc[kind].sort_index()
-        ratio = cell["SALB"] / cell["hash"]
+    def judge(kind: str, cells: pd.DataFrame) -> tuple[Verdict, str]:
+        ratio = (cells["SALB"] / cells["hash"]).sort_index()
         step = float(ratio.iloc[-1] / ratio.iloc[-2])
-        text.append(
-            f"{kind}: x{step:.2f} from {int(ratio.index[-2]):,} to {int(ratio.index[-1]):,} subs"
-        )
+        start, end = int(ratio.index[-2]), int(ratio.index[-1])
         if kind == "tweet":
-            ok = step > 1 + GAP_STABLE
-            rule = f"tweet: holds if the gap grows by more than {GAP_STABLE:.0%} over the last step"
+            ok, rule = step > 1 + GAP_STABLE, row.text("tweet", gap=GAP_STABLE)
         else:
-            ok = abs(step - 1) <= GAP_STABLE
-            rule = f"topic: holds if the gap changes by at most {GAP_STABLE:.0%} over the last step"
-        parts.append(Verdict("holds" if ok else "fails", rule))
-    return ROWS["hash_gap_shape"].row(
-        "T(SALB) / T(hash) over the last step: " + "; ".join(text),
-        combine(parts),
-        "",
-    )
+            ok, rule = abs(step - 1) <= GAP_STABLE, row.text("topic", gap=GAP_STABLE)
+        verdict = Verdict("holds" if ok else "fails", rule)
+        return verdict, row.text("part", kind=kind, step=step, start=start, end=end)
+
+    mean = _means(summary, "throughput")
+    parts, text = _per_kind(row, mean, ["tweet", "topic"], judge, min_sizes=2)
+    return row.row(row.text("measured", parts="; ".join(text)), claims.combine(parts))
 
 
-def imbalance_advantage(summary: pd.DataFrame) -> dict[str, Any]:
-    """Row ``imbalance_advantage`` (claims.toml)."""
-    from routelab.claims import combine, not_comparable, share, within_factor
+def imbalance_advantage(summary: pd.DataFrame) -> dict:
+    """Row ``imbalance_advantage``: the peak lies within SIZE_FACTOR of the paper's."""
+    row = ROWS["imbalance_advantage"]
+
+    def judge(kind: str, cells: pd.DataFrame) -> tuple[Verdict, str]:
+        peak, text, grows = _peak(row, kind, cells["hash"] / cells["SALB"])
+        return grows or claims.within_factor(peak, IMBALANCE_OVER_HASH[kind], SIZE_FACTOR), text
 
     mean = _means(summary, "imbalance")
     best = mean.idxmin(axis=1)
-    parts = [
-        share(
-            int((best == "SALB").sum()),
-            len(best),
-            rule="workloads where SALB's imbalance is lowest",
-        )
-    ]
-    text = [f"SALB lowest in {int((best == 'SALB').sum())}/{len(best)} workloads"]
-    for kind, paper in IMBALANCE_OVER_HASH.items():
-        if kind not in mean.index.get_level_values(0) or "hash" not in mean:
-            parts.append(not_comparable(f"no {kind}-based hash imbalance"))
-            continue
-        ratio = mean.loc[kind]["hash"] / mean.loc[kind]["SALB"]
-        n_at, peak = int(ratio.idxmax()), float(ratio.max())
-        text.append(f"{kind}: B(hash) / B(SALB) up to {peak:.2f} (at {n_at:,} subs)")
-        if n_at == int(ratio.index.max()) and n_at < PAPER_MAX_SUBS:
-            parts.append(
-                not_comparable(
-                    f"{kind}: the ratio still grows at our largest size {n_at:,}; the paper's range reaches {PAPER_MAX_SUBS:,}"
-                )
-            )
-        else:
-            parts.append(within_factor(peak, paper, SIZE_FACTOR))
-    lost = [f"{k} {n:,}: {m}" for (k, n), m in best.items() if m != "SALB"]
-    return ROWS["imbalance_advantage"].row(
-        "; ".join(text),
-        combine(parts),
-        "" if not lost else "lowest elsewhere: " + ", ".join(lost),
-    )
+    parts, text = _per_kind(row, mean, list(IMBALANCE_OVER_HASH), judge)
+    lowest = row.text("lowest", won=int((best == "SALB").sum()), total=len(best))
+    lost = ", ".join(f"{k} {n:,}: {m}" for (k, n), m in best.items() if m != "SALB")
+    verdict = claims.combine([_share(row, best == "SALB"), *parts])
+    return row.row("; ".join([lowest, *text]), verdict, _where(row, lost))
 
 
-def graph_spread_below_salb(summary: pd.DataFrame) -> dict[str, Any]:
-    """Row ``graph_spread_below_salb`` (claims.toml)."""
-    from routelab.claims import share
-
-    mean = _means(summary, "spread")
-    row = ROWS["graph_spread_below_salb"]
+def graph_spread_below_salb(summary: pd.DataFrame) -> dict:
+    """Row ``graph_spread_below_salb``."""
+    mean, row = _means(summary, "spread"), ROWS["graph_spread_below_salb"]
     if not {"gFCL", "gNFCL", "SALB"} <= set(mean.columns):
         return row.unmeasured("needs gFCL, gNFCL and SALB spread")
     ok = mean[["gFCL", "gNFCL"]].max(axis=1) < mean["SALB"]
-    lost = [f"{k} {n:,}" for (k, n) in mean.index[~ok.to_numpy()]]
-    return row.row(
-        f"lower in {int(ok.sum())}/{len(ok)} (kind, size) workloads",
-        share(int(ok.sum()), len(ok), rule="workloads where max(gFCL, gNFCL) spread < SALB's"),
-        "" if not lost else "not lower at: " + ", ".join(lost),
-    )
+    lost = ", ".join(f"{k} {n:,}" for (k, n) in mean.index[~ok.to_numpy()])
+    measured = row.text("measured", won=int(ok.sum()), total=len(ok))
+    return row.row(measured, _share(row, ok), _where(row, lost))
 
 
 def headline_rows(
     summary: pd.DataFrame, curve: pd.DataFrame, *, synthetic_from: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[dict]:
     """The sized headline claims of Sects. 4.2 and 6.3 (Fig. 3, Fig. 7a-h) beyond the rows
     above."""
-    return [
-        fig3_linear(curve),
-        tweet_gains(summary, synthetic_from=synthetic_from),
-        topic_gains(summary),
-        salb_over_hash_size(summary),
-        hash_gap_shape(summary),
-        imbalance_advantage(summary),
-        graph_spread_below_salb(summary),
-    ]
+    first = [fig3_linear(curve), tweet_gains(summary, synthetic_from=synthetic_from)]
+    rest = (topic_gains, salb_over_hash_size, hash_gap_shape, imbalance_advantage)
+    return first + [row(summary) for row in rest] + [graph_spread_below_salb(summary)]

@@ -1,18 +1,16 @@
 """Notebook 11's claims table: PS2Stream's claims (Sects. I, III, VI-B, VI-C) against ours.
 
-Tolerances are module constants declared before any run. The paper's numbers come from a
-32-instance Storm cluster on 280M / 58M real geo-tagged tweets; ours from a replay on one
-2-core machine over semi-synthetic tweets, so a sized effect is judged within a factor
-and otherwise by direction. Throughput is the busiest worker's measured rate (see
-``experiments.py``); every worker replays its sub-stream ``repeats`` times under the
-machine's timing lock, and each claim on throughput or latency is judged on these repeats
-(x seeds) with their intervals (:mod:`routelab.claims`): a ranking holds only where the
-intervals separate, otherwise the row says "inconclusive". Rows on the memory models
-(Figs. 9-10) are checks: deterministic byte counts of our own structures. Each row's note
-gives the modelled (cost-unit) value beside the measured one.
-"""
+Rows, rules and texts are declared in ``claims.toml``; the tolerances are the constants below,
+fixed before any run. The paper's 32-instance Storm cluster against our one 2-core machine: a
+sized effect is judged within a factor, otherwise by direction. Throughput is the busiest
+worker's measured rate (``experiments.py``); a timing row is judged on the paired replays
+(every replay of every seed) with their intervals (:mod:`routelab.claims`), "inconclusive"
+where they do not separate. A set is named as in the paper (GB is "UK")."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -71,13 +69,18 @@ MEMORY_LIMIT_MB = 1000.0  # C10
 SCALING_MIN_SLOPE = 0.5
 #: Definition 1's balance constraint: no worker above sigma x the mean load (HybridParams)
 BALANCE_SIGMA = 1.2
+#: "the model predicts the clock": R^2 of the workers' busy time on the balanced load
+MODEL_R2 = 0.8
 TEXT = ("frequency", "hypergraph", "metric")
 SPACE = ("grid", "kd-tree", "r-tree")
 COMPARED = ("hybrid", "metric", "kd-tree")
+ORDERED = ("hybrid", "kd-tree", "metric")  # the algorithms of Fig. 7's rankings (C6, C7)
 #: Fig. 11's panels: (a) is STS-UK-Q1 (stated); (b) and (c) read as UK-Q2 and UK-Q3
 FIG11_PANELS = {"a": ("GB", "Q1"), "b": ("GB", "Q2"), "c": ("GB", "Q3")}
 #: the other reading (``ROUTELAB_READING=fig11``): (b) is UK-Q3 and (c) UK-Q2
 FIG11_PANELS_ALTERNATIVE = {"a": ("GB", "Q1"), "b": ("GB", "Q3"), "c": ("GB", "Q2")}
+#: the reading of READINGS.md that :func:`with_posting_units` switches
+UPDATE_UNIT_READING = "Updates per query or per posting"
 
 
 def _val(df: pd.DataFrame, country: str, qs: str, alg: str, metric: str) -> float:
@@ -86,19 +89,12 @@ def _val(df: pd.DataFrame, country: str, qs: str, alg: str, metric: str) -> floa
 
 
 def _runs(
-    df: pd.DataFrame,
-    country: str,
-    qs: str,
-    alg: str,
-    column: str = "throughput_runs",
-    n_workers: int | None = None,
+    df: pd.DataFrame, c: str, q: str, alg: str, column: str = "throughput_runs"
 ) -> np.ndarray:
     """The repeated measurements of one (set, algorithm): every replay of every seed, in
     (seed, replay) order, so the same position pairs across algorithms of one stream.
-    Frames without the per-replay column give one value per seed."""  # fmt: skip
-    d = df[(df.country == country) & (df.query_set == qs) & (df.algorithm == alg)]
-    if n_workers is not None and "n_workers" in d.columns:
-        d = d[d.n_workers == n_workers]
+    Frames without the per-replay column give one value per seed."""
+    d = df[(df.country == c) & (df.query_set == q) & (df.algorithm == alg)]
     d = d.sort_values("seed") if "seed" in d.columns else d
     if column in d.columns:
         return np.array([x for runs in d[column] for x in runs], dtype=np.float64)
@@ -110,271 +106,248 @@ def _med(x: np.ndarray) -> float:
     return float(np.median(x)) if len(x) else float("nan")
 
 
+def _ratio(df: pd.DataFrame, c: str, q: str, x: str, y: str) -> float:
+    """``x``'s median throughput over ``y``'s on one set."""
+    return _med(_runs(df, c, q, x)) / _med(_runs(df, c, q, y))
+
+
 def _sets(df: pd.DataFrame) -> list[tuple[str, str]]:
     return sorted({(c, q) for c, q in zip(df.country, df.query_set, strict=True)})
 
 
-def _costs(df: pd.DataFrame, c: str, q: str, algs: tuple[str, ...]) -> str:
-    """The duplication behind a comparison: each algorithm's routed copies and total cost."""
-    parts = [
-        f"{a} {_val(df, c, q, a, 'copies'):,.0f} copies / cost {_val(df, c, q, a, 'total_cost'):,.0f}"
-        f" / max/mean {_val(df, c, q, a, 'load_imbalance'):.2f}"
-        for a in algs
-        if {"copies", "total_cost", "load_imbalance"} <= set(df.columns)
-    ]
-    return f"{_name(c, q)}: " + "; ".join(parts) if parts else ""
+def _countries(df: pd.DataFrame, q: str) -> list[str]:
+    return sorted(set(df[df.query_set == q].country))
 
 
 def _name(c: str, q: str) -> str:
     return f"{'UK' if c == 'GB' else c}-{q}"
 
 
-def _ratio_row(
+def _samples(
+    df: pd.DataFrame, c: str, q: str, algs: tuple, column: str = "throughput_runs"
+) -> dict:
+    """The repeated measurements of each of ``algs`` measured on one set."""
+    samples = {a: _runs(df, c, q, a, column) for a in algs}
+    return {a: x for a, x in samples.items() if len(x)}
+
+
+def _paired(
+    df: pd.DataFrame, c: str, q: str, x: str, y: str, column: str = "throughput_runs"
+) -> tuple | None:
+    """The replays of ``x`` and ``y`` on one set, paired; None unless both are measured alike."""
+    a, b = _runs(df, c, q, x, column), _runs(df, c, q, y, column)
+    return (a, b) if len(a) and len(a) == len(b) else None
+
+
+def _beats(df: pd.DataFrame, c: str, q: str, pairs: Iterable[tuple[str, str]]) -> list[Verdict]:
+    """Each (x, y) of ``pairs`` measured alike on one set: x's throughput above y's."""
+    paired = (_paired(df, c, q, x, y) for x, y in pairs)
+    return [direction_measured(a, b, expected="above") for a, b in filter(None, paired)]
+
+
+def _top(
+    df: pd.DataFrame, s: tuple, metric: str, best: Callable = max, algs: tuple = COMPARED
+) -> str:
+    """The algorithm of ``algs`` with the highest (``best=min``: lowest) ``metric`` on set ``s``."""
+    return best(algs, key=lambda a: _val(df, *s, a, metric))
+
+
+def _each_set(
+    df: pd.DataFrame, metric: str, fmt: str, algs: tuple = ("hybrid",), sep: str = ", "
+) -> str:
+    """``<set> <value>`` per set, the values of ``algs`` joined by "/"; "" without ``metric``."""
+    if metric not in df.columns:
+        return ""
+    return sep.join(
+        f"{_name(*s)} " + "/".join(format(_val(df, *s, a, metric), fmt) for a in algs)
+        for s in _sets(df)
+    )
+
+
+def _medians(df: pd.DataFrame, c: str, q: str, algs: tuple) -> str:
+    return f"{_name(c, q)}: " + ", ".join(f"{a} {_med(_runs(df, c, q, a)):,.0f}" for a in algs)
+
+
+def _costs(df: pd.DataFrame, c: str, q: str, algs: tuple[str, ...]) -> str:
+    """The duplication behind a comparison: each algorithm's routed copies and total cost."""
+    if not {"copies", "total_cost", "load_imbalance"} <= set(df.columns) or not algs:
+        return ""
+    return f"{_name(c, q)}: " + "; ".join(
+        f"{a} {_val(df, c, q, a, 'copies'):,.0f} copies / cost {_val(df, c, q, a, 'total_cost'):,.0f}"
+        f" / max/mean {_val(df, c, q, a, 'load_imbalance'):.2f}"
+        for a in algs
+    )
+
+
+def _verdicts(per: list[tuple[str, Verdict]]) -> str:
+    return "; ".join(f"{n}: {x.verdict}" for n, x in per)
+
+
+def _families(
     df: pd.DataFrame,
-    c: str,
     q: str,
-    fast: str,
-    slow: str,
+    better: tuple,
+    worse: tuple,
+    sized: tuple[str, str],
     paper: float,
     tol: float,
 ) -> tuple[Verdict, str]:
-    """A sized throughput ratio ``fast / slow`` on one set, on the paired replays."""  # fmt: skip
-    a, b = _runs(df, c, q, fast), _runs(df, c, q, slow)
-    if not len(a) or len(a) != len(b):
-        return not_comparable(f"{fast} and {slow} not both measured on {_name(c, q)}"), ""
-    v = within_factor_measured(a, b, paper, tol)
-    m = _val(df, c, q, fast, "model_throughput") / _val(df, c, q, slow, "model_throughput")
-    return v, f"{_med(a) / _med(b):.2f}x on {_name(c, q)} (model {m:.2f}x)"
-
-
-def _family_row(df: pd.DataFrame, q: str, better: tuple, worse: tuple) -> tuple[Verdict, str]:
-    """Every member of ``better`` beats every member of ``worse`` on each dataset's ``q``."""
-    verdicts, got = [], []
-    for c in sorted({c for c, qq in _sets(df) if qq == q}):
-        for x in better:
-            for y in worse:
-                a, b = _runs(df, c, q, x), _runs(df, c, q, y)
-                if len(a) and len(a) == len(b):
-                    verdicts.append(direction_measured(a, b, expected="above"))
-        got.append(
-            f"{_name(c, q)}: "
-            + ", ".join(f"{x} {_med(_runs(df, c, q, x)):,.0f}" for x in better + worse)
+    """Rows C1, C2: every ``better`` baseline beats every ``worse`` one on each ``q`` set,
+    sized by US-``q``'s ``sized`` pair (its paired replays within ``tol`` of ``paper``)."""
+    fast, slow = sized
+    paired = _paired(df, "US", q, fast, slow)
+    if paired is None:
+        size = not_comparable(f"{fast} and {slow} not both measured on {_name('US', q)}")
+        measured = ""
+    else:
+        a, b = paired
+        size = within_factor_measured(a, b, paper, tol)
+        model = [_val(df, "US", q, x, "model_throughput") for x in sized]
+        measured = (
+            f"{_med(a) / _med(b):.2f}x on {_name('US', q)} (model {model[0] / model[1]:.2f}x)"
         )
-    if not verdicts:
-        return not_comparable(f"no {q} runs of both families"), "not measured"
-    rule = f"(better, worse) pairs on every {q} set where the better's throughput is higher"
-    return share_measured(verdicts, rule=rule), "; ".join(got) + " tuples/s (medians)"
+    verdicts = [v for c in _countries(df, q) for v in _beats(df, c, q, product(better, worse))]
+    if verdicts:
+        rule = f"(better, worse) pairs on every {q} set where the better's throughput is higher"
+        family = share_measured(verdicts, rule=rule)
+        got = "; ".join(_medians(df, c, q, better + worse) for c in _countries(df, q))
+        got += " tuples/s (medians)"
+    else:
+        family, got = not_comparable(f"no {q} runs of both families"), "not measured"
+    return combine([family, size]), f"{measured}; {got}"
 
 
 def c1_space_beats_text_on_q1(fig6: pd.DataFrame) -> dict:
     """Row ``c1_space_beats_text_on_q1`` (claims.toml)."""
-    size, measured = _ratio_row(fig6, "US", "Q1", "grid", "frequency", C1_PAPER, RATIO_TOL)
-    family, got = _family_row(fig6, "Q1", SPACE, TEXT)
-    v = combine([family, size])
-    return ROWS["c1_space_beats_text_on_q1"].row(
-        f"{measured}; {got}",
-        v,
-        _costs(fig6, "US", "Q1", ("grid", "frequency"))
-        + (
-            ". Text partitioning copies objects to every worker owning one of their terms"
-            if v.verdict in ("holds", "direction only")
-            else ". Text partitioning copies objects, yet here the grid's imbalance or the "
-            "measured per-tuple cost offsets it: compare the model ratio with the measured one"
-        ),
-        C1_PAPER=C1_PAPER,
-    )
+    row = ROWS["c1_space_beats_text_on_q1"]
+    pair = ("grid", "frequency")
+    v, measured = _families(fig6, "Q1", SPACE, TEXT, pair, C1_PAPER, RATIO_TOL)
+    why = row.text("why") if v.verdict in ("holds", "direction only") else row.text("offset")
+    return row.row(measured, v, _costs(fig6, "US", "Q1", pair) + why, C1_PAPER=C1_PAPER)
 
 
 def c2_text_beats_space_on_q2(fig6: pd.DataFrame) -> dict:
     """Row ``c2_text_beats_space_on_q2`` (claims.toml)."""
-    size, measured = _ratio_row(fig6, "US", "Q2", "metric", "r-tree", C2_PAPER, C2_TOL)
-    family, got = _family_row(fig6, "Q2", TEXT, SPACE)
-    v = combine([family, size])
-    fails = v.verdict in ("fails", "partly")
-    return ROWS["c2_text_beats_space_on_q2"].row(
-        f"{measured}; {got}",
-        v,
-        _costs(fig6, "US", "Q2", ("metric", "r-tree"))
-        + (
-            ". Space partitioning duplicates Q2's large ranges less than the paper's reason "
-            "expects on our data, while text partitioning still copies objects"
-            if fails
-            else ". Q2's large ranges and rarer keywords favour text partitioning, as the "
-            "paper explains"
-        ),
-        C2_PAPER=C2_PAPER,
-    )
+    row = ROWS["c2_text_beats_space_on_q2"]
+    pair = ("metric", "r-tree")
+    v, measured = _families(fig6, "Q2", TEXT, SPACE, pair, C2_PAPER, C2_TOL)
+    why = row.text("less") if v.verdict in ("fails", "partly") else row.text("why")
+    return row.row(measured, v, _costs(fig6, "US", "Q2", pair) + why, C2_PAPER=C2_PAPER)
 
 
 def c3_best_baselines(fig6: pd.DataFrame) -> dict:
     """Row ``c3_best_baselines`` (claims.toml)."""
-    verdicts, got = [], []
+    verdicts, got, model = [], [], []
     for c, q in _sets(fig6):
         for fam, winner in ((TEXT, "metric"), (SPACE, "kd-tree")):
-            samples = {a: _runs(fig6, c, q, a) for a in fam}
-            samples = {a: x for a, x in samples.items() if len(x)}
+            samples = _samples(fig6, c, q, fam)
             verdicts.append(best_measured(samples, winner))
             best = max(samples, key=lambda a, s=samples: _med(s[a])) if samples else "-"
             got.append(f"{_name(c, q)} {'text' if fam == TEXT else 'space'}: {best}")
+        top = (_top(fig6, (c, q), "model_throughput", algs=fam) for fam in (TEXT, SPACE))
+        model.append(f"{_name(c, q)}: " + ", ".join(top))
     v = share_measured(verdicts, rule="(set, family) cases where the paper's winner is best")
     return ROWS["c3_best_baselines"].row(
-        "; ".join(got) + " (highest median)",
-        v,
-        "model-throughput winners: "
-        + "; ".join(
-            f"{_name(c, q)}: "
-            + ", ".join(
-                max(fam, key=lambda a, c=c, q=q: _val(fig6, c, q, a, "model_throughput"))
-                for fam in (TEXT, SPACE)
-            )
-            for c, q in _sets(fig6)
-        ),
+        "; ".join(got) + " (highest median)", v, "model-throughput winners: " + "; ".join(model)
     )
 
 
-def _best_per_set(fig7: pd.DataFrame, column: str, higher: bool) -> list[tuple[str, Verdict]]:
-    out = []
-    for c, q in _sets(fig7):
-        samples = {a: _runs(fig7, c, q, a, column) for a in COMPARED}
-        out.append((_name(c, q), best_measured({a: x for a, x in samples.items() if len(x)},
-                                               "hybrid", higher=higher)))  # fmt: skip
-    return out
+def _best_per_set(df: pd.DataFrame, column: str, higher: bool) -> list[tuple[str, Verdict]]:
+    return [
+        (_name(*s), best_measured(_samples(df, *s, COMPARED, column), "hybrid", higher=higher))
+        for s in _sets(df)
+    ]
 
 
 def c4_hybrid_best(fig7: pd.DataFrame) -> dict:
     """Row ``c4_hybrid_best`` (claims.toml)."""
-    per = _best_per_set(fig7, "throughput_runs", True)
+    row, per = ROWS["c4_hybrid_best"], _best_per_set(fig7, "throughput_runs", True)
     v = share_measured([x for _, x in per], rule="sets where hybrid's throughput is highest")
-    model = [
-        s for s in _sets(fig7)
-        if max(COMPARED, key=lambda a, s=s: _val(fig7, *s, a, "model_throughput")) == "hybrid"
-    ]  # fmt: skip
-    busy = ", ".join(
-        f"{_name(*st)} {_val(fig7, *st, 'hybrid', 'busy_imbalance'):.2f}"
-        for st in _sets(fig7)
-        if "busy_imbalance" in fig7.columns
-    )
-    return ROWS["c4_hybrid_best"].row(
-        "; ".join(f"{n}: {x.verdict}" for n, x in per)
-        + f" (modelled throughput: best on {len(model)}/{len(_sets(fig7))})",
-        v,
-        "hybrid's measured throughput leads on every set"
-        if v.verdict == "holds"
-        else f"hybrid leads the model on {len(model)}/{len(_sets(fig7))} sets; the measured "
-        f"busy times are less even than the modelled loads (hybrid busy max/mean: {busy})",
-    )
+    model = sum(_top(fig7, s, "model_throughput") == "hybrid" for s in _sets(fig7))
+    n = {"model": model, "total": len(_sets(fig7))}
+    busy = _each_set(fig7, "busy_imbalance", ".2f")
+    note = row.text("leads") if v.verdict == "holds" else row.text("uneven", busy=busy, **n)
+    return row.row(row.text("measured", verdicts=_verdicts(per), **n), v, note)
 
 
 def c5_hybrid_q3(fig7: pd.DataFrame) -> dict:
     """Row ``c5_hybrid_q3`` (claims.toml)."""
     verdicts, got = [], []
-    for c in sorted(set(fig7[fig7.query_set == "Q3"].country)):
-        h = _runs(fig7, c, "Q3", "hybrid")
-        rivals = {a: _runs(fig7, c, "Q3", a) for a in ("metric", "kd-tree")}
-        best = max(rivals, key=lambda a: _med(rivals[a]))
-        if len(h) and len(h) == len(rivals[best]):
-            verdicts.append(within_factor_measured(h, rivals[best], C5_PAPER, C5_TOL))
-            got.append(f"{_name(c, 'Q3')} {_med(h) / _med(rivals[best]):.2f}x vs {best}")
+    for c in _countries(fig7, "Q3"):
+        rivals = {a: _med(_runs(fig7, c, "Q3", a)) for a in ("metric", "kd-tree")}
+        best = max(rivals, key=lambda a: rivals[a])
+        paired = _paired(fig7, c, "Q3", "hybrid", best)
+        if paired:
+            verdicts.append(within_factor_measured(*paired, C5_PAPER, C5_TOL))
+            got.append(f"{_name(c, 'Q3')} {_med(paired[0]) / _med(paired[1]):.2f}x vs {best}")
     v = combine(verdicts) if verdicts else not_comparable("no Q3 runs")
-    return ROWS["c5_hybrid_q3"].row(
-        "; ".join(got) or "not measured", v, _costs(fig7, "GB", "Q3", COMPARED)
-    )
+    note = _costs(fig7, "GB", "Q3", COMPARED)
+    return ROWS["c5_hybrid_q3"].row("; ".join(got) or "not measured", v, note)
 
 
-def _pairs_row(fig7: pd.DataFrame, q: str, pairs: tuple[tuple[str, str], ...]) -> Verdict:
-    vs = []
-    for c in sorted(set(fig7[fig7.query_set == q].country)):
-        for x, y in pairs:
-            a, b = _runs(fig7, c, q, x), _runs(fig7, c, q, y)
-            if len(a) and len(a) == len(b):
-                vs.append(direction_measured(a, b, expected="above"))
-    return combine(vs) if vs else not_comparable(f"no {q} runs")
+def _order_row(fig7: pd.DataFrame, key: str, q: str, pairs: tuple, measured: str) -> dict:
+    """Rows C6, C7: on every ``q`` set the first of each pair beats the second."""
+    vs = [v for c in _countries(fig7, q) for v in _beats(fig7, c, q, pairs)]
+    v = combine(vs) if vs else not_comparable(f"no {q} runs")
+    return ROWS[key].row(measured, v, _costs(fig7, "US", q, ORDERED))
 
 
 def c6_q1_order(fig7: pd.DataFrame) -> dict:
     """Row ``c6_q1_order`` (claims.toml)."""
-    got = [
-        f"{_name(c, 'Q1')}: " + ", ".join(f"{a} {_med(_runs(fig7, c, 'Q1', a)):,.0f}"
-                                         for a in ("hybrid", "kd-tree", "metric"))
-        for c in sorted(set(fig7[fig7.query_set == "Q1"].country))
-    ]  # fmt: skip
-    return ROWS["c6_q1_order"].row(
-        "; ".join(got) + " tuples/s (medians)",
-        _pairs_row(fig7, "Q1", (("hybrid", "kd-tree"), ("kd-tree", "metric"))),
-        _costs(fig7, "US", "Q1", ("hybrid", "kd-tree", "metric")),
-    )
+    got = "; ".join(_medians(fig7, c, "Q1", ORDERED) for c in _countries(fig7, "Q1"))
+    pairs = (("hybrid", "kd-tree"), ("kd-tree", "metric"))
+    return _order_row(fig7, "c6_q1_order", "Q1", pairs, got + " tuples/s (medians)")
 
 
 def c7_q2_order(fig7: pd.DataFrame) -> dict:
     """Row ``c7_q2_order`` (claims.toml)."""
-    got = [
-        f"{_name(c, 'Q2')}: hybrid/kd {_med(_runs(fig7, c, 'Q2', 'hybrid')) / _med(_runs(fig7, c, 'Q2', 'kd-tree')):.2f}, "
-        f"metric/kd {_med(_runs(fig7, c, 'Q2', 'metric')) / _med(_runs(fig7, c, 'Q2', 'kd-tree')):.2f}"
-        for c in sorted(set(fig7[fig7.query_set == "Q2"].country))
-    ]
-    return ROWS["c7_q2_order"].row(
-        "; ".join(got),
-        _pairs_row(fig7, "Q2", (("hybrid", "kd-tree"), ("metric", "kd-tree"))),
-        _costs(fig7, "US", "Q2", ("hybrid", "kd-tree", "metric")),
+    got = "; ".join(
+        f"{_name(c, 'Q2')}: hybrid/kd {_ratio(fig7, c, 'Q2', 'hybrid', 'kd-tree'):.2f}, "
+        f"metric/kd {_ratio(fig7, c, 'Q2', 'metric', 'kd-tree'):.2f}"
+        for c in _countries(fig7, "Q2")
     )
+    pairs = (("hybrid", "kd-tree"), ("metric", "kd-tree"))
+    return _order_row(fig7, "c7_q2_order", "Q2", pairs, got)
 
 
 def fig8_hybrid_lowest_latency(fig7: pd.DataFrame) -> dict:
     """Row ``fig8_hybrid_lowest_latency`` (claims.toml)."""
     per = _best_per_set(fig7, "latency_runs", False)
-    return ROWS["fig8_hybrid_lowest_latency"].row(
-        "; ".join(f"{n}: {x.verdict}" for n, x in per),
-        share_measured([x for _, x in per], rule="sets where hybrid's latency is lowest"),
-        "latency of a replay in microseconds (no network, no serialization), FIFO "
-        "queues fed at the notebook's load x hybrid's measured capacity",
-    )
+    v = share_measured([x for _, x in per], rule="sets where hybrid's latency is lowest")
+    return ROWS["fig8_hybrid_lowest_latency"].row(_verdicts(per), v)
 
 
 def c8_kd_latency_q2(fig7: pd.DataFrame) -> dict:
     """Row ``c8_kd_latency_q2`` (claims.toml)."""
     vs, got = [], []
-    for c in sorted(set(fig7[fig7.query_set == "Q2"].country)):
-        kd = _runs(fig7, c, "Q2", "kd-tree", "latency_runs")
-        for other in ("hybrid", "metric"):
-            o = _runs(fig7, c, "Q2", other, "latency_runs")
-            if len(kd) and len(kd) == len(o):
-                vs.append(within_factor_measured(kd, o, C8_PAPER, C8_TOL))
-                got.append(f"{_name(c, 'Q2')} kd-tree/{other} {_med(kd) / _med(o):.2f}x")
-    return ROWS["c8_kd_latency_q2"].row(
-        "; ".join(got) or "not measured",
-        combine(vs) if vs else not_comparable("no Q2 latencies"),
-        "latency of a replay in microseconds (no network, no serialization), FIFO "
-        "queues fed at the notebook's load x hybrid's measured capacity, steady state only",
-        C8_PAPER=C8_PAPER,
-    )
+    for c, other in product(_countries(fig7, "Q2"), ("hybrid", "metric")):
+        paired = _paired(fig7, c, "Q2", "kd-tree", other, "latency_runs")
+        if paired:
+            vs.append(within_factor_measured(*paired, C8_PAPER, C8_TOL))
+            got.append(f"{_name(c, 'Q2')} kd-tree/{other} {_med(paired[0]) / _med(paired[1]):.2f}x")
+    v = combine(vs) if vs else not_comparable("no Q2 latencies")
+    return ROWS["c8_kd_latency_q2"].row("; ".join(got) or "not measured", v, C8_PAPER=C8_PAPER)
 
 
 def c9_metric_latency(fig7: pd.DataFrame, tol: float = C9_TOL) -> dict:
     """Row ``c9_metric_latency`` (claims.toml)."""
     vs, got = [], []
-    margin = float(np.log(tol))
     for s in _sets(fig7):
-        m = _runs(fig7, *s, "metric", "latency_runs")
-        h = _runs(fig7, *s, "hybrid", "latency_runs")
+        m, h = (_runs(fig7, *s, a, "latency_runs") for a in ("metric", "hybrid"))
         if not len(m) or len(m) != len(h):
             continue
         got.append(f"{_name(*s)} {_med(m) / _med(h):.2f}x")
         if s == ("GB", "Q1"):  # the exception: metric far larger, beyond the similar band
             vs.append(direction_measured(m, h * tol, expected="above"))
         else:
-            est, lo, hi = t_interval(np.log(m / h))
-            v = equivalent(est, lo, hi, margin, repeats=len(m))
+            v = equivalent(*t_interval(np.log(m / h)), float(np.log(tol)), repeats=len(m))
             vs.append(v if len(m) >= 3 else not_comparable(f"{v.rule}; fewer than 3 repeats"))
-    return ROWS["c9_metric_latency"].row(
-        "; ".join(got) + " (metric / hybrid, medians)",
-        share_measured(vs, rule="sets as the paper says (similar; UK-Q1 larger)"),
-        tol=tol,
-    )
+    v = share_measured(vs, rule="sets as the paper says (similar; UK-Q1 larger)")
+    return ROWS["c9_metric_latency"].row("; ".join(got) + " (metric / hybrid, medians)", v, tol=tol)
 
 
 def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
-    """Sect. VI-C, Fig. 9, on our dispatcher memory model: the < 1000 MB bound and the
-    ordering (kd-tree least; hybrid highest on Q2) as checks of our deterministic model."""
+    """Rows ``c10_dispatcher_memory_bound`` and ``c10_dispatcher_memory_order`` (claims.toml)."""
     mx = float(fig7.dispatcher_mb.max())
     order, got = [], []
     for s in _sets(fig7):
@@ -384,175 +357,103 @@ def c10_dispatcher_memory(fig7: pd.DataFrame) -> list[dict]:
         h = {q: _val(fig7, c, q, "hybrid", "dispatcher_mb") for q in ("Q1", "Q2", "Q3")}
         got.append(f"{_name(c, '')}hybrid Q1/Q2/Q3 {h['Q1']:.1f}/{h['Q2']:.1f}/{h['Q3']:.1f} MB")
         order.append(direction(h["Q2"] / max(h["Q1"], h["Q3"]), neutral=1.0, expected="above"))
-    cells = ", ".join(
-        f"{_name(*st)} {_val(fig7, *st, 'hybrid', 'text_cells'):,.0f}"
-        for st in _sets(fig7)
-        if "text_cells" in fig7.columns
-    )
+    bound = f"holds if the largest dispatcher model < {MEMORY_LIMIT_MB:.0f} MB"
+    bound_v = Verdict("holds" if mx < MEMORY_LIMIT_MB else "fails", bound)
+    rule = "(set) kd-tree least and (dataset) hybrid's Q2 highest"
+    order_v = share(sum(v.holds for v in order), len(order), rule=rule)
+    row = ROWS["c10_dispatcher_memory_order"]
+    note = row.text("note", cells=_each_set(fig7, "text_cells", ",.0f"))
     return [
-        ROWS["c10_dispatcher_memory_bound"].row(
-            f"max {mx:.1f} MB",
-            Verdict(
-                "holds" if mx < MEMORY_LIMIT_MB else "fails",
-                f"holds if the largest dispatcher model < {MEMORY_LIMIT_MB:.0f} MB",
-            ),
-            "a bound on our own byte model, far from the paper's scale",
-        ),
-        ROWS["c10_dispatcher_memory_order"].row(
-            "; ".join(got),
-            share(
-                sum(v.holds for v in order),
-                len(order),
-                rule="(set) kd-tree least and (dataset) hybrid's Q2 highest",
-            ),
-            f"deterministic byte model (cells, H_o entries, H_q refcounts); hybrid's "
-            f"text cells per set: {cells}",
-        ),
+        ROWS["c10_dispatcher_memory_bound"].row(f"max {mx:.1f} MB", bound_v),
+        row.row("; ".join(got), order_v, note),
     ]
 
 
 def c11_worker_memory(fig7: pd.DataFrame) -> dict:
-    """Row ``c11_worker_memory`` (claims.toml)."""
-    sets = _sets(fig7)
-    wins = sum(
-        min(COMPARED, key=lambda a, s=s: _val(fig7, *s, a, "worker_mb")) == "hybrid" for s in sets
+    """Row ``c11_worker_memory`` (claims.toml): "in most cases" is more than half the sets."""
+    row, n = ROWS["c11_worker_memory"], len(_sets(fig7))
+    wins = sum(_top(fig7, s, "worker_mb", min) == "hybrid" for s in _sets(fig7))
+    rule = (
+        "hybrid's worker memory is the smallest of the three on more than half of the cases: "
+        f"holds; on some: partly ({wins}/{n})"
     )
-    v = _most(wins, len(sets), "hybrid's worker memory is the smallest of the three")
-    return ROWS["c11_worker_memory"].row(
-        f"smallest on {wins}/{len(sets)} sets",
-        v,
-        "worker memory model (MB, mean over workers) hybrid / metric / kd-tree: "
-        + "; ".join(
-            f"{_name(*st)} " + "/".join(f"{_val(fig7, *st, a, 'worker_mb'):.2f}" for a in COMPARED)
-            for st in _sets(fig7)
-        )
-        + ("" if v.holds else ". Hybrid's extra regions replicate queries over more workers."),
+    if n:
+        v = Verdict("holds" if wins > n / 2 else ("partly" if wins else "fails"), rule)
+    else:
+        v = not_comparable("no cases")
+    note = row.text("note", mb=_each_set(fig7, "worker_mb", ".2f", COMPARED, "; "))
+    return row.row(
+        f"smallest on {wins}/{n} sets", v, note + ("" if v.holds else row.text("replicated"))
     )
-
-
-def _most(n_ok: int, n: int, what: str) -> Verdict:
-    """ "In most cases": holds on more than half of the cases, partly on at least one."""
-    rule = f"{what} on more than half of the cases: holds; on some: partly ({n_ok}/{n})"
-    if n == 0:
-        return not_comparable("no cases")
-    return Verdict("holds" if n_ok > n / 2 else ("partly" if n_ok else "fails"), rule)
 
 
 def workload_rows(fig7: pd.DataFrame) -> list[dict]:
-    """Abstract and Sect. III (Definition 1): the partitioning "minimizes the total amount of
-    workload and balances the load of workers": hybrid's total cost (cost units, on the
-    replay's own counts) is the lowest of the three on each set, and its busiest worker
-    stays within sigma x the mean load. Cost units are a model, not a clock: one value per
-    set (seeds averaged)."""
-    sets = _sets(fig7)
-    low = [
-        min(COMPARED, key=lambda a, s=s: _val(fig7, *s, a, "total_cost")) == "hybrid" for s in sets
-    ]
-    bal = [_val(fig7, *s, "hybrid", "load_imbalance") <= BALANCE_SIGMA for s in sets]
-    costs = "; ".join(
-        f"{_name(*s)} " + "/".join(f"{_val(fig7, *s, a, 'total_cost'):,.0f}" for a in COMPARED)
-        for s in sets
-    )
-    imb = ", ".join(f"{_name(*s)} {_val(fig7, *s, 'hybrid', 'load_imbalance'):.2f}" for s in sets)
+    """Rows ``hybrid_least_workload`` and ``hybrid_balances_load`` (claims.toml)."""
+    n = len(_sets(fig7))
+    low = sum(_top(fig7, s, "total_cost", min) == "hybrid" for s in _sets(fig7))
+    bal = sum(_val(fig7, *s, "hybrid", "load_imbalance") <= BALANCE_SIGMA for s in _sets(fig7))
+    costs = _each_set(fig7, "total_cost", ",.0f", COMPARED, "; ")
     return [
         ROWS["hybrid_least_workload"].row(
-            f"lowest on {sum(low)}/{len(sets)} sets; hybrid/metric/kd-tree: {costs}",
-            share(sum(low), len(sets), rule="sets where hybrid's total cost is lowest"),
+            f"lowest on {low}/{n} sets; hybrid/metric/kd-tree: {costs}",
+            share(low, n, rule="sets where hybrid's total cost is lowest"),
         ),
         ROWS["hybrid_balances_load"].row(
-            f"hybrid max/mean load: {imb}",
-            share(sum(bal), len(sets), rule=f"sets with max/mean <= {BALANCE_SIGMA}"),
+            f"hybrid max/mean load: {_each_set(fig7, 'load_imbalance', '.2f')}",
+            share(bal, n, rule=f"sets with max/mean <= {BALANCE_SIGMA}"),
             BALANCE_SIGMA=BALANCE_SIGMA,
         ),
     ]
 
 
 def hybrid_is_hybrid(fig7: pd.DataFrame) -> dict:
-    """Sects. IV-B, VI-C: hybrid partitions by space where queries' keywords are frequent
-    (Q1: "hybrid partitioning wisely choose space-partitioning ... in most regions") and by
-    text where they are not (Q2, and Q2's regions of Q3): on every Q2 and Q3 set some
-    leaves of hybrid's kdt-tree hold only part of their region's terms, and on Q1 most
-    leaves are space-only. Deterministic in the builds: one value per set (seeds pooled)."""
+    """Row ``hybrid_is_hybrid`` (claims.toml)."""
+    row = ROWS["hybrid_is_hybrid"]
     if "text_leaves" not in fig7.columns or not len(fig7):
-        return ROWS["hybrid_is_hybrid"].row(
-            "not measured", not_comparable("the runs do not count text-split leaves")
-        )
-    h = fig7[fig7.algorithm == "hybrid"]
+        return row.row("not measured", not_comparable("the runs do not count text-split leaves"))
     ok, got, wrong = [], [], []
-    for (c, q), g in h.groupby(["country", "query_set"]):
+    for (c, q), g in fig7[fig7.algorithm == "hybrid"].groupby(["country", "query_set"]):
         text, leaves = float(g.text_leaves.mean()), float(g.leaves.mean())
         ok.append(text > 0 if q in ("Q2", "Q3") else text <= leaves / 2)
         got.append(f"{_name(c, q)} {text:.0f}/{leaves:.0f}")
         if not ok[-1]:
             wrong.append(f"{_name(c, q)} ({'no text split' if q != 'Q1' else 'mostly text'})")
-    v = share(sum(ok), len(ok), rule="sets where hybrid splits by text on Q2/Q3 (and mostly "
-              "by space on Q1)")  # fmt: skip
-    return ROWS["hybrid_is_hybrid"].row(
-        "text-split / all leaves (mean over seeds): " + ", ".join(got), v,
-        "a check of our builds: "
-        + ("every set splits as Sect. VI-C describes" if not wrong else
-           "not as Sect. VI-C describes on " + ", ".join(wrong))
-        + "; a set without text-split leaves is a kd-tree's partition, and its hybrid-vs-kd-tree "
-        "rows compare two space partitionings",
-    )  # fmt: skip
-
-
-#: "the model predicts the clock": R^2 of the workers' busy time on the balanced load
-MODEL_R2 = 0.8
+    rule = "sets where hybrid splits by text on Q2/Q3 (and mostly by space on Q1)"
+    how = row.text("unlike", sets=", ".join(wrong)) if wrong else row.text("like")
+    v = share(sum(ok), len(ok), rule=rule)
+    return row.row(row.text("measured", leaves=", ".join(got)), v, row.text("note", how=how))
 
 
 def cost_model_row(fit: pd.DataFrame, errors: pd.DataFrame | None = None) -> dict:
-    """Sect. IV-A, Definition 1: the load the partitioners balance is the workers' work.
-    Holds where, for every partitioner and set, the balanced load (the partitioners' unit
-    ratios, one seconds-per-unit scale per set) explains at least :data:`MODEL_R2` of the
-    variance of the workers' busy times (``fit``:
-    :func:`routelab.spatial.lab.partitioning.cost_clock.fit_table`, with the unit costs
-    calibrated on the run's own workers beside it)."""
+    """Row ``cost_model_predicts_time`` (claims.toml); ``fit``:
+    :func:`routelab.spatial.lab.partitioning.cost_clock.fit_table`, ``errors``: each tuple
+    kind's share of misplaced busy time."""
+    row = ROWS["cost_model_predicts_time"]
     if fit is None or not len(fit):
-        return ROWS["cost_model_predicts_time"].row(
-            "not measured", not_comparable("no per-worker counts")
-        )
-    ok = fit.r2_balanced >= MODEL_R2
+        return row.row("not measured", not_comparable("no per-worker counts"))
     per = fit.groupby("algorithm").agg(
         bal=("r2_balanced", "median"), cal=("r2_calibrated", "median")
     )
-    v = share(
-        int(ok.sum()),
-        len(fit),
-        rule=f"(set, partitioner) with R^2 >= {MODEL_R2} on the balanced load",
-    )
+    rule = f"(set, partitioner) with R^2 >= {MODEL_R2} on the balanced load"
+    v = share(int((fit.r2_balanced >= MODEL_R2).sum()), len(fit), rule=rule)
     # a timing row: each R^2 rests on every worker of every seed's run
     v = Verdict(v.verdict, v.rule, int(fit.workers.min()) if "workers" in fit else 0)
     worst = fit.loc[fit.r2_balanced.idxmin()]
-    return ROWS["cost_model_predicts_time"].row(
-        "median R^2 balanced / calibrated units: "
-        + ", ".join(f"{a} {r.bal:.2f} / {r.cal:.2f}" for a, r in per.iterrows())
-        + f"; worst {worst.algorithm} on {_name(worst.country, worst.query_set)} "
-        f"({worst.r2_balanced:.2f})"
-        + (
-            f"; with updates charged per posting (fitted): median R^2 "
-            f"{fit.r2_postings.median():.2f}"
-            if "r2_postings" in fit.columns
-            else ""
-        ),
-        v,
-        "R^2 over the workers of every run; 'calibrated' refits the four unit costs on "
-        "the run's own workers per query set, so the gap between the two is what the "
-        "partitioners' unit ratios get wrong on this machine" + _worst_kind(errors),
+    measured = row.text(
+        "measured",
+        medians=", ".join(f"{a} {r.bal:.2f} / {r.cal:.2f}" for a, r in per.iterrows()),
+        worst=worst.algorithm,
+        set=_name(worst.country, worst.query_set),
+        r2=worst.r2_balanced,
     )
-
-
-def _worst_kind(errors: pd.DataFrame | None) -> str:
-    """The tuple kind whose unit ratio misplaces the most busy time (median over sets)."""
-    if errors is None or not len(errors):
-        return ""
-    med = errors.groupby("kind").error_share.median()
-    k = med.abs().idxmax()
-    way = "under" if med[k] < 0 else "over"
-    return (
-        f"; the kind the ratios misprice most is the {k}: {way}-charged by "
-        f"{abs(med[k]):.0%} of the measured busy time (median over sets)"
-    )
+    if "r2_postings" in fit.columns:
+        measured += row.text("postings", r2=fit.r2_postings.median())
+    note = row.text("note")
+    if errors is not None and len(errors):  # the kind whose unit ratio misplaces the most
+        med = errors.groupby("kind").error_share.median()
+        k = med.abs().idxmax()
+        note += row.text("kind", kind=k, way="under" if med[k] < 0 else "over", share=abs(med[k]))
+    return row.row(measured, v, note)
 
 
 def _scaling_obs(fig11: pd.DataFrame, c: str, q: str, alg: str) -> tuple[list, list, list]:
@@ -568,10 +469,8 @@ def _scaling_obs(fig11: pd.DataFrame, c: str, q: str, alg: str) -> tuple[list, l
 
 
 def _scaling(fig11: pd.DataFrame, c: str, q: str, alg: str) -> tuple[float, float, float, int]:
-    """The log-log slope of throughput against workers, paired by stream: each seed's own
-    slope (its stream at every worker count), their mean and t interval over the seeds
-    (:func:`routelab.claims.paired_slope_interval`); a frame of one stream falls back to
-    the interval over its replays (:func:`routelab.claims.slope_interval`)."""
+    """The log-log slope of throughput against workers, paired by stream (each seed's own
+    slope, their t interval over the seeds); one stream: the interval over its replays."""
     gs, xs, ys = _scaling_obs(fig11, c, q, alg)
     if len(set(gs)) < 2:
         return slope_interval(xs, ys)
@@ -589,12 +488,9 @@ def _slope_gap(fig11: pd.DataFrame, c: str, q: str, a: str, b: str) -> tuple[flo
 
 
 def c12_scalability(fig11: pd.DataFrame) -> list[dict]:
-    """Sect. VI-C, Fig. 11: hybrid "scales well with the number of workers" (the log-log
-    slope of throughput vs workers, paired by stream (:func:`_scaling`: each seed's own
-    slope, the t interval over the seeds), its interval above :data:`SCALING_MIN_SLOPE`) and
-    "exhibits the best performance in most cases" (per set and worker count)."""
-    scal, got = [], []
-    best = []
+    """Rows ``c12_scalability`` and ``c12_hybrid_best_most`` (claims.toml)."""
+    scales, most = ROWS["c12_scalability"], ROWS["c12_hybrid_best_most"]
+    scal, got, best = [], [], []
     for c, q in _sets(fig11):
         est, lo, hi, k = _scaling(fig11, c, q, "hybrid")
         if k:
@@ -608,70 +504,41 @@ def c12_scalability(fig11: pd.DataFrame) -> list[dict]:
         else:
             scal.append(Verdict("inconclusive", "slope interval straddles the minimum", k))
         for n in sorted(set(fig11.n_workers)):
-            samples = {a: _runs(fig11, c, q, a, n_workers=n) for a in COMPARED}
-            best.append(best_measured({a: x for a, x in samples.items() if len(x)}, "hybrid"))
-    rule = (f"sets where hybrid's log-log slope of throughput vs workers (each stream's own, "
-            f"paired by seed) has its interval "
-            f"above {SCALING_MIN_SLOPE} (throughput >= workers^{SCALING_MIN_SLOPE})")  # fmt: skip
-    n_best = sum(v.holds for v in best)
-    n_judged = sum(v.verdict not in ("not comparable", "inconclusive") for v in best)
-    open_ = sum(v.verdict == "inconclusive" for v in best)
+            samples = _samples(fig11[fig11.n_workers == n], c, q, COMPARED)
+            best.append(best_measured(samples, "hybrid"))
+    n_best, n_open = sum(v.holds for v in best), sum(v.verdict == "inconclusive" for v in best)
+    tally = {"best": n_best, "cases": len(best), "open": n_open}
     k = min((v.repeats for v in best if v.verdict != "not comparable"), default=0)
-    if not best or n_judged + open_ == 0:
-        most: Verdict = not_comparable("no Fig. 11 runs with repeated measurements")
+    if all(v.verdict == "not comparable" for v in best):
+        verdict = not_comparable("no Fig. 11 runs with repeated measurements")
     elif n_best > len(best) / 2:
-        most = Verdict(
-            "holds", f"hybrid best in more than half of (set, N): {n_best}/{len(best)}", k
-        )
-    elif n_best + open_ > len(best) / 2:
-        most = Verdict("inconclusive", f"hybrid best in {n_best}/{len(best)} (set, N), "
-                       f"{open_} undecided", k)  # fmt: skip
+        verdict = Verdict("holds", most.text("rule_holds", **tally), k)
+    elif n_best + n_open > len(best) / 2:
+        verdict = Verdict("inconclusive", most.text("rule_open", **tally), k)
     else:
-        most = Verdict("partly" if n_best else "fails",
-                       f"hybrid best in {n_best}/{len(best)} (set, N)", k)  # fmt: skip
+        verdict = Verdict("partly" if n_best else "fails", most.text("rule", **tally), k)
+    rule = scales.text("rule", min=SCALING_MIN_SLOPE)
     return [
-        ROWS["c12_scalability"].row(
-            "; ".join(got) or "not measured",
-            share_measured(scal, rule=rule),
-            "each worker's replay is timed alone (the machine's timing lock), so the "
-            "busiest worker's time falls as work is spread, as on separate instances",
-        ),
-        ROWS["c12_hybrid_best_most"].row(
-            f"best (intervals separate) in {n_best}/{len(best)} (set, workers)", most
-        ),
+        scales.row("; ".join(got) or "not measured", share_measured(scal, rule=rule)),
+        most.row(most.text("measured", **tally), verdict),
     ]
-
-
-def _fmt_gap(g: tuple[float, float, float]) -> str:
-    return f"{g[0]:+.2f} [{g[1]:+.2f}, {g[2]:+.2f}]"
 
 
 def fig11_worst_rows(
     fig11: pd.DataFrame, panels: dict[str, tuple[str, str]] | None = None
 ) -> list[dict]:
-    """Sect. VI-C, Fig. 11(a)-(b): metric scales worst on UK-Q1 (a), kd-tree worst in (b)
-    (read as UK-Q2): the algorithm with the smallest scaling slope. Paired by stream: on
-    every seed both ran, the named algorithm's slope minus each other's (:func:`_slope_gap`),
-    holds if every such difference's t interval lies below 0, fails if one lies above;
-    a frame of one stream compares the slopes' own intervals. Not comparable when the
-    notebook's Fig. 11 does not run that set. ``panels``: the sets of the panels, default
-    :data:`FIG11_PANELS` (:data:`FIG11_PANELS_ALTERNATIVE` under ``ROUTELAB_READING=fig11``)."""
+    """Row ``fig11_worst_scaling`` (claims.toml) for panels (a) and (b). ``panels``: the
+    panels' sets, default :data:`FIG11_PANELS` (:data:`FIG11_PANELS_ALTERNATIVE` under
+    ``ROUTELAB_READING=fig11``); the set is in the measured text, not the claim, so both
+    readings grade the same row."""
     panels = pick("fig11", FIG11_PANELS, FIG11_PANELS_ALTERNATIVE) if panels is None else panels
-    out = []
+    row, out = ROWS["fig11_worst_scaling"], []
     for panel, worst in (("a", "metric"), ("b", "kd-tree")):
         c, q = panels[panel]
-        # the panel's set is in the measured text, not the claim: a run under the other
-        # reading of the panels (ROUTELAB_READING=fig11) grades the same row
         slopes = {a: _scaling(fig11, c, q, a) for a in COMPARED}
         if any(np.isnan(s[0]) for s in slopes.values()):
-            out.append(
-                ROWS["fig11_worst_scaling"].row(
-                    "not measured",
-                    not_comparable(f"this profile's Fig. 11 does not run {_name(c, q)}"),
-                    worst=worst,
-                    panel=panel,
-                )
-            )
+            v = not_comparable(f"this profile's Fig. 11 does not run {_name(c, q)}")
+            out.append(row.row("not measured", v, worst=worst, panel=panel))
             continue
         others = [a for a in COMPARED if a != worst]
         gaps = {o: _slope_gap(fig11, c, q, worst, o) for o in others}
@@ -682,31 +549,21 @@ def fig11_worst_rows(
         else:
             below = [gaps[o][2] < 0 for o in others]
             above = [gaps[o][1] > 0 for o in others]
-            rule = ("holds if, paired by stream, its slope minus each other's has its interval "
-                    "below 0: " + "; ".join(f"{worst} - {o} {_fmt_gap(g)}"
-                                            for o, g in gaps.items()))  # fmt: skip
+            rule = "holds if, paired by stream, its slope minus each other's has its interval "
+            rule += "below 0: " + "; ".join(
+                f"{worst} - {o} {m:+.2f} [{lo:+.2f}, {hi:+.2f}]" for o, (m, lo, hi) in gaps.items()
+            )
         k = min(s[3] for s in slopes.values())
         v = Verdict("holds" if all(below) else "fails" if any(above) else "inconclusive", rule, k)
-        out.append(
-            ROWS["fig11_worst_scaling"].row(
-                f"{_name(c, q)}: "
-                + ", ".join(f"{a} {s[0]:.2f}" for a, s in slopes.items())
-                + " (slopes)",
-                v,
-                worst=worst,
-                panel=panel,
-            )
-        )
+        slope_text = ", ".join(f"{a} {s[0]:.2f}" for a, s in slopes.items())
+        out.append(row.row(f"{_name(c, q)}: {slope_text} (slopes)", v, worst=worst, panel=panel))
     return out
 
 
 def adjustment_rows() -> list[dict]:
     """Sect. VI-D's claims, graded in notebook 12 (listed here, not comparable)."""
-    return unmeasured_rows(
-        ROWS,
-        "elsewhere",
-        "graded in notebook 12 (12_ps2stream_adjustment), which runs the local adjustment",
-    )
+    reason = "graded in notebook 12 (12_ps2stream_adjustment), which runs the local adjustment"
+    return unmeasured_rows(ROWS, "elsewhere", reason)
 
 
 def all_rows(
@@ -719,20 +576,13 @@ def all_rows(
     vmap: pd.DataFrame | None = None,
     with_map: bool = True,
 ) -> list[dict]:
-    """Every row of notebook 11's table, in the paper's order.
-
-    A timing row is graded on the work-dominated sets only (:mod:`routelab.spatial.lab.regime`:
-    fixed-cost share, busy time, seeds; the gate fails closed), twice: on this engine
-    (``c = 0``) and at the paper's per-message cost (``c = c_paper`` µs added per message
-    to the measured busy times). The second is the row's verdict, labelled as measured work
-    plus modelled platform cost; the note gives the first and the flip point ``c*``
-    (:func:`routelab.spatial.lab.regime.flip_points`). With no set work-dominated a timing
-    row is "not comparable" with the measured reason.
-
-    ``vmap``: the verdict map of the same frames if computed already
-    (:func:`engine_and_paper_table`; it grades every row at ten costs); ``with_map=False``
-    grades without one (flip points "not mapped"; for a reading's alternative, whose
-    verdicts alone are read)."""
+    """Every row of notebook 11's table, in the paper's order. A timing row is graded on the
+    work-dominated sets only (:mod:`routelab.spatial.lab.regime`; the gate fails closed),
+    twice: on this engine (``c = 0``) and, its verdict, at the paper's per-message cost
+    (``c_paper`` µs per message added to the measured busy times); the note gives the first
+    and the flip point ``c*``. ``vmap``: the verdict map of the same frames if computed
+    already (:func:`engine_and_paper_table`); ``with_map=False`` grades without one (flip
+    points "not mapped"; for a reading's alternative, whose verdicts alone are read)."""
     check_cost(c_paper)
     frames = (fig6, fig7, fig11)
     full = _rows(*frames, model_fit, kind_errors)
@@ -753,8 +603,7 @@ def all_rows(
         if not f.get("timing") or f["verdict"].verdict == "not comparable":
             rows.append(f)
             continue
-        fl = flips.loc[p["claim"]] if p["claim"] in flips.index else None
-        flip = fl["flip"] if fl is not None else "not mapped"
+        flip = flips.loc[p["claim"], "flip"] if p["claim"] in flips.index else "not mapped"
         p = dict(p)
         p["measured"] = (
             f"at the paper's per-message cost (measured work + modelled {c_paper:g} µs per "
@@ -793,19 +642,15 @@ def _work_dominated(frames: tuple[pd.DataFrame, ...], model_fit: pd.DataFrame | 
     frames (the cost-model fit cut alike)."""
     table = regime_table(*frames)
     kept = tuple(in_regime(f, table) for f in frames)
-    fit_k, err_k = (_keep_sets(x, table) for x in (model_fit, kind_errors))
+    fit_k, err_k = (
+        x if x is None or not len(x) or not len(table) else in_regime(x, table)
+        for x in (model_fit, kind_errors)
+    )
 
     def grade(*fs: pd.DataFrame) -> list[dict]:
         return _rows(*fs, fit_k, err_k)
 
     return kept, grade
-
-
-def _keep_sets(frame: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:
-    """The rows of a per-set frame (the cost-model fit) on work-dominated sets."""
-    if frame is None or not len(frame) or not len(table):
-        return frame
-    return in_regime(frame, table)
 
 
 def _rows(
@@ -838,55 +683,34 @@ def _rows(
 
 
 def posting_units_row(posting: pd.DataFrame, paper_units: pd.DataFrame) -> dict:
-    """Beyond the paper: does hybrid still win once every partitioner balances what the
-    workers pay, an update charged per GI2 posting (cells x keys) instead of per query
-    (``CostParams(update_unit="posting")``)? Per set built both ways (the Q3 sets), hybrid's
-    throughput against metric's and kd-tree's among the posting-unit builds, on the paired
-    replays of the work-dominated sets (the regime gate of :mod:`routelab.spatial.lab.regime`),
-    on this engine (``c = 0``); the paper-unit builds' verdict beside it."""
+    """Row ``posting_units_hybrid_best`` (claims.toml), beyond the paper: graded on this
+    engine's clock (``c = 0``), the paper-unit builds' verdicts on the same sets beside it."""
+    row = ROWS["posting_units_hybrid_best"]
     if posting is None or not len(posting):
-        return ROWS["posting_units_hybrid_best"].row(
-            "not measured", not_comparable("no runs built with posting units")
-        )
+        return row.row("not measured", not_comparable("no runs built with posting units"))
     kept = in_regime(posting)
     if not len(kept):
-        return ROWS["posting_units_hybrid_best"].row(
-            "not measured", not_comparable(f"not work-dominated: {regime_reason(posting)}")
-        )
+        reason = f"not work-dominated: {regime_reason(posting)}"
+        return row.row("not measured", not_comparable(reason))
     per = _best_per_set(kept, "throughput_runs", True)
-    v = share_measured([x for _, x in per], rule="sets where hybrid's throughput is highest "
-                       "among the posting-unit builds")  # fmt: skip
+    rule = "sets where hybrid's throughput is highest among the posting-unit builds"
     sets = _sets(kept)
     base = paper_units[
         [(c, q) in sets for c, q in zip(paper_units.country, paper_units.query_set, strict=True)]
     ] if len(paper_units) else paper_units  # fmt: skip
     then = _best_per_set(in_regime(base), "throughput_runs", True) if len(base) else []
-    med = "; ".join(
-        f"{_name(c, q)}: " + ", ".join(f"{a} {_med(_runs(kept, c, q, a)):,.0f}" for a in COMPARED)
-        for c, q in sets
+    medians = "; ".join(_medians(kept, c, q, COMPARED) for c, q in sets)
+    measured = row.text(
+        "measured", now=_verdicts(per), medians=medians, then=_verdicts(then) or "not measured"
     )
-    return ROWS["posting_units_hybrid_best"].row(
-        "posting units: "
-        + "; ".join(f"{n}: {x.verdict}" for n, x in per)
-        + f" ({med} tuples/s, medians) | paper's units on the same sets: "
-        + ("; ".join(f"{n}: {x.verdict}" for n, x in then) or "not measured"),
-        v,
-        "every partitioner (hybrid, metric, kd-tree) rebuilt on the same stream and "
-        "sample with c_ins = c_del = 1 per posting (READINGS.md); graded on this engine's "
-        "clock; a row about our reading, not counted in the paper's tally",
-    )
-
-
-#: the reading of READINGS.md that :func:`with_posting_units` switches
-UPDATE_UNIT_READING = "Updates per query or per posting"
+    return row.row(measured, share_measured([x for _, x in per], rule=rule), row.text("note"))
 
 
 def with_posting_units(fig7: pd.DataFrame, posting: pd.DataFrame) -> pd.DataFrame:
     """Fig. 7's runs under the other reading of the update unit: the sets built both ways
     (``posting``: the partitioners rebuilt with ``CostParams(update_unit="posting")``)
     take their posting-unit runs in place of the paper-unit ones, at Fig. 7's worker
-    counts; the other sets stay. The claims graded on it say where the reading decides a
-    row (:func:`routelab.claims.name_deciding_reading`)."""
+    counts; the other sets stay."""
     if posting is None or not len(posting):
         return fig7
     sets = set(zip(posting.country, posting.query_set, strict=True))
@@ -928,13 +752,10 @@ def claims_from_runs(
     clock: object | None = None,
     vmap: pd.DataFrame | None = None,
 ) -> list[dict]:
-    """Notebook 11's whole claims table from its runs: the rows of
-    :func:`rows_with_readings` and the posting-units row, on :func:`split_runs`'s frames
-    and the cost model's fit against the clock. The notebook grades its sweep with this; a
-    reader regrades a saved run with it (``pd.read_parquet("<figures>/11_ps2stream_partitioning/runs.parquet")``).
-    ``clock``: the notebook's :func:`~routelab.spatial.lab.partitioning.cost_clock.against_the_clock`
-    of the same runs, and ``vmap`` its verdict map (:func:`engine_and_paper_table`), if
-    computed already."""
+    """Notebook 11's whole claims table from its runs (a reader regrades a saved run with
+    ``pd.read_parquet("<figures>/11_ps2stream_partitioning/runs.parquet")``): the rows of
+    :func:`rows_with_readings` and the posting-units row, on :func:`split_runs`'s frames. ``clock`` (:func:`~.cost_clock.against_the_clock`) and
+    ``vmap`` (:func:`engine_and_paper_table`): the notebook's, if computed already."""
     from routelab.spatial.lab.partitioning import cost_clock
     from routelab.spatial.lab.partitioning.experiments import split_runs
 
