@@ -101,8 +101,9 @@ def test_every_declared_row_is_used_and_no_row_is_built_by_hand(path: Path) -> N
             else f'"{key}"' in source
         )
         assert used, f"{path}: [{key}] is declared but claims.py never uses it"
-        for name in rows[key].texts:  # a declared text is named somewhere in claims.py
-            assert f'"{name}"' in source, f"{path}: [{key}.texts] {name} is never used"
+        for name in rows[key].texts:  # each declared text is fetched as .text("name", ...)
+            fetched = re.search(rf'\.text\(\s*"{re.escape(name)}"', source)
+            assert fetched, f'{path}: [{key}.texts] {name} is never fetched by .text("{name}")'
     hand_built = re.findall(r'"claim":|\bclaim_row\b|\b_row\(', source)
     assert not hand_built, f"{path.with_name('claims.py')} builds rows by hand: {hand_built}"
 

@@ -66,7 +66,9 @@ def _bounded(a: np.ndarray, b: np.ndarray) -> Verdict:
     return equivalent(math.log(r), math.log(lo), math.log(hi), math.log(BOUNDED), repeats=len(a))
 
 
-def _dir(a: np.ndarray, b: np.ndarray, expected: str = "below", margin: float = 0.0) -> Verdict:
+def _dir(a: np.ndarray, b: np.ndarray, *, expected: str, margin: float = 0.0) -> Verdict:
+    """Whether ``a / b`` lies ``expected`` (``"above"`` or ``"below"``) 1 (beyond ``margin``)
+    on the block-bootstrap interval (:func:`routelab.claims.direction_block_bootstrap`)."""
     return direction_block_bootstrap(a, b, expected=expected, margin=margin, block=BLOCK)
 
 
@@ -86,8 +88,9 @@ def _graded(key: str, verdict: Verdict, **slots: object) -> dict:
 def rows(
     frame: pd.DataFrame, drift: pd.DataFrame, small: int, big: int, equal: bool | None, scale: str
 ) -> list[dict]:
-    """Every row (module docstring); ``equal``: whether S3-TM's and PS2Stream's answers
-    (region ignored) coincided, ``None`` if not compared."""
+    """The rows declared in claims.toml beside this module (a drift row for each system with
+    rows in ``drift``); ``equal``: whether S3-TM's and PS2Stream's answers (region ignored)
+    coincided, ``None`` if not compared."""
     pk = frame[(frame["router"] == "pkg_global") & (frame["n_workers"] == small)]
     per_key = pk["workers_per_key"].to_numpy(float) if "workers_per_key" in pk else []
     keys = ROWS["pkg_vs_kg"].text("keys", n=np.nanmax(per_key)) if len(per_key) else ""
@@ -96,18 +99,20 @@ def rows(
     )
     hashing = _pair(frame, "window_imbalance", ("hash", big), ("hash", small))
     salb = _pair(frame, "window_imbalance", ("SALB", big), ("SALB", small))
-    both = combine([_dir(*hashing, "above", GROWTH), _bounded(*salb)])
+    both = combine([_dir(*hashing, expected="above", margin=GROWTH), _bounded(*salb)])
     out = [_graded("hash_grows_salb_bounded", both, hash=_fmt(*hashing), salb=_fmt(*salb), **slots)]
     for key, (a, b, column, expected, margin) in VERSUS.items():
         x, y = _pair(frame, column, (a, small), (b, small))
-        out.append(_graded(key, _dir(x, y, expected, margin), ratio=_fmt(x, y), **slots))
+        pair_verdict = _dir(x, y, expected=expected, margin=margin)
+        out.append(_graded(key, pair_verdict, ratio=_fmt(x, y), **slots))
     for system in (s.name for s in SYSTEMS_BY_NAME.values() if not s.learns_online):
         d = drift[drift["system"] == system] if len(drift) else drift
         if not d.empty:
             x, y = _paired(d["adapted"].to_numpy(), d["static"].to_numpy())
             ms, router = d["relearn_s"].median() * 1e3, d["router"].iloc[0]
             measured = dict(ratio=_fmt(x, y), ms=ms, router=router)
-            out.append(_graded(f"drift {system}", _dir(x, y), **measured, **slots))
+            lower = _dir(x, y, expected="below")
+            out.append(_graded(f"drift {system}", lower, **measured, **slots))
     same = ROWS["same_answer"]
     if equal is None:
         measured, verdict = same.text("not_compared"), "not comparable"

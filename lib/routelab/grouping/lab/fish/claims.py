@@ -77,12 +77,10 @@ def effect_tol(paper: float) -> float:
     return EFFECT_TOL if paper >= 2 else SMALL_EFFECT_TOL
 
 
-def _filled(key: str, verdict: Verdict, *notes: str, **slots: Any) -> Row:
-    """Row ``key``: its declared text ``measured`` and, as the note, its texts ``notes`` one
-    after another (an empty name is skipped; none given: the declared note), all filled from
-    ``slots``."""
+def _declared_row(key: str, verdict: Verdict, note: str | None = None, **slots: Any) -> Row:
+    """Row ``key`` with its declared text ``measured`` and its declared fields filled from
+    ``slots``; ``note`` ``None``: the declared note."""
     d = ROWS[key]
-    note = "".join(d.text(n, **slots) for n in notes if n) if notes else None
     return d.row(d.text("measured", **slots), verdict, note, **slots)
 
 
@@ -172,14 +170,14 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         worst = float(part["exec_x_sg"].max())
         paper = PAPER_SG_WORST[kind]
         verdict = at_most(worst, paper + SG_SLACK, what="worst FISH / SG")
-        rows.append(_filled(key, verdict, worst=worst, runs=len(part), paper=paper, slack=SG_SLACK))
+        slots = {"worst": worst, "runs": len(part), "paper": paper, "slack": SG_SLACK}
+        rows.append(_declared_row(key, verdict, **slots))
     pkg = ratio_table(main, "exec_x_sg", "PKG", "FISH")
     slopes = case_slopes(pkg).dropna()
     flat = _each(slopes[slopes < GROWTH_MIN_SLOPE], "{} ({:+.2f}/doubling)")
-    note = "flat" if flat else ""
-    rows.append(
-        _filled("pkg_gap_grows", grows_with_workers(pkg), note, slopes=_slopes_text(pkg), flat=flat)
-    )
+    note = ROWS["pkg_gap_grows"].text("flat", flat=flat) if flat else ""
+    verdict = grows_with_workers(pkg)
+    rows.append(_declared_row("pkg_gap_grows", verdict, note, slopes=_slopes_text(pkg)))
     pkg_real = at_most_workers(_paper_like(main[main["data"] == "real"]))
     pkg_top = ratio_table(pkg_real, "exec_x_sg", "PKG", "FISH")
     rows.append(_size("fig9_fish_vs_pkg", float(pkg_top.max()), hi=hi))
@@ -191,27 +189,31 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         dc, wc = float(dc_t.max()), float(ratio_table(part, "exec_x_sg", "W-C", "FISH").max())
         slower = " or ".join(f"{b} ({x:.3f}x)" for b, x in (("D-C", dc), ("W-C", wc)) if x <= 1)
         verdict = combine([_above(dc), _above(wc)])
-        note = "" if dc > 1 and wc > 1 else "stronger"
+        d = ROWS[f"dc_wc {fig}"]
+        note = "" if dc > 1 and wc > 1 else d.text("stronger", slower=slower)
         cases = dc_t.index.get_level_values(0).nunique()
-        slots = {"dc": dc, "wc": wc, "cases": cases, "slower": slower, "hi": hi}
-        rows.append(_filled(f"dc_wc {fig}", verdict, note, **slots, **PAPER_X))
+        paper_dc, paper_wc = PAPER_X[f"{fig}_fish_vs_dc"], PAPER_X[f"{fig}_fish_vs_wc"]
+        slots = {"dc": dc, "wc": wc, "cases": cases, "hi": hi}
+        rows.append(
+            _declared_row(d.key, verdict, note, paper_dc=paper_dc, paper_wc=paper_wc, **slots)
+        )
         rows += [_size(f"{fig}_fish_vs_dc", dc), _size(f"{fig}_fish_vs_wc", wc)]
     mem = _paper_like(top[top["variant"] == "FISH"])["memory_normalized"]
     verdict = at_most(float(mem.max()), FEW_X_FG, what="largest FISH / FG")
-    rows.append(_filled("fish_memory_few_x", verdict, span=_range(mem), tol=EFFECT_TOL, hi=hi))
+    slots = {"span": _range(mem), "tol": EFFECT_TOL, "hi": hi}
+    rows.append(_declared_row("fish_memory_few_x", verdict, **slots))
     flights = top[top["case"].str.startswith("flight")].set_index("variant")["memory_normalized"]
     if not flights.empty:
-        verdict = at_most(float(flights["FISH"]), FEW_X_FG, what="FISH / FG")
-        note = "" if flights["FISH"] <= FEW_X_FG else "dense"
-        kept = flights["FISH"] / flights["SG"]
-        # the measured text's slots FISH, SG and D-C are these variants' memory
-        rows.append(
-            _filled("fish_memory_few_x_flights", verdict, note, kept=kept, hi=hi, **flights)
-        )
+        fish_mem, sg_mem, dc_mem = flights["FISH"], flights["SG"], flights["D-C"]
+        verdict = at_most(float(fish_mem), FEW_X_FG, what="FISH / FG")
+        d = ROWS["fish_memory_few_x_flights"]
+        note = "" if fish_mem <= FEW_X_FG else d.text("dense", kept=fish_mem / sg_mem)
+        slots = {"fish": fish_mem, "sg": sg_mem, "dc": dc_mem, "hi": hi}
+        rows.append(_declared_row(d.key, verdict, note, **slots))
     sg = main[main["variant"] == "SG"].set_index(["case", "n_workers"])["memory_normalized"]
     sg_wide = sg.unstack("n_workers")
     spans = {"lo_span": _range(sg_wide[lo]), "hi_span": _range(sg_wide[hi])}
-    rows.append(_filled("sg_memory_grows", grows_with_workers(sg), lo=lo, hi=hi, **spans))
+    rows.append(_declared_row("sg_memory_grows", grows_with_workers(sg), lo=lo, hi=hi, **spans))
     sg_max = float(_paper_like(top[top["variant"] == "SG"])["memory_normalized"].max())
     paper = PAPER_X["fig11_sg_memory"]
     short = within_factor(sg_max, paper, effect_tol(paper)).verdict in ("direction only", "fails")
@@ -241,10 +243,10 @@ def _fig10_pkg_row(main: pd.DataFrame) -> Row:
     else:
         skew_part, skew_text = not_comparable("fewer than two ZF skews"), ""
     not_worst = ", ".join(f"{c} ({n} workers)" for c, n in wide.index[~worst.to_numpy()])
-    verdict = combine([_share(worst, d.text("rule")), skew_part])
-    note = "not_worst" if not_worst else ""
-    slots = {"won": int(worst.sum()), "cells": len(worst), "not_worst": not_worst}
-    return _filled(d.key, verdict, note, skews=skew_text, **slots)
+    verdict = combine([_share(worst, d.text("grading")), skew_part])
+    note = d.text("not_worst", not_worst=not_worst) if not_worst else ""
+    slots = {"won": int(worst.sum()), "cells": len(worst), "skews": skew_text}
+    return _declared_row(d.key, verdict, note, **slots)
 
 
 def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
@@ -260,7 +262,7 @@ def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
     spans = "; ".join(f"{v} {_range(mem.xs(v, level='variant'))} FG" for v in variants)
     far = ", ".join(f"{v} on {c} ({x:.2f}x)" for (v, c), x in mem[~ok].items())
     note = d.text("far", far=far) if far else ""
-    return [d.row(spans, _share(ok, d.text("rule", few=FEW_X_FG)), note, hi=hi)]
+    return [d.row(spans, _share(ok, d.text("grading", few=FEW_X_FG)), note, hi=hi)]
 
 
 def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
@@ -283,7 +285,7 @@ def _sg_memory_rows(top: pd.DataFrame) -> list[Row]:
     rows = [less_row.row(measured, verdict, note, workers=f" ({hi} workers)")]
     zf = [c for c in _by_skew(top) if c in x.index]
     paper_x = 1 / (1 - PAPER_MEMORY_CUT)
-    slots = {"hi": hi, "workers": PAPER_WORKERS, "cut": PAPER_MEMORY_CUT, "paper_x": paper_x}
+    slots = {"hi": hi, "workers": PAPER_WORKERS, "paper_cut": PAPER_MEMORY_CUT, "paper_x": paper_x}
     if hi < PAPER_WORKERS:
         verdict = not_comparable(size_row.text("few", most=1 - 1 / hi, **slots))
     elif not zf:
@@ -314,12 +316,15 @@ def study_claims(
     mem_a = decay.pivot_table(index=by, columns="decay", values="memory_normalized")
     low_skew = decay.loc[decay["data"] == "real", "case"].unique().tolist() + _by_skew(decay, 1.0)
     low = (mem_a[forget] / mem_a[a]).groupby(level=0).max().reindex(low_skew)
-    note = "noisy" if low.max() > 1 else "none"
+    costs = ROWS["fig12_no_memory_costs_memory"]
+    costs_more = low.max() > 1
+    note = costs.text("noisy") if costs_more else costs.text("no_extra_memory", forget=forget)
     slots = {"a": a, "forget": forget, "top": low.max(), "each": _each(low)}
+    slower = {"a": a, "top": slow.max(), "each": _each(zf), "keep": keep}
     rows = [
-        _filled("fig12_no_decay_slower", verdict, a=a, top=slow.max(), each=_each(zf), keep=keep),
+        _declared_row("fig12_no_decay_slower", verdict, **slower),
         _size("fig12_lifetime", float(slow.max()), keep=keep),
-        _filled("fig12_no_memory_costs_memory", _above(low.max()), note, **slots),
+        _declared_row(costs.key, _above(low.max()), note, **slots),
         _size("fig12_no_memory", float(low.max()), forget=forget),
     ]
     exec_h = threshold.pivot_table(index=by, columns="hot_threshold", values="exec_x_sg")
@@ -333,9 +338,9 @@ def study_claims(
         ]
     )
     each = _each(worst, "theta n = {:g}: {:.2%}")
-    note = "" if verdict.holds else "mixed"
-    key = "fig13_largest_threshold_imbalance"
-    rows.append(_filled(key, verdict, note, each=each, tolerance=tolerance))
+    d = ROWS["fig13_largest_threshold_imbalance"]
+    note = "" if verdict.holds else d.text("mixed")
+    rows.append(_declared_row(d.key, verdict, note, each=each, tolerance=tolerance))
     mem_h = threshold.pivot_table(index=by, columns="hot_threshold", values="memory_normalized")
     smallest = mem_h.columns.min()
     peak = (mem_h[smallest] / mem_h[h]).unstack("n_workers").max()
@@ -344,15 +349,16 @@ def study_claims(
     verdict = combine([_above(peak[most]), _above(rise, 0.0)])
     slots = {"h": h, "smallest": smallest, "most": most, "fewest": fewest}
     key = "fig13_smallest_threshold_memory"
-    rows.append(_filled(key, verdict, most_x=peak[most], few_x=peak[fewest], **slots))
+    rows.append(_declared_row(key, verdict, most_x=peak[most], few_x=peak[fewest], **slots))
     spread = mem_h.max(axis=1) / mem_h.min(axis=1)
     calm = spread <= LITTLE_MEMORY_CHANGE
     moved = ", ".join(f"{c} ({n} workers, {v:.2f}x)" for (c, n), v in spread[~calm].items())
     d = ROWS["fig13_memory_little_change"]
-    verdict = _share(calm, d.text("rule", change=LITTLE_MEMORY_CHANGE))
+    verdict = _share(calm, d.text("grading", change=LITTLE_MEMORY_CHANGE))
     thetas = ", ".join(f"{t:g}" for t in mem_h.columns)
-    slots = {"thetas": thetas, "span": _range(spread), "n": len(spread), "moved": moved}
-    rows.append(_filled(d.key, verdict, "moved" if moved else "", **slots))
+    note = d.text("moved", moved=moved) if moved else ""
+    slots = {"thetas": thetas, "span": _range(spread), "n": len(spread)}
+    rows.append(_declared_row(d.key, verdict, note, **slots))
     from routelab.grouping.fish_params import FishParams
 
     defaults = FishParams()
@@ -361,10 +367,9 @@ def study_claims(
     verdict = share(int(same), len(choices), partly_at=1.0, rule=rule)
     chosen = ", ".join(f"{k} {v}" for k, v in choices.items())
     default = ", ".join(f"{getattr(defaults, k)}" for k in choices)
-    note = "" if same == len(choices) else "differs"
-    rows.append(
-        _filled("defaults_are_study_choice", verdict, note, chosen=chosen, defaults=default)
-    )
+    d = ROWS["defaults_are_study_choice"]
+    note = "" if same == len(choices) else d.text("differs")
+    rows.append(_declared_row(d.key, verdict, note, chosen=chosen, defaults=default))
     return rows
 
 
@@ -383,11 +388,12 @@ def ablation_claims(
     corner_lo, corner_hi = life.loc[(first, lo_n)], life.loc[(last, hi_n)]
     verdict = combine([_above(life.max()), _above(corner_hi - corner_lo, 0.0)])
     paper = PAPER_X["fig14_epoch"]
-    far = "far" if life.max() < paper / effect_tol(paper) else ""
+    d = ROWS["fig14_epoch_faster"]
+    far = d.text("far", paper=paper) if life.max() < paper / effect_tol(paper) else ""
     ends = {"first": first, "last": last, "lo_n": lo_n, "hi_n": hi_n}
     values = {"top": life.max(), "corner_lo": corner_lo, "corner_hi": corner_hi}
     rows = [
-        _filled("fig14_epoch_faster", verdict, "note", far, paper=paper, **ends, **values),
+        _declared_row(d.key, verdict, d.text("note") + far, **ends, **values),
         _size("fig14_epoch", float(life.max())),
     ]
     top = at_most_workers(policies)
@@ -398,12 +404,12 @@ def ablation_claims(
     }
     less_dc = direction(means["mem_dc"], neutral=1.0, expected="below")
     verdict = combine([_above(means["mem_wc"]), less_dc, _above(means["exec_dc"])])
-    rows.append(_filled("hot_key_policy", verdict, n=top["n_workers"].max(), **means))
+    rows.append(_declared_row("hot_key_policy", verdict, n=top["n_workers"].max(), **means))
     hwa = ratio_table(hetero, "exec_x_ideal", "FISH (load count)", "FISH (heuristic)")
     verdict = _share(
         hwa > 1.0, "holds if load count / heuristic > 1 in every case and worker count"
     )
-    rows.append(_filled("fig16_heuristic_faster", verdict, span=_range(hwa, "{:.3f}x")))
+    rows.append(_declared_row("fig16_heuristic_faster", verdict, span=_range(hwa, "{:.3f}x")))
     rows.append(_size("fig16_hwa", float(hwa.max()), _hwa_note(hetero)))
     ev = rehash[rehash["event"].notna()]
     ratio = ev.pivot_table(index="case", columns="variant", values="memory_normalized")
@@ -412,7 +418,7 @@ def ablation_claims(
     verdict = combine([_above(low), _above(low - high, 0.0)])
     ends = {"low": low, "low_case": cost.index[0], "high": high, "high_case": cost.index[-1]}
     remapped = {v: ev[ev["variant"] == v]["remapped_keys"].mean() for v in ("ring", "mod")}
-    rows.append(_filled("fig17_ch_memory", verdict, **ends, **remapped))
+    rows.append(_declared_row("fig17_ch_memory", verdict, **ends, **remapped))
     note = ROWS["size fig17_ch"].text("note", x=low) if low < PAPER_X["fig17_ch"] else ""
     return [*rows, _size("fig17_ch", float(low), note, case=cost.index[0])]
 
@@ -470,12 +476,16 @@ def deployment_claims(top: pd.DataFrame) -> list[Row]:
         tol=CLOSE_TO_SG,
         far=f" ({far} fall further below)" if far else "",
         above=f"above {beats}" if beats else "above neither W-C nor D-C",
-        sg=gain.text("near_sg" if near_sg else "below_sg", tol=CLOSE_TO_SG),
+        sg=(
+            gain.text("near_sg", tol=CLOSE_TO_SG)
+            if near_sg
+            else gain.text("below_sg", tol=CLOSE_TO_SG)
+        ),
     )
     near = at_least(vs["SG"], 1 - CLOSE_TO_SG, what="FISH / SG")
     parts = [_above(vs["W-C"]), _above(vs["D-C"]), near]
     sizes = [within_factor(vs[v], x, effect_tol(x)) for v, x in PAPER_THROUGHPUT_X.items()]
-    measured = gain.text("measured", **vs)
+    measured = gain.text("measured", wc=vs["W-C"], dc=vs["D-C"], sg=vs["SG"])
     return [
         *rows,
         gain.row(measured, combine(parts), why),
@@ -528,6 +538,6 @@ def _throughput_order_row(real: pd.DataFrame) -> Row:
         f"{c}: " + ", ".join(f"{v} {wide.loc[c, v]:.3g}" for v in ("FG", "PKG", "D-C", "W-C", "SG"))
         for c in wide.index
     )
-    verdict = share(sum(good for *_, good in ok), len(ok), rule=d.text("rule"))
-    note = "bad" if bad else ""
-    return _filled("fig19_throughput_order", verdict, note, "model", each=each, bad=bad)
+    verdict = share(sum(good for *_, good in ok), len(ok), rule=d.text("grading"))
+    note = (d.text("bad", bad=bad) if bad else "") + d.text("model")
+    return _declared_row(d.key, verdict, note, each=each)

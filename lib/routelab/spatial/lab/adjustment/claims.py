@@ -189,18 +189,18 @@ def _ratios(
 
 def _combined(key: str, parts: list[tuple[str, Verdict]], **slots: Any) -> dict:
     """The declared row ``key`` of several graded parts: their texts joined, their verdicts
-    combined; its note text filled from ``slots`` (the run's ``note`` where it declares none)."""
+    combined; its text ``note`` filled from ``slots``."""
     row = ROWS[key]
-    note = row.text("note", **slots) if "note" in row.texts else slots["note"]
+    note = row.text("note", **slots)
     measured = "; ".join(p for p, _ in parts)
     return row.row(measured, combine([v for _, v in parts]), note, **TOLERANCES)
 
 
-def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list[dict]:
+def selection_rows(frame: pd.DataFrame, small: int, big: int, scale_note: str) -> list[dict]:
     """The selection rows (Sect. VI-D, Figs. 12(a), 13) from the snapshots (GR's Phase II
     triggers, every selector timed on each; :data:`SELECT_MS`)."""
     snap = _snapshots(frame)
-    slots = dict(note=note, small=small, big=big)
+    slots = dict(scale=scale_note, small=small, big=big)
     if not len(snap) or SELECT_MS not in snap:
         why = "no selection snapshots in the runs"
         if len(snap):
@@ -212,7 +212,7 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
             "selection_flat_in_queries",
             "dp_table_bound",
         ]
-        return [ROWS[k].unmeasured(why, note=note, **TOLERANCES) for k in keys]
+        return [ROWS[k].unmeasured(why, note=scale_note, **TOLERANCES) for k in keys]
 
     def ratios(pairs: list[tuple[str, str]], expected: str, margin: float) -> list:
         judge = partial(direction_measured, expected=expected, margin=margin)
@@ -248,7 +248,7 @@ def selection_rows(frame: pd.DataFrame, small: int, big: int, note: str) -> list
     ]
 
 
-def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[dict]:
+def migration_rows(runs: pd.DataFrame, small: int, big: int, scale_note: str) -> list[dict]:
     """The migration rows (Sect. VI-D, Figs. 12(b), 14); a DP that ran out of memory at the
     smaller count makes its rows "not comparable"."""
     below = partial(direction_measured, expected="below")
@@ -256,7 +256,7 @@ def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[
     ms = "p2_migration_ms_mean"
     share = runs[runs["mu"] == small]["p2_modelled_share"] if "p2_modelled_share" in runs else []
     modelled = float(np.nanmedian(share)) if len(share) else float("nan")
-    slots = dict(note=note, small=small, big=big, modelled=modelled)
+    slots = dict(scale=scale_note, small=small, big=big, modelled=modelled)
     slightly = partial(within_factor_measured, paper=SLIGHTLY, factor=SLIGHTLY_TOL)
     half = partial(within_factor_measured, paper=HALF, factor=HALF_TOL)
     size = _ratios(runs, "p2_bytes_mean", small, versus, below)
@@ -287,7 +287,7 @@ def migration_rows(runs: pd.DataFrame, small: int, big: int, note: str) -> list[
     ]
 
 
-def latency_rows(runs: pd.DataFrame, small: int, note: str, c_paper: float) -> list[dict]:
+def latency_rows(runs: pd.DataFrame, small: int, scale_note: str, c_paper: float) -> list[dict]:
     """The delayed-tuples rows (Sect. VI-D, Figs. 12(c), 15); GR's goes through the regime
     gate (:func:`_gated`)."""
     claim, fewest = "GR leaves the most tuples unaffected", ROWS["gr_fewest_delayed"]
@@ -298,12 +298,11 @@ def latency_rows(runs: pd.DataFrame, small: int, note: str, c_paper: float) -> l
     gates = " || ".join(n.lstrip("; ") for _, _, n in gated)
     measured = " || ".join(m for m, _, _ in gated)
     second = [_fewer_delayed(runs, "DP", o, small) for o in ("SI", "RA")]
+    fewest_note = fewest.text("note", scale=scale_note, gates=gates)
     return [
-        fewest.row(
-            measured, combine([v for _, v, _ in gated]), fewest.text("note", note=note, gates=gates)
-        ),
-        _combined("dp_second", second, note=note),
-        _middle_bucket_row(runs, small, note),
+        fewest.row(measured, combine([v for _, v, _ in gated]), fewest_note),
+        _combined("dp_second", second, scale=scale_note),
+        _middle_bucket_row(runs, small, scale_note),
     ]
 
 
@@ -318,14 +317,15 @@ def _difference(x: np.ndarray, y: np.ndarray, expected: str, what: str) -> tuple
     return slots, beyond_measured(mean, lo, hi, 0.0, expected=expected, what=what, repeats=len(x))
 
 
-def _middle_bucket_row(runs: pd.DataFrame, small: int, note: str) -> dict:
+def _middle_bucket_row(runs: pd.DataFrame, small: int, scale_note: str) -> dict:
     """Row ``dp_middle_bucket``: DP's share in [b1, 10 b1) minus GR's (:func:`_difference`)."""
     row = ROWS["dp_middle_bucket"]
     x, y = _paired(runs, "lat_mid", "DP", "GR", small)
     slots, verdict = _difference(x, y, "above", "DP's middle-bucket share minus GR's")
     z, _ = _paired(runs, "lat_slow", "DP", "GR", small)  # empty where not recorded
     past = row.text("past", z=_mean(z)) if len(z) else ""
-    return row.row(row.text("measured", past=past, **slots), verdict, row.text("note", note=note))
+    measured = row.text("measured", past=past, **slots)
+    return row.row(measured, verdict, row.text("note", scale=scale_note))
 
 
 def _fewer_delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[str, Verdict]:
@@ -371,9 +371,9 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> l
         mu = int(source["mu"].max())
         return gated_row(fig16, what, source, column, "GR", "none", mu, _above, note, c_paper)
 
-    row = graded("throughput_grid", fig16.text("note", note=scale_note))
+    row = graded("throughput_grid", fig16.text("note", scale=scale_note))
     if "throughput_total_grid" in source.columns:
-        alt = graded("throughput_total_grid", fig16.text("note_total", note=scale_note))
+        alt = graded("throughput_total_grid", fig16.text("note_total", scale=scale_note))
         row = name_deciding_reading([row], [alt], THROUGHPUT_READING, fig16.text("alternative"))[0]
     out += [row, _dp_exact_row(), *check_rows(all_runs)]
     return out + _phase_and_global_rows(all_runs, scale_note, c_paper)
@@ -409,7 +409,7 @@ def _phase_and_global_rows(
         mine = glob[glob["selector"] == "GR+global"]
         switches = int(mine["global_switches"].sum())
         gain, gamma = _largest(mine, "global_best_gain"), _largest(mine, "global_gamma")
-        note = row.text("note", note=scale_note, gamma=gamma)
+        note = row.text("note", scale=scale_note, gamma=gamma)
         mu = int(glob["mu"].max())
         args = (glob, "throughput_grid", "GR+global", "GR", mu, _above, note, c_paper)
         gated = gated_row(row, "throughput", *args)

@@ -754,8 +754,10 @@ def claims_from_runs(
 ) -> list[dict]:
     """Notebook 11's whole claims table from its runs (a reader regrades a saved run with
     ``pd.read_parquet("<figures>/11_ps2stream_partitioning/runs.parquet")``): the rows of
-    :func:`rows_with_readings` and the posting-units row, on :func:`split_runs`'s frames. ``clock`` (:func:`~.cost_clock.against_the_clock`) and
-    ``vmap`` (:func:`engine_and_paper_table`): the notebook's, if computed already."""
+    :func:`rows_with_readings` and the posting-units row, on the frames of
+    :func:`~routelab.spatial.lab.partitioning.experiments.split_runs`. ``clock``
+    (:func:`~routelab.spatial.lab.partitioning.cost_clock.against_the_clock`) and ``vmap``
+    (:func:`engine_and_paper_table`): the notebook's, if computed already."""
     from routelab.spatial.lab.partitioning import cost_clock
     from routelab.spatial.lab.partitioning.experiments import split_runs
 
