@@ -189,6 +189,13 @@ def test_lag_ratio_and_its_direction():
     assert sc.lag_verdict(3.0).verdict == "holds"
     assert sc.lag_verdict(0.5).verdict == "fails"
     assert sc.lag_verdict(math.nan).verdict == "not comparable"
+    # both settle at once: nothing shows the descent slower (not an infinite ratio that holds)
+    both_instant = _report([3, 6, 0, 3], times=(1, 0, 0, 1))
+    assert sc.lag_times(both_instant) == (0.0, 0.0)
+    assert math.isnan(sc.lag_ratio(both_instant))
+    assert sc.lag_verdict(sc.lag_ratio(both_instant)).verdict == "not comparable"
+    # an instant rise and a slow descent: the descent is slower (infinite ratio, holds)
+    assert sc.lag_ratio(_report([3, 6, 0, 3], times=(1, 0, 20, 1))) == math.inf
 
 
 def test_curve_summary_by_hand():

@@ -289,9 +289,11 @@ def lag_times(report: pd.DataFrame) -> tuple[float, float]:
 
 
 def lag_ratio(report: pd.DataFrame) -> float:
-    """:func:`lag_times`'s down over up; NaN without an increase followed by a decrease."""
+    """:func:`lag_times`'s down over up; NaN without an increase followed by a decrease, and
+    NaN when both settle at once (0 s): nothing then shows the descent slower (the row is not
+    comparable, never a "holds" on an infinite ratio)."""
     up, down = lag_times(report)
-    if np.isnan(up):
+    if np.isnan(up) or up == down == 0:
         return float("nan")
     return float(down / up) if up > 0 else float("inf")
 
