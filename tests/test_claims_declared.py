@@ -72,6 +72,14 @@ def test_declared_texts_are_filled_and_name_the_row_when_wrong(tmp_path: Path) -
     with pytest.raises(KeyError, match="claim 'a' declares no text 'note'"):
         rows["a"].text("note")
     assert Declaration("b", "Y", "P").texts == {}
+    # graded: the row with its declared measured text, unless the run gives one
+    v = Verdict("holds", "a rule")
+    assert rows["a"].graded(v, "n", won=1, total=2, r=0.5) == rows["a"].row(
+        "1/2 cells; ratio 0.500 {x}", v, "n"
+    )
+    assert rows["a"].graded(v, measured="none")["measured"] == "none"
+    with pytest.raises(KeyError, match="slot 'r' not given"):
+        rows["a"].graded(v, won=1, total=2)
 
 
 def test_unmeasured_is_not_comparable_with_the_reason() -> None:
@@ -102,7 +110,9 @@ def test_every_declared_row_is_used_and_no_row_is_built_by_hand(path: Path) -> N
         )
         assert used, f"{path}: [{key}] is declared but claims.py never uses it"
         for name in rows[key].texts:  # each declared text is fetched as .text("name", ...)
-            fetched = re.search(rf'\.text\(\s*"{re.escape(name)}"', source)
+            fetched = re.search(rf'\.text\(\s*"{re.escape(name)}"', source) or (
+                name == "measured" and ".graded(" in source  # Declaration.graded fetches it
+            )
             assert fetched, f'{path}: [{key}.texts] {name} is never fetched by .text("{name}")'
     hand_built = re.findall(r'"claim":|\bclaim_row\b|\b_row\(', source)
     assert not hand_built, f"{path.with_name('claims.py')} builds rows by hand: {hand_built}"

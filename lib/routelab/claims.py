@@ -148,6 +148,20 @@ class Declaration:
             fill(self.note) if note is None else note, self.kind, self.timing,
         )  # fmt: skip
 
+    def graded(
+        self,
+        verdict: Verdict,
+        /,
+        note: str | None = None,
+        *,
+        measured: str | None = None,
+        **slots: Any,
+    ) -> dict[str, Any]:
+        """:meth:`row` with the measured text declared as the text ``measured`` (unless
+        ``measured`` is given), it and the declared fields filled from ``slots``."""
+        text = self.text("measured", **slots) if measured is None else measured
+        return self.row(text, verdict, note, **slots)
+
     def text(self, name: str, /, **slots: Any) -> str:
         """The row's declared text ``name`` (its ``[<key>.texts]`` table: the measured text
         or a note, written once with ``{slot}`` places), filled from ``slots``; an unknown

@@ -77,9 +77,7 @@ def _graded(
     row = ROWS[key]
     if note is None and "note" in row.texts:
         note = row.text("note", **slots)
-    if measured is None:
-        measured = row.text("measured", **slots)
-    return row.row(measured, verdict, note, **slots)
+    return row.graded(verdict, note, measured=measured, **slots)
 
 
 def _paired(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:

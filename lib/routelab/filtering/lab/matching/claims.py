@@ -115,7 +115,7 @@ def _graded(
     if samples is not None:
         items = (row.text("item", name=k, value=_median(v)) for k, v in samples.items())
         slots["items"] = ", ".join(items)
-    return row.row(row.text("measured", **slots), verdict, note, **slots)
+    return row.graded(verdict, note, **slots)
 
 
 def _slope(frame: pd.DataFrame, algorithm: str, column: str) -> tuple[float, float, float, int]:

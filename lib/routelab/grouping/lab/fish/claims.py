@@ -77,13 +77,6 @@ def effect_tol(paper: float) -> float:
     return EFFECT_TOL if paper >= 2 else SMALL_EFFECT_TOL
 
 
-def _declared_row(key: str, verdict: Verdict, note: str | None = None, **slots: Any) -> Row:
-    """Row ``key`` with its declared text ``measured`` and its declared fields filled from
-    ``slots``; ``note`` ``None``: the declared note."""
-    d = ROWS[key]
-    return d.row(d.text("measured", **slots), verdict, note, **slots)
-
-
 def _size(key: str, measured: float, note: str = "", **slots: Any) -> Row:
     """Row ``size <key>``: the effect :data:`PAPER_X` sizes, within :func:`effect_tol`."""
     paper, d = PAPER_X[key], ROWS[f"size {key}"]
@@ -171,13 +164,13 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         paper = PAPER_SG_WORST[kind]
         verdict = at_most(worst, paper + SG_SLACK, what="worst FISH / SG")
         slots = {"worst": worst, "runs": len(part), "paper": paper, "slack": SG_SLACK}
-        rows.append(_declared_row(key, verdict, **slots))
+        rows.append(ROWS[key].graded(verdict, **slots))
     pkg = ratio_table(main, "exec_x_sg", "PKG", "FISH")
     slopes = case_slopes(pkg).dropna()
     flat = _each(slopes[slopes < GROWTH_MIN_SLOPE], "{} ({:+.2f}/doubling)")
     note = ROWS["pkg_gap_grows"].text("flat", flat=flat) if flat else ""
     verdict = grows_with_workers(pkg)
-    rows.append(_declared_row("pkg_gap_grows", verdict, note, slopes=_slopes_text(pkg)))
+    rows.append(ROWS["pkg_gap_grows"].graded(verdict, note, slopes=_slopes_text(pkg)))
     pkg_real = at_most_workers(_paper_like(main[main["data"] == "real"]))
     pkg_top = ratio_table(pkg_real, "exec_x_sg", "PKG", "FISH")
     rows.append(_size("fig9_fish_vs_pkg", float(pkg_top.max()), hi=hi))
@@ -194,14 +187,12 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         cases = dc_t.index.get_level_values(0).nunique()
         paper_dc, paper_wc = PAPER_X[f"{fig}_fish_vs_dc"], PAPER_X[f"{fig}_fish_vs_wc"]
         slots = {"dc": dc, "wc": wc, "cases": cases, "hi": hi}
-        rows.append(
-            _declared_row(d.key, verdict, note, paper_dc=paper_dc, paper_wc=paper_wc, **slots)
-        )
+        rows.append(d.graded(verdict, note, paper_dc=paper_dc, paper_wc=paper_wc, **slots))
         rows += [_size(f"{fig}_fish_vs_dc", dc), _size(f"{fig}_fish_vs_wc", wc)]
     mem = _paper_like(top[top["variant"] == "FISH"])["memory_normalized"]
     verdict = at_most(float(mem.max()), FEW_X_FG, what="largest FISH / FG")
     slots = {"span": _range(mem), "tol": EFFECT_TOL, "hi": hi}
-    rows.append(_declared_row("fish_memory_few_x", verdict, **slots))
+    rows.append(ROWS["fish_memory_few_x"].graded(verdict, **slots))
     flights = top[top["case"].str.startswith("flight")].set_index("variant")["memory_normalized"]
     if not flights.empty:
         fish_mem, sg_mem, dc_mem = flights["FISH"], flights["SG"], flights["D-C"]
@@ -209,11 +200,11 @@ def overall_claims(main: pd.DataFrame) -> list[Row]:
         d = ROWS["fish_memory_few_x_flights"]
         note = "" if fish_mem <= FEW_X_FG else d.text("dense", kept=fish_mem / sg_mem)
         slots = {"fish": fish_mem, "sg": sg_mem, "dc": dc_mem, "hi": hi}
-        rows.append(_declared_row(d.key, verdict, note, **slots))
+        rows.append(d.graded(verdict, note, **slots))
     sg = main[main["variant"] == "SG"].set_index(["case", "n_workers"])["memory_normalized"]
     sg_wide = sg.unstack("n_workers")
     spans = {"lo_span": _range(sg_wide[lo]), "hi_span": _range(sg_wide[hi])}
-    rows.append(_declared_row("sg_memory_grows", grows_with_workers(sg), lo=lo, hi=hi, **spans))
+    rows.append(ROWS["sg_memory_grows"].graded(grows_with_workers(sg), lo=lo, hi=hi, **spans))
     sg_max = float(_paper_like(top[top["variant"] == "SG"])["memory_normalized"].max())
     paper = PAPER_X["fig11_sg_memory"]
     short = within_factor(sg_max, paper, effect_tol(paper)).verdict in ("direction only", "fails")
@@ -246,7 +237,7 @@ def _fig10_pkg_row(main: pd.DataFrame) -> Row:
     verdict = combine([_share(worst, d.text("grading")), skew_part])
     note = d.text("not_worst", not_worst=not_worst) if not_worst else ""
     slots = {"won": int(worst.sum()), "cells": len(worst), "skews": skew_text}
-    return _declared_row(d.key, verdict, note, **slots)
+    return d.graded(verdict, note, **slots)
 
 
 def _fig11_baseline_memory_rows(top: pd.DataFrame) -> list[Row]:
@@ -322,9 +313,9 @@ def study_claims(
     slots = {"a": a, "forget": forget, "top": low.max(), "each": _each(low)}
     slower = {"a": a, "top": slow.max(), "each": _each(zf), "keep": keep}
     rows = [
-        _declared_row("fig12_no_decay_slower", verdict, **slower),
+        ROWS["fig12_no_decay_slower"].graded(verdict, **slower),
         _size("fig12_lifetime", float(slow.max()), keep=keep),
-        _declared_row(costs.key, _above(low.max()), note, **slots),
+        costs.graded(_above(low.max()), note, **slots),
         _size("fig12_no_memory", float(low.max()), forget=forget),
     ]
     exec_h = threshold.pivot_table(index=by, columns="hot_threshold", values="exec_x_sg")
@@ -340,7 +331,7 @@ def study_claims(
     each = _each(worst, "theta n = {:g}: {:.2%}")
     d = ROWS["fig13_largest_threshold_imbalance"]
     note = "" if verdict.holds else d.text("mixed")
-    rows.append(_declared_row(d.key, verdict, note, each=each, tolerance=tolerance))
+    rows.append(d.graded(verdict, note, each=each, tolerance=tolerance))
     mem_h = threshold.pivot_table(index=by, columns="hot_threshold", values="memory_normalized")
     smallest = mem_h.columns.min()
     peak = (mem_h[smallest] / mem_h[h]).unstack("n_workers").max()
@@ -349,7 +340,7 @@ def study_claims(
     verdict = combine([_above(peak[most]), _above(rise, 0.0)])
     slots = {"h": h, "smallest": smallest, "most": most, "fewest": fewest}
     key = "fig13_smallest_threshold_memory"
-    rows.append(_declared_row(key, verdict, most_x=peak[most], few_x=peak[fewest], **slots))
+    rows.append(ROWS[key].graded(verdict, most_x=peak[most], few_x=peak[fewest], **slots))
     spread = mem_h.max(axis=1) / mem_h.min(axis=1)
     calm = spread <= LITTLE_MEMORY_CHANGE
     moved = ", ".join(f"{c} ({n} workers, {v:.2f}x)" for (c, n), v in spread[~calm].items())
@@ -358,7 +349,7 @@ def study_claims(
     thetas = ", ".join(f"{t:g}" for t in mem_h.columns)
     note = d.text("moved", moved=moved) if moved else ""
     slots = {"thetas": thetas, "span": _range(spread), "n": len(spread)}
-    rows.append(_declared_row(d.key, verdict, note, **slots))
+    rows.append(d.graded(verdict, note, **slots))
     from routelab.grouping.fish_params import FishParams
 
     defaults = FishParams()
@@ -369,7 +360,7 @@ def study_claims(
     default = ", ".join(f"{getattr(defaults, k)}" for k in choices)
     d = ROWS["defaults_are_study_choice"]
     note = "" if same == len(choices) else d.text("differs")
-    rows.append(_declared_row(d.key, verdict, note, chosen=chosen, defaults=default))
+    rows.append(d.graded(verdict, note, chosen=chosen, defaults=default))
     return rows
 
 
@@ -393,7 +384,7 @@ def ablation_claims(
     ends = {"first": first, "last": last, "lo_n": lo_n, "hi_n": hi_n}
     values = {"top": life.max(), "corner_lo": corner_lo, "corner_hi": corner_hi}
     rows = [
-        _declared_row(d.key, verdict, d.text("note") + far, **ends, **values),
+        d.graded(verdict, d.text("note") + far, **ends, **values),
         _size("fig14_epoch", float(life.max())),
     ]
     top = at_most_workers(policies)
@@ -404,12 +395,12 @@ def ablation_claims(
     }
     less_dc = direction(means["mem_dc"], neutral=1.0, expected="below")
     verdict = combine([_above(means["mem_wc"]), less_dc, _above(means["exec_dc"])])
-    rows.append(_declared_row("hot_key_policy", verdict, n=top["n_workers"].max(), **means))
+    rows.append(ROWS["hot_key_policy"].graded(verdict, n=top["n_workers"].max(), **means))
     hwa = ratio_table(hetero, "exec_x_ideal", "FISH (load count)", "FISH (heuristic)")
     verdict = _share(
         hwa > 1.0, "holds if load count / heuristic > 1 in every case and worker count"
     )
-    rows.append(_declared_row("fig16_heuristic_faster", verdict, span=_range(hwa, "{:.3f}x")))
+    rows.append(ROWS["fig16_heuristic_faster"].graded(verdict, span=_range(hwa, "{:.3f}x")))
     rows.append(_size("fig16_hwa", float(hwa.max()), _hwa_note(hetero)))
     ev = rehash[rehash["event"].notna()]
     ratio = ev.pivot_table(index="case", columns="variant", values="memory_normalized")
@@ -418,7 +409,7 @@ def ablation_claims(
     verdict = combine([_above(low), _above(low - high, 0.0)])
     ends = {"low": low, "low_case": cost.index[0], "high": high, "high_case": cost.index[-1]}
     remapped = {v: ev[ev["variant"] == v]["remapped_keys"].mean() for v in ("ring", "mod")}
-    rows.append(_declared_row("fig17_ch_memory", verdict, **ends, **remapped))
+    rows.append(ROWS["fig17_ch_memory"].graded(verdict, **ends, **remapped))
     note = ROWS["size fig17_ch"].text("note", x=low) if low < PAPER_X["fig17_ch"] else ""
     return [*rows, _size("fig17_ch", float(low), note, case=cost.index[0])]
 
@@ -540,4 +531,4 @@ def _throughput_order_row(real: pd.DataFrame) -> Row:
     )
     verdict = share(sum(good for *_, good in ok), len(ok), rule=d.text("grading"))
     note = (d.text("bad", bad=bad) if bad else "") + d.text("model")
-    return _declared_row(d.key, verdict, note, each=each)
+    return d.graded(verdict, note, each=each)

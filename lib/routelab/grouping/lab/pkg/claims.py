@@ -123,9 +123,7 @@ _CONSTANTS = {
 def _graded(key: str, verdict: Verdict, note: str | None = None, /, **slots: Any) -> Row:
     """Row ``key`` with its declared text "measured" filled from ``slots`` and
     :data:`_CONSTANTS`; ``note`` ``None``: the declared note."""
-    row = ROWS[key]
-    measured = row.text("measured", **_CONSTANTS, **slots)
-    return row.row(measured, verdict, note, **_CONSTANTS, **slots)
+    return ROWS[key].graded(verdict, note, **_CONSTANTS, **slots)
 
 
 def _share(ok: Any, partly_at: float, rule: str) -> Verdict:

@@ -67,8 +67,7 @@ def _filled(key: str, verdict: Verdict, measured: str | None = None, **slots: An
     """Row ``key``, its texts ``measured`` (unless given) and ``note`` filled from ``slots``
     and :data:`_CONSTANTS`."""
     d, slots = ROWS[key], {**_CONSTANTS, **slots}
-    measured = d.text("measured", **slots) if measured is None else measured
-    return d.row(measured, verdict, d.text("note", **slots), **slots)
+    return d.graded(verdict, d.text("note", **slots), measured=measured, **slots)
 
 
 def _per_workload_row(
