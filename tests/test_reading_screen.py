@@ -185,7 +185,7 @@ def test_cli_runs_go_under_the_runs_directory_by_default(
     run, _ = fake_notebook(tmp_path / "fake", {})
     seen: list[Path] = []
 
-    def runner(notebook: str, profile: str, out: Path, timeout: float | None):
+    def runner(notebook: str, profile: str, out: Path, timeout: float | None, resume: bool):
         seen.append(out)
         return run
 
@@ -193,3 +193,71 @@ def test_cli_runs_go_under_the_runs_directory_by_default(
     assert main(["readings", "screen", "13", "--keys", "dmove"]) == 0
     assert seen == [tmp_path / "runs" / "reading_screen" / NB]
     assert f"{NB}: 2 run(s)" in capsys.readouterr().out
+
+
+def _finished(where: Path, keys: str | None, commit: str, profile: str = "smoke") -> Path:
+    results = where / "figures" / NB / "results.json"
+    results.parent.mkdir(parents=True)
+    results.write_text(json.dumps({"notebook": NB, "profile": profile, "git_commit": commit,
+                                   "reading": keys, "claims": []}))  # fmt: skip
+    return results
+
+
+def test_resume_takes_a_finished_run_of_this_commit_and_reruns_any_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A screen stopped part-way goes on: with ``resume`` a run that finished on this very
+    commit, under the same readings and profile, is not run again; a run of another commit,
+    readings or profile, or any run while the checkout is modified, is run again."""
+    ran: list[tuple[str, ...]] = []
+
+    class Done:
+        returncode = 0
+
+    def fake_run(cmd, env, **kwargs):  # writes a finished run where the runner looks
+        ran.append(tuple(env[readings.FLIP_ENV].split(",")))
+        results = Path(env["ROUTELAB_FIGURES_DIR"]) / NB / "results.json"
+        results.parent.mkdir(parents=True)
+        results.write_text("{}")
+        return Done()
+
+    monkeypatch.setattr(rs.subprocess, "run", fake_run)
+    commit = {"now": "abc1234567"}
+    monkeypatch.setattr("routelab.paths.git_commit", lambda: commit["now"])
+    logged: list[str] = []
+    run = rs.figures_runner(NB, "smoke", tmp_path, resume=True, log=logged.append)
+    done = _finished(tmp_path / "smoke" / "dmove", "dmove", "abc1234567")
+    assert run(("dmove",)) == done and not ran  # taken as it is
+    assert "taken from the finished run" in logged[0]
+    _finished(tmp_path / "smoke" / "load", "load", "0000000000")  # another commit's
+    run(("load",))
+    _finished(tmp_path / "smoke" / "merge", "merge,load", "abc1234567")  # other readings
+    run(("merge",))
+    _finished(tmp_path / "smoke" / "purge", "purge", "abc1234567", profile="default")
+    run(("purge",))
+    assert ran == [("load",), ("merge",), ("purge",)]
+    commit["now"] = "abc1234567+dirty"  # a modified checkout: nothing can be taken
+    assert not rs.finished_run(done, NB, "smoke", ("dmove",))
+    commit["now"] = "abc1234567"
+    assert rs.finished_run(done, NB, "smoke", ("dmove",))
+    assert not rs.finished_run(done, NB, "default", ("dmove",))
+    ran.clear()
+    rs.figures_runner(NB, "smoke", tmp_path, log=logged.append)(("dmove",))  # no resume
+    assert ran == [("dmove",)]
+
+
+def test_cli_passes_resume_to_the_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    run, _ = fake_notebook(tmp_path / "fake", {})
+    seen: list[bool] = []
+
+    def runner(notebook: str, profile: str, out: Path, timeout: float | None, resume: bool):
+        seen.append(resume)
+        return run
+
+    monkeypatch.setattr(rs, "figures_runner", runner)
+    out = str(tmp_path / "out")
+    assert main(["readings", "screen", "13", "--keys", "dmove", "--out", out]) == 0
+    assert main(["readings", "screen", "13", "--keys", "dmove", "--out", out, "--resume"]) == 0
+    assert seen == [False, True]

@@ -144,19 +144,50 @@ def screen(
     return out
 
 
+def finished_run(results: Path, notebook: str, profile: str, keys: Sequence[str]) -> bool:
+    """Whether ``results`` is a finished run of ``notebook`` under ``profile`` with exactly
+    ``keys`` flipped, made by this very code: its recorded commit is the checkout's
+    (:func:`routelab.paths.git_commit`), which is clean (a run of a modified tree cannot be
+    told from another modification's)."""
+    from routelab.paths import git_commit
+
+    commit = git_commit()
+    if not results.is_file() or commit.endswith("+dirty") or commit == "unknown":
+        return False
+    try:
+        data = load_run(results)
+    except BadInputError:
+        return False
+    return (data.get("notebook"), data.get("profile"), data.get("git_commit")) == (
+        notebook, profile, commit,
+    ) and (data.get("reading") or "") == ",".join(sorted(keys))  # fmt: skip
+
+
 def figures_runner(
-    notebook: str, profile: str, out_dir: Path, timeout: float | None = None
+    notebook: str,
+    profile: str,
+    out_dir: Path,
+    timeout: float | None = None,
+    resume: bool = False,
+    log: Callable[[str], None] = print,
 ) -> Runner:
     """A :data:`Runner` that runs ``routelab figures --profile PROFILE --only NOTEBOOK`` in a
     subprocess with :data:`~routelab.readings.FLIP_ENV` set to the keys, its figures and
     executed notebooks under ``out_dir/<keys or default>``; a failed run is an error naming
-    the notebook, the readings and the run's log."""
+    the notebook, the readings and the run's log. ``resume``: a run already there that
+    :func:`finished_run` accepts (same notebook, profile, readings and commit) is taken as
+    it is, so a screen stopped part-way (a session's end, a notebook 11 run taking 9 minutes
+    each) goes on where it stopped; any other run there is replaced."""
 
     def run(keys: tuple[str, ...]) -> Path:
         tag = "+".join(keys) or "default"
         if len(tag) > 80:  # a long group: named by its size and a digest of its keys
             tag = f"group{len(keys)}-{hashlib.sha1(tag.encode()).hexdigest()[:10]}"
         where = Path(out_dir) / profile / tag
+        results = where / "figures" / notebook / "results.json"
+        if resume and finished_run(results, notebook, profile, keys):
+            log(f"  (taken from the finished run in {where})")
+            return results
         if where.exists():  # an earlier screen's run: never read as this one's
             shutil.rmtree(where)
         where.mkdir(parents=True)
@@ -175,7 +206,6 @@ def figures_runner(
                 raise BadInputError(
                     f"{what} ran past --timeout {timeout:g} s; see {log_path}"
                 ) from exc
-        results = where / "figures" / notebook / "results.json"
         if done.returncode != 0 or not results.is_file():
             raise BadInputError(f"{what} failed (exit {done.returncode}); see {log_path}")
         return results

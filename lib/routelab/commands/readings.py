@@ -78,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: papermill_runs/reading_screen)",
     )
     p_scr.add_argument("--timeout", type=float, default=None, help="seconds per run")
+    p_scr.add_argument(
+        "--resume",
+        action="store_true",
+        help="take each run already under --out that finished on this commit with the same "
+        "readings and profile instead of running it again (a screen stopped part-way goes on)",
+    )
     p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
     p_scr.set_defaults(func=_screen)
 
@@ -130,7 +136,9 @@ def _screen(args: argparse.Namespace) -> int:
     reach = rs.reaching(notebook, skip)  # checks the skipped keys too
     keys = [k for k in args.keys.split(",") if k and k not in skip] if args.keys else reach
     out = args.out if args.out is not None else runs_dir() / "reading_screen"
-    runner = rs.figures_runner(notebook, args.profile, out / notebook, args.timeout)
+    runner = rs.figures_runner(
+        notebook, args.profile, out / notebook, args.timeout, resume=args.resume
+    )
     result = rs.screen(notebook, keys, runner, base=args.base)
     seconds = sum(s for _, s in result.runs)
     print(f"{notebook}: {len(result.runs)} run(s), {seconds / 60:.1f} min; findings:")
