@@ -153,13 +153,13 @@ def phase_split_row(frame: pd.DataFrame) -> dict:
     row, declared = ROWS["phase_split_row"], {"PHASE1_SHARE_PAPER": PHASE1_SHARE_PAPER}
     n, t = _paired(frame, WHOLE, [CLUSTERED]) if "phase1_ms" in frame.columns else (0, {})
     if not t:
-        return _graded(row.key, row.text("reason"), **declared)
+        return row.unmeasured(row.text("reason"), **declared)
     phase1, whole = _paired(frame, "phase1_ms", [CLUSTERED], n)[1][CLUSTERED], t[CLUSTERED]
     share = _median(phase1 / whole)
     note = row.text("note most") if share > 0.5 else row.text("note least")
     medians = {"phase1": _median(phase1), "whole": _median(whole), "batches": len(whole)}
     shown = not_comparable(row.text("reason"))
-    return _graded(row.key, shown, note, share=share, n=n, **medians, **declared)
+    return row.graded(shown, note, share=share, n=n, **medians, **declared)
 
 
 def throughput_row(frame: pd.DataFrame) -> dict:
@@ -171,24 +171,24 @@ def throughput_row(frame: pd.DataFrame) -> dict:
 def ratio_row(frame: pd.DataFrame, slow: str, fast: str, key: str, tol: float = FACTOR_TOL) -> dict:
     """A ratio of Sect. 6.2.1 graded like with like: our matching phase against the paper's
     phase-2 times at 6M (:data:`PAPER_MATCH_MS_6M`), never its totals."""
-    paper_slow, paper_fast = PAPER_MATCH_MS_6M[slow], PAPER_MATCH_MS_6M[fast]
+    row, paper_slow, paper_fast = ROWS[key], PAPER_MATCH_MS_6M[slow], PAPER_MATCH_MS_6M[fast]
     paper, total = paper_slow / paper_fast, PAPER_MS_6M[slow] / PAPER_MS_6M[fast]
-    declared = {"paper": paper, "paper_slow": paper_slow, "paper_fast": paper_fast, "total": total}
+    slots = {"paper": paper, "paper_slow": paper_slow, "paper_fast": paper_fast, "total": total}
     n, t = _paired(frame, MATCHING, [slow, fast])
     if not t:
-        return _graded(key, f"{slow} and {fast} not measured at a common N", **declared)
+        return row.unmeasured(f"{slow} and {fast} not measured at a common N", **slots)
     slow_ms, fast_ms = _median(t[slow]), _median(t[fast])
-    below = ROWS[key].text("below 6M", n=n) if n < 6_000_000 else ""
-    slots = dict(declared, n=n, batches=len(t[slow]), slow=slow, fast=fast, below=below)
+    below = row.text("below 6M", n=n) if n < 6_000_000 else ""
+    slots.update(n=n, batches=len(t[slow]), slow=slow, fast=fast, below=below)
     slots.update(ratio=slow_ms / fast_ms, slow_ms=slow_ms, fast_ms=fast_ms)
     v = claims.within_factor_measured(t[slow], t[fast], paper, tol)
     notes = {
-        "holds": ROWS[key].text("note if holds", **slots),
-        "direction only": ROWS[key].text("note if direction only", **slots),
-        "fails": ROWS[key].text("note if fails", **slots),
-        "inconclusive": ROWS[key].text("note if inconclusive", **slots),
+        "holds": row.text("note if holds", **slots),
+        "direction only": row.text("note if direction only", **slots),
+        "fails": row.text("note if fails", **slots),
+        "inconclusive": row.text("note if inconclusive", **slots),
     }
-    return _graded(key, v, notes.get(v.verdict, ""), **slots)
+    return row.graded(v, notes.get(v.verdict, ""), **slots)
 
 
 def scalability_rows(frame: pd.DataFrame) -> list[dict]:
@@ -200,11 +200,8 @@ def scalability_rows(frame: pd.DataFrame) -> list[dict]:
     ]
     order = [CLUSTERED, "propagation_wp", "propagation", "counting"]
     n, t = _paired(frame, MATCHING, order)
-    ranked = (
-        claims.ordering_measured(t, order, paired=True, margin=MIN_EFFECT)
-        if t
-        else "not every algorithm measured at a common N"
-    )
+    missing = "not every algorithm measured at a common N"
+    ranked = claims.ordering_measured(t, order, paired=True, margin=MIN_EFFECT) if t else missing
     rows.append(_graded("matching_ordering", ranked, samples=t, n=n))
     est, lo, hi, k = _slope(frame, CLUSTERED, WHOLE)
     flat = claims.equivalent(est, lo, hi, SLOPE_MARGIN, repeats=k)
@@ -259,10 +256,7 @@ def operator_row(frame: pd.DataFrame) -> dict:
         return _graded("operator_same_factor", "missing workloads")
     a, b = list(ratios)[:2]
     k = min(len(ratios[a]), len(ratios[b]))
-    slower = [
-        claims.direction_measured(r, np.ones_like(r), expected="above", margin=MIN_EFFECT)
-        for r in ratios.values()
-    ]
+    slower = [_above_one(r, MIN_EFFECT) for r in ratios.values()]
     est, lo, hi = claims.t_interval(np.log(ratios[a][:k] / ratios[b][:k]))
     same = claims.equivalent(est, lo, hi, float(np.log(SAME_FACTOR_TOL)), repeats=k)
     if k < 3:
@@ -275,6 +269,11 @@ def operator_row(frame: pd.DataFrame) -> dict:
     }
     graded = _graded(row.key, v, notes.get(v.verdict, ""), samples=ratios, n=int(frame["n"].max()))
     return at_paper_size([graded], frame)[0]
+
+
+def _above_one(ratios: np.ndarray, margin: float = 0.0) -> Verdict:
+    """Paired ratios (slow-downs, speed-ups) whose interval must lie above ``1 + margin``."""
+    return claims.direction_measured(ratios, np.ones_like(ratios), expected="above", margin=margin)
 
 
 def _speedups(frame: pd.DataFrame, algorithm: str) -> np.ndarray:
@@ -291,9 +290,7 @@ def sweep_rows(frame: pd.DataFrame) -> list[dict]:
     up = {a: _speedups(dom, a) for a in ("propagation", CLUSTERED)}
     if all(len(d) for d in up.values()):
         k, xs = min(len(d) for d in up.values()), sorted(dom["x"].unique())
-        faster = [
-            claims.direction_measured(d, np.ones_like(d), expected="above") for d in up.values()
-        ]
+        faster = [_above_one(d) for d in up.values()]
         less = claims.direction_measured(up[CLUSTERED][:k], up["propagation"][:k], expected="below")
         v = claims.combine([*faster, less])
         rows = [_graded("domain_size_sweep", v, samples=up, first=xs[0], last=xs[-1], k=k)]

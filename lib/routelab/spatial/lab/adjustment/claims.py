@@ -15,33 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from routelab.claims import (
-    Declaration,
-    Verdict,
-    beyond_measured,
-    combine,
-    declarations,
-    direction_measured,
-    equivalent_measured,
-    name_deciding_reading,
-    not_comparable,
-    ratio_interval,
-    t_interval,
-    within_factor_measured,
-)
-from routelab.spatial.lab.regime import (
-    C_GRID_US,
-    C_PAPER_US,
-    check_cost,
-    flip_points,
-    paired_map,
-    reading_note,
-    runs_reason,
-)
+from routelab import claims
+from routelab.claims import Declaration, Verdict, beyond_measured, combine, not_comparable
+from routelab.spatial.lab import regime as rg
 from routelab.spatial.migration import select_brute_force, select_dp
 
 #: the rows, declared once (claims.toml beside this module)
-ROWS = declarations(__file__)
+ROWS = claims.declarations(__file__)
 
 #: the smallest effect a "longer", "faster", "less" or "more" is about (RA "fastest": RA /
 #: GR and RA / SI below 1 / 1.25; without it, a difference near 0 (RA / GR 1.09x [1.05,
@@ -64,15 +44,29 @@ THROUGHPUT_READING = "Throughput with adjustment"
 #: the constants the declared texts name
 TOLERANCES = dict(VERY_EFFICIENT=VERY_EFFICIENT, SLIGHTLY=SLIGHTLY, SLIGHTLY_TOL=SLIGHTLY_TOL)
 
-#: a rule on paired per-seed values (a's, b's) -> its verdict
-Judge = Callable[[np.ndarray, np.ndarray], Verdict]
-#: the judge of a direction "above": the paired ratio above 1
-_above = partial(direction_measured, expected="above")
+#: the judges of paired per-seed values (a's, b's): the ratio a / b against a tolerance
+_above = partial(claims.direction_measured, expected="above")
+_below = partial(claims.direction_measured, expected="below")
+_longer, _faster = partial(_above, margin=MIN_EFFECT), partial(_below, margin=MIN_EFFECT)
+_tenth = partial(_below, margin=1 / VERY_EFFICIENT - 1)
+_slightly = partial(claims.within_factor_measured, paper=SLIGHTLY, factor=SLIGHTLY_TOL)
+_half = partial(claims.within_factor_measured, paper=HALF, factor=HALF_TOL)
+_MS = "p2_migration_ms_mean"
+_VERSUS = (("DP", "SI"), ("DP", "RA"), ("GR", "SI"), ("GR", "RA"))
+#: the rows graded on paired ratios a / b at the smaller query count, their parts combined:
+#: key -> (column, the pairs (a, b), judge); the first three read the selection snapshots
+RATIO_ROWS = {
+    "dp_selects_longest": (SELECT_MS, (("DP", "GR"), ("DP", "SI"), ("DP", "RA")), _longer),
+    "ra_selects_fastest": (SELECT_MS, (("RA", "GR"), ("RA", "SI")), _faster),
+    "gr_si_efficient": (SELECT_MS, (("GR", "DP"), ("SI", "DP")), _tenth),
+    "dp_gr_least_data": ("p2_bytes_mean", _VERSUS, _below),
+    "dp_gr_least_time": (_MS, _VERSUS, _below),
+    "dp_slightly_longer": (_MS, (("DP", "GR"),), _slightly),
+    "gr_half_of_ra_si": (_MS, (("GR", "RA"), ("GR", "SI")), _half),
+}
 
 
-def _paired(
-    runs: pd.DataFrame, column: str, a: str, b: str, mu: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _paired(runs: pd.DataFrame, column: str, a: str, b: str, mu: int) -> tuple[np.ndarray, ...]:
     """Per seed, ``column`` of selectors ``a`` and ``b`` at ``mu`` queries."""
     if column not in runs or not len(runs):
         return np.zeros(0), np.zeros(0)
@@ -81,7 +75,7 @@ def _paired(
     return sub[a].to_numpy(float), sub[b].to_numpy(float)
 
 
-def _paired_mus(frame: pd.DataFrame, column: str, name: str, small: int, big: int):  # noqa: ANN202
+def _paired_mus(frame: pd.DataFrame, column: str, name: str, small: int, big: int) -> tuple:
     """Per seed, ``column`` of selector ``name`` at ``big`` and at ``small`` queries."""
     a = frame[(frame["mu"] == small) & (frame["selector"] == name)].set_index("seed")[column]
     b = frame[(frame["mu"] == big) & (frame["selector"] == name)].set_index("seed")[column]
@@ -89,13 +83,11 @@ def _paired_mus(frame: pd.DataFrame, column: str, name: str, small: int, big: in
     return b.loc[common].to_numpy(float), a.loc[common].to_numpy(float)
 
 
-def _paired_grid(
-    runs: pd.DataFrame, column: str, a: str, b: str, mu: int
-) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
-    """Per seed (rows) and per-message cost (columns of :data:`C_GRID_US`), the list column
-    ``column`` of selectors ``a`` and ``b`` at ``mu`` queries, and the runs themselves."""
+def _paired_grid(runs: pd.DataFrame, column: str, a: str, b: str, mu: int) -> tuple:
+    """Per seed (rows) and per-message cost (columns of ``rg.C_GRID_US``), the list column
+    ``column`` of selectors ``a`` and ``b`` at ``mu`` queries, and the runs used."""
     sub = runs[(runs["mu"] == mu) & runs["selector"].isin([a, b])]
-    none = np.zeros((0, len(C_GRID_US)))
+    none = np.zeros((0, len(rg.C_GRID_US)))
     if column not in sub.columns:
         return none, none, sub
     both = sorted(set(sub[sub.selector == a].seed) & set(sub[sub.selector == b].seed))
@@ -107,7 +99,7 @@ def _paired_grid(
 def _fmt(a: np.ndarray, b: np.ndarray) -> str:
     if len(a) < 2:
         return "fewer than 2 seeds"
-    r, lo, hi = ratio_interval(a, b)
+    r, lo, hi = claims.ratio_interval(a, b)
     return f"{r:.3g}x [{lo:.3g}, {hi:.3g}] over {len(a)} seeds"
 
 
@@ -123,38 +115,31 @@ def _largest(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].max()) if column in frame else float("nan")
 
 
-def gated_row(row: Declaration, what: str, *args: Any) -> dict:
-    """A declared row graded through the regime gate (:func:`_gated`, whose arguments follow
-    ``what``)."""
-    return row.row(*_gated(row.claim, what, *args))
-
-
-def _gated(
-    claim: str,
+def gated_row(
+    row: Declaration,
     what: str,
     runs: pd.DataFrame,
     column: str,
     a: str,
     b: str,
     mu: int,
-    judge: Judge,
+    judge: Callable[[np.ndarray, np.ndarray], Verdict],
     note: str,
-    c_paper: float = C_PAPER_US,
-) -> tuple[str, Verdict, str]:
-    """A timing row's measured text, verdict and note through the regime gate and the
-    per-message cost map (:mod:`routelab.spatial.lab.regime`): the verdict at ``c_paper`` µs
-    per message (measured work plus modelled platform cost); the one on this engine
-    (``c = 0``) and the flip point in the note. ``column`` holds, per run, the value at
-    every cost of :data:`C_GRID_US`. Not comparable where the runs are not work-dominated."""
+    c_paper: float = rg.C_PAPER_US,
+) -> dict:
+    """``row`` graded on ``a / b``'s ``what`` (``column``: per run, the value at every cost of
+    the grid) through the regime gate, at ``c_paper`` µs per message (measured work plus
+    modelled platform cost); the verdict on this engine (c = 0) and the flip point in the note."""
     ga, gb, used = _paired_grid(runs, column, a, b, mu)
-    reason = runs_reason(used)
+    reason = rg.runs_reason(used)
     if not len(ga) or reason:
         why = reason or f"the runs have no {column}"
         measured = f"{a} / {b} on this engine: {_fmt(ga[:, 0], gb[:, 0])}" if len(ga) else None
-        return measured or "not measured", not_comparable(f"not work-dominated: {why}"), note
-    vmap = paired_map(claim, judge, ga, gb)
-    fl = flip_points(vmap, c_paper).iloc[0]
-    ip = check_cost(c_paper)
+        verdict = not_comparable(f"not work-dominated: {why}")
+        return row.row(measured or "not measured", verdict, note)
+    vmap = rg.paired_map(what, judge, ga, gb)
+    fl = rg.flip_points(vmap, c_paper).iloc[0]
+    ip = rg.check_cost(c_paper)
     v = judge(ga[:, ip], gb[:, ip])
     measured = (
         f"at the paper's per-message cost (measured work + modelled {c_paper:g} µs per "
@@ -163,176 +148,132 @@ def _gated(
     )
     note += (
         f"; verdict at c = {c_paper:g} µs per message (READINGS.md); on this engine: "
-        f"{fl.verdict_engine}; flip point c*: {fl.flip}{reading_note(vmap, claim, v.verdict)}"
+        f"{fl.verdict_engine}; flip point c*: {fl.flip}{rg.reading_note(vmap, what, v.verdict)}"
         f"; fixed-cost share at most {used.fixed_share.max():.1%}, busiest worker busy at "
         f"least {used.busy_min_s.min():.2f} s"
     )
-    return measured, v, note
+    return row.row(measured, v, note)
 
 
-def _snapshots(frame: pd.DataFrame) -> pd.DataFrame:
-    """The ``level == "selection"`` rows: every selector timed on GR's Phase II snapshots."""
-    return frame[frame["level"] == "selection"] if "level" in frame else frame.iloc[:0]
+def _combined(key: str, parts: list[tuple[str, Verdict]], sep: str = "; ", **slots: Any) -> dict:
+    """Row ``key`` of graded parts: their texts joined, their verdicts combined."""
+    measured, verdict = sep.join(p for p, _ in parts), combine([v for _, v in parts])
+    return ROWS[key].row(measured, verdict, ROWS[key].text("note", **slots), **TOLERANCES)
 
 
-def _ratios(
-    runs: pd.DataFrame, column: str, mu: int, pairs: list[tuple[str, str]], judge: Judge
-) -> list[tuple[str, Verdict]]:
-    """Per (a, b) of ``pairs``: "a / b" with the paired ratio of ``column`` at ``mu`` queries,
-    and ``judge``'s verdict on it."""
-    out = []
-    for a, b in pairs:
-        x, y = _paired(runs, column, a, b, mu)
-        out.append((f"{a} / {b}: {_fmt(x, y)}", judge(x, y)))
-    return out
+def _ratio_row(key: str, frame: pd.DataFrame, slots: dict) -> dict:
+    """A row of :data:`RATIO_ROWS`, one part per pair."""
+    column, pairs, judge = RATIO_ROWS[key]
+    paired = {(a, b): _paired(frame, column, a, b, slots["small"]) for a, b in pairs}
+    parts = [(f"{a} / {b}: {_fmt(x, y)}", judge(x, y)) for (a, b), (x, y) in paired.items()]
+    return _combined(key, parts, **slots)
 
 
-def _combined(key: str, parts: list[tuple[str, Verdict]], **slots: Any) -> dict:
-    """The declared row ``key`` of several graded parts: their texts joined, their verdicts
-    combined; its text ``note`` filled from ``slots``."""
-    row = ROWS[key]
-    note = row.text("note", **slots)
-    measured = "; ".join(p for p, _ in parts)
-    return row.row(measured, combine([v for _, v in parts]), note, **TOLERANCES)
-
-
-def selection_rows(frame: pd.DataFrame, small: int, big: int, scale_note: str) -> list[dict]:
-    """The selection rows (Sect. VI-D, Figs. 12(a), 13) from the snapshots (GR's Phase II
-    triggers, every selector timed on each; :data:`SELECT_MS`)."""
-    snap = _snapshots(frame)
-    slots = dict(scale=scale_note, small=small, big=big)
+def _selection_rows(snap: pd.DataFrame, small: int, big: int, slots: dict) -> list[dict]:
+    """Figs. 12(a), 13 on the snapshots: GR's Phase II triggers, every selector timed on each."""
+    keys = ["dp_selects_longest", "ra_selects_fastest", "gr_si_efficient"]
     if not len(snap) or SELECT_MS not in snap:
         why = "no selection snapshots in the runs"
         if len(snap):
             why = f"the runs lack {SELECT_MS} (a frame recorded before it)"
-        keys = [
-            "dp_selects_longest",
-            "ra_selects_fastest",
-            "gr_si_efficient",
-            "selection_flat_in_queries",
-            "dp_table_bound",
-        ]
-        return [ROWS[k].unmeasured(why, note=scale_note, **TOLERANCES) for k in keys]
-
-    def ratios(pairs: list[tuple[str, str]], expected: str, margin: float) -> list:
-        judge = partial(direction_measured, expected=expected, margin=margin)
-        return _ratios(snap, SELECT_MS, small, pairs, judge)
-
-    longer = ratios([("DP", "GR"), ("DP", "SI"), ("DP", "RA")], "above", MIN_EFFECT)
-    fastest = ratios([("RA", "GR"), ("RA", "SI")], "below", MIN_EFFECT)
-    efficient = ratios([("GR", "DP"), ("SI", "DP")], "below", 1 / VERY_EFFICIENT - 1)
-
+        keys += ["selection_flat_in_queries", "dp_table_bound"]
+        return [ROWS[k].unmeasured(why, note=slots["scale"], **TOLERANCES) for k in keys]
     flat, same = [], ROWS["selection_flat_in_queries"]
     for name in ("GR", "SI", "RA"):
         x, y = _paired_mus(snap, SELECT_MS, name, small, big)
         if len(x) >= 3 and small != big:
-            r, lo, hi = ratio_interval(x, y)
+            r, lo, hi = claims.ratio_interval(x, y)
             text = same.text("part", name=name, r=r, lo=lo, hi=hi, **slots)
-            flat.append((text, equivalent_measured(x, y, SAME_TIME)))
+            flat.append((text, claims.equivalent_measured(x, y, SAME_TIME)))
         else:
             text = same.text("part_unmeasured", name=name, **slots)
             flat.append((text, not_comparable("one query count, or fewer than 3 seeds")))
     dp_big = snap[(snap["selector"] == "DP") & (snap["mu"] == big)]
     oom, n = int(dp_big["oom"].sum()), int(dp_big["snapshots"].sum())
     bound = ROWS["dp_table_bound"]
-    rule = "holds if some DP selection exceeded its memory bound"
+    verdict = Verdict("holds" if oom else "fails", bound.text("verdict_rule"))
     return [
-        _combined("dp_selects_longest", longer, **slots),
-        _combined("ra_selects_fastest", fastest, **slots),
-        _combined("gr_si_efficient", efficient, **slots),
+        *(_ratio_row(k, snap, slots) for k in keys),
         _combined("selection_flat_in_queries", flat, **slots),
-        bound.row(
-            bound.text("measured", oom=oom, n=n, big=big),
-            Verdict("holds" if oom else "fails", rule),
-        ),
+        bound.graded(verdict, oom=oom, n=n, big=big),
     ]
 
 
-def migration_rows(runs: pd.DataFrame, small: int, big: int, scale_note: str) -> list[dict]:
-    """The migration rows (Sect. VI-D, Figs. 12(b), 14); a DP that ran out of memory at the
-    smaller count makes its rows "not comparable"."""
-    below = partial(direction_measured, expected="below")
-    versus = [(a, b) for a in ("DP", "GR") for b in ("SI", "RA")]
-    ms = "p2_migration_ms_mean"
-    share = runs[runs["mu"] == small]["p2_modelled_share"] if "p2_modelled_share" in runs else []
-    modelled = float(np.nanmedian(share)) if len(share) else float("nan")
-    slots = dict(scale=scale_note, small=small, big=big, modelled=modelled)
-    slightly = partial(within_factor_measured, paper=SLIGHTLY, factor=SLIGHTLY_TOL)
-    half = partial(within_factor_measured, paper=HALF, factor=HALF_TOL)
-    size = _ratios(runs, "p2_bytes_mean", small, versus, below)
-    time = _ratios(runs, ms, small, versus, below)
-    longer = _ratios(runs, ms, small, [("DP", "GR")], slightly)
-    halves = _ratios(runs, ms, small, [("GR", "RA"), ("GR", "SI")], half)
-    dp_rows = [
-        _combined("dp_gr_least_data", size, **slots),
-        _combined("dp_gr_least_time", time, **slots),
-        _combined("dp_slightly_longer", longer, **slots),
-    ]
+def _migration_rows(runs: pd.DataFrame, small: int, big: int, slots: dict) -> list[dict]:
+    """Figs. 12(b), 14; DP out of memory at the smaller count: its rows are not comparable."""
+    keys = ("dp_gr_least_data", "dp_gr_least_time", "dp_slightly_longer", "gr_half_of_ra_si")
+    out = [_ratio_row(k, runs, slots) for k in keys]
     oom = _total(runs[(runs["selector"] == "DP") & (runs["mu"] == small)], "oom")
-    if oom:  # a DP that gave up migrates nothing: never a win, the row cannot be graded
-        for r in dp_rows:
-            r["verdict"] = not_comparable(
-                f"DP ran out of memory {oom} times at {small:,} queries (its table bound)"
-            )
+    for row in out[:3] if oom else []:  # a DP that gave up migrates nothing: never a win
+        why = f"DP ran out of memory {oom} times at {small:,} queries (its table bound)"
+        row["verdict"] = not_comparable(why)
     more = []
-    for column, what in (("p2_bytes_mean", "size"), (ms, "time")):
+    for column, what in (("p2_bytes_mean", "size"), (_MS, "time")):
         x, y = _paired_mus(runs, column, "GR", small, big)
         text = ROWS["more_queries_larger"].text("part", what=what, ratio=_fmt(x, y), **slots)
-        up = _above(x, y) if small != big else not_comparable("one query count")
-        more.append((text, up))
-    return [
-        *dp_rows,
-        _combined("gr_half_of_ra_si", halves, **slots),
-        _combined("more_queries_larger", more, **slots),
-    ]
-
-
-def latency_rows(runs: pd.DataFrame, small: int, scale_note: str, c_paper: float) -> list[dict]:
-    """The delayed-tuples rows (Sect. VI-D, Figs. 12(c), 15); GR's goes through the regime
-    gate (:func:`_gated`)."""
-    claim, fewest = "GR leaves the most tuples unaffected", ROWS["gr_fewest_delayed"]
-    gated = [
-        _gated(claim, "share below b1", runs, "lat_fast_grid", "GR", o, small, _above, "", c_paper)
-        for o in ("DP", "SI", "RA")
-    ]
-    gates = " || ".join(n.lstrip("; ") for _, _, n in gated)
-    measured = " || ".join(m for m, _, _ in gated)
-    second = [_fewer_delayed(runs, "DP", o, small) for o in ("SI", "RA")]
-    fewest_note = fewest.text("note", scale=scale_note, gates=gates)
-    return [
-        fewest.row(measured, combine([v for _, v, _ in gated]), fewest_note),
-        _combined("dp_second", second, scale=scale_note),
-        _middle_bucket_row(runs, small, scale_note),
-    ]
+        more.append((text, _above(x, y) if small != big else not_comparable("one query count")))
+    return [*out, _combined("more_queries_larger", more, **slots)]
 
 
 def _difference(x: np.ndarray, y: np.ndarray, expected: str, what: str) -> tuple[dict, Verdict]:
-    """The paired difference ``x - y`` over the seeds (its t interval) as the slots of a
-    text, and whether it lies ``expected`` 0. Rows on shares of tuples are graded on the
-    difference, not the ratio: a seed where one side is near 0 makes the ratio's log
-    unbounded (two runs read DP / SI 33.6x [2.5, 452] and 2.4x [0.72, 7.96] over 5 seeds);
-    the difference stays in the scale the paper plots (Fig. 12(c), shares)."""
-    mean, lo, hi = t_interval(x - y)
+    """The paired difference ``x - y`` (its t interval over the seeds) as a text's slots, and
+    whether it lies ``expected`` 0 (why not the ratio: the rows' rules, in claims.toml)."""
+    mean, lo, hi = claims.t_interval(x - y)
     slots = dict(mean=mean, lo=lo, hi=hi, n=len(x), x=_mean(x), y=_mean(y))
     return slots, beyond_measured(mean, lo, hi, 0.0, expected=expected, what=what, repeats=len(x))
 
 
 def _middle_bucket_row(runs: pd.DataFrame, small: int, scale_note: str) -> dict:
-    """Row ``dp_middle_bucket``: DP's share in [b1, 10 b1) minus GR's (:func:`_difference`)."""
+    """Row ``dp_middle_bucket``."""
     row = ROWS["dp_middle_bucket"]
     x, y = _paired(runs, "lat_mid", "DP", "GR", small)
     slots, verdict = _difference(x, y, "above", "DP's middle-bucket share minus GR's")
     z, _ = _paired(runs, "lat_slow", "DP", "GR", small)  # empty where not recorded
     past = row.text("past", z=_mean(z)) if len(z) else ""
-    measured = row.text("measured", past=past, **slots)
-    return row.row(measured, verdict, row.text("note", scale=scale_note))
+    return row.graded(verdict, row.text("note", scale=scale_note), past=past, **slots)
 
 
 def _fewer_delayed(runs: pd.DataFrame, a: str, b: str, mu: int) -> tuple[str, Verdict]:
-    """A part of row ``dp_second``: ``a``'s delayed share minus ``b``'s (:func:`_difference`)."""
+    """A part of row ``dp_second``: ``a``'s delayed share minus ``b``'s."""
     x, y = _paired(runs, "lat_fast", a, b, mu)
     slots, verdict = _difference(1 - x, 1 - y, "below", f"{a}'s delayed share minus {b}'s")
     return ROWS["dp_second"].text("part", a=a, b=b, **slots), verdict
+
+
+def _latency_rows(runs: pd.DataFrame, small: int, scale_note: str, c_paper: float) -> list[dict]:
+    """Figs. 12(c), 15; GR's row combines three gated rows (:func:`gated_row`)."""
+    fewest, what = ROWS["gr_fewest_delayed"], "share below b1"
+    gated = [
+        gated_row(fewest, what, runs, "lat_fast_grid", "GR", o, small, _above, "", c_paper)
+        for o in ("DP", "SI", "RA")
+    ]
+    gates = " || ".join(g["note"].lstrip("; ") for g in gated)
+    parts = [(g["measured"], g["verdict"]) for g in gated]
+    second = [_fewer_delayed(runs, "DP", o, small) for o in ("SI", "RA")]
+    return [
+        _combined("gr_fewest_delayed", parts, sep=" || ", scale=scale_note, gates=gates),
+        _combined("dp_second", second, scale=scale_note),
+        _middle_bucket_row(runs, small, scale_note),
+    ]
+
+
+def _fig16_row(all_runs: pd.DataFrame, runs: pd.DataFrame, scale_note: str, c_paper: float) -> dict:
+    """Row ``fig16_throughput`` on the runs with Q1/Q2 flips (else the drifting runs), naming
+    :data:`THROUGHPUT_READING` where the alternative throughput decides it."""
+    fig16 = ROWS["fig16_throughput"]
+    flips = all_runs[all_runs["scenario"] == "flips"]
+    source, what = (flips, fig16.text("flips")) if len(flips) else (runs, fig16.text("drift"))
+    mu = int(source["mu"].max())
+
+    def graded(column: str, note: str) -> dict:
+        return gated_row(fig16, what, source, column, "GR", "none", mu, _above, note, c_paper)
+
+    row = graded("throughput_grid", fig16.text("note", scale=scale_note))
+    if "throughput_total_grid" not in source.columns:
+        return row
+    alt = graded("throughput_total_grid", fig16.text("note_total", scale=scale_note))
+    reading = fig16.text("alternative")
+    return claims.name_deciding_reading([row], [alt], THROUGHPUT_READING, reading)[0]
 
 
 def check_rows(runs: pd.DataFrame, sigma: float | None = None) -> list[dict]:
@@ -340,47 +281,35 @@ def check_rows(runs: pd.DataFrame, sigma: float | None = None) -> list[dict]:
     if "p2_selections" not in runs:
         return []
     n, ok = int(runs["p2_selections"].sum()), int(runs["p2_triggered"].sum())
-    verdict = "holds" if ok == n and n else "fails" if n else "not comparable"
-    rule = "holds if every Phase II selection followed a violated constraint"
     row = ROWS["phase2_triggered"]
-    return [row.row(row.text("measured", ok=ok, n=n), Verdict(verdict, rule))]
+    verdict = "holds" if ok == n and n else "fails" if n else "not comparable"
+    return [row.graded(Verdict(verdict, row.text("verdict_rule")), ok=ok, n=n)]
 
 
-def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US) -> list[dict]:
-    """Every row of the table from the experiments' frame (``level == "run"`` rows and the
-    selection snapshots); the gated timing rows are graded at ``c_paper`` µs per message
-    (:func:`gated_row`)."""
-    all_runs = frame[frame["level"] == "run"]
-    if "scenario" not in all_runs.columns:
-        all_runs = all_runs.assign(scenario="drift")
-    runs = all_runs[all_runs["scenario"] == "drift"]
-    flips = all_runs[all_runs["scenario"] == "flips"]
-    snaps = _snapshots(frame)
-    if "scenario" in snaps:
-        snaps = snaps[snaps["scenario"] == "drift"]
-    mus = sorted(runs["mu"].unique())
-    small, big = int(mus[0]), int(mus[-1])
-    out = selection_rows(snaps, small, big, scale_note)
-    out += migration_rows(runs, small, big, scale_note)
-    out += latency_rows(runs, small, scale_note, c_paper)
-    fig16 = ROWS["fig16_throughput"]
-    source = flips if len(flips) else runs
-    what = fig16.text("flips") if len(flips) else fig16.text("drift")
-
-    def graded(column: str, note: str) -> dict:
-        mu = int(source["mu"].max())
-        return gated_row(fig16, what, source, column, "GR", "none", mu, _above, note, c_paper)
-
-    row = graded("throughput_grid", fig16.text("note", scale=scale_note))
-    if "throughput_total_grid" in source.columns:
-        alt = graded("throughput_total_grid", fig16.text("note_total", scale=scale_note))
-        row = name_deciding_reading([row], [alt], THROUGHPUT_READING, fig16.text("alternative"))[0]
-    out += [row, _dp_exact_row(), *check_rows(all_runs)]
-    return out + _phase_and_global_rows(all_runs, scale_note, c_paper)
+def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = rg.C_PAPER_US) -> list[dict]:
+    """Every row from the experiments' frame (``level == "run"`` rows and the selection
+    snapshots); the gated timing rows graded at ``c_paper`` µs per message."""
+    if "scenario" not in frame:
+        frame = frame.assign(scenario="drift")
+    all_runs, drift = frame[frame["level"] == "run"], frame[frame["scenario"] == "drift"]
+    runs, snaps = drift[drift["level"] == "run"], drift[drift["level"] == "selection"]
+    small, big = int(runs["mu"].min()), int(runs["mu"].max())
+    share = runs[runs["mu"] == small].get("p2_modelled_share", [])
+    modelled = float(np.nanmedian(share)) if len(share) else float("nan")
+    slots = dict(scale=scale_note, small=small, big=big, modelled=modelled)
+    return [
+        *_selection_rows(snaps, small, big, slots),
+        *_migration_rows(runs, small, big, slots),
+        *_latency_rows(runs, small, scale_note, c_paper),
+        _fig16_row(all_runs, runs, scale_note, c_paper),
+        _dp_exact_row(),
+        *check_rows(all_runs),
+        *_phase_and_global_rows(all_runs, scale_note, c_paper),
+    ]
 
 
 def _phase_and_global_rows(
-    all_runs: pd.DataFrame, scale_note: str, c_paper: float = C_PAPER_US
+    all_runs: pd.DataFrame, scale_note: str, c_paper: float = rg.C_PAPER_US
 ) -> list[dict]:
     """Rows ``phase1_lowers_load`` (GR's runs) and ``global_repartition`` (the global runs)."""
     out = []
@@ -393,16 +322,10 @@ def _phase_and_global_rows(
             for m, r in per.iterrows()
         )
         acts, lowered = _total(gr, "phase1_actions"), _total(gr, "phase1_lowered")
-        gi2 = per.loc["gi2_checks", "phase1_splits"] if "gi2_checks" in per.index else 0
-        pairs = per.loc["pairs_unit", "phase1_splits"] if "pairs_unit" in per.index else None
-        ok = acts == lowered and gi2 == 0 and (pairs is None or pairs > 0)
-        rule = (
-            "holds if every action lowered the estimated load, no split fired under "
-            "gi2_checks (where a split cannot lower the total) and splits fired under "
-            "pairs_unit (where they can), if run"
-        )
-        measured = row.text("measured", models=models, lowered=lowered, acts=acts)
-        out.append(row.row(measured, Verdict("holds" if ok else "fails", rule)))
+        split = per["phase1_splits"]
+        ok = acts == lowered and split.get("gi2_checks", 0) == 0 and split.get("pairs_unit", 1) > 0
+        verdict = Verdict("holds" if ok else "fails", row.text("verdict_rule"))
+        out.append(row.graded(verdict, models=models, lowered=lowered, acts=acts))
     glob = all_runs[all_runs["scenario"] == "global"] if "scenario" in all_runs else all_runs[:0]
     if len(glob):
         row = ROWS["global_repartition"]
@@ -411,15 +334,13 @@ def _phase_and_global_rows(
         gain, gamma = _largest(mine, "global_best_gain"), _largest(mine, "global_gamma")
         note = row.text("note", scale=scale_note, gamma=gamma)
         mu = int(glob["mu"].max())
-        args = (glob, "throughput_grid", "GR+global", "GR", mu, _above, note, c_paper)
-        gated = gated_row(row, "throughput", *args)
+        gated = gated_row(
+            row, "throughput", glob, "throughput_grid", "GR+global", "GR", mu, _above, note, c_paper
+        )
         gated["measured"] += row.text("switches", switches=switches, gain=gain, gamma=gamma)
-        out.append(gated)
         if not switches:
-            gated["verdict"] = not_comparable(
-                f"no re-partition was taken (0 switches: the best promised {gain:.1%}, "
-                f"gamma = {gamma:.0%}), so the runs compare local adjustment with itself"
-            )
+            gated["verdict"] = not_comparable(row.text("no_switch", gain=gain, gamma=gamma))
+        out.append(gated)
     return out
 
 
@@ -433,10 +354,9 @@ def _dp_exact_row(n_cases: int = 200, seed: int = 0) -> dict:
         size = rng.integers(0, 30, k)
         need = float(rng.random() * load.sum())
         wrong += select_dp(load, size, need).cost != select_brute_force(load, size, need).cost
-    rule = "holds if DP's cost equals the brute force's on every instance"
     row = ROWS["dp_exact"]
-    measured = row.text("measured", ok=n_cases - wrong, n=n_cases)
-    return row.row(measured, Verdict("holds" if not wrong else "fails", rule))
+    verdict = Verdict("fails" if wrong else "holds", row.text("verdict_rule"))
+    return row.graded(verdict, ok=n_cases - wrong, n=n_cases)
 
 
 #: the timing rows that go through the regime gate and the per-message cost map: (claim,
@@ -463,10 +383,10 @@ def regime_map(frame: pd.DataFrame) -> pd.DataFrame:
         sub = runs[runs["scenario"] == scenario] if "scenario" in runs else runs
         if not len(sub):
             continue
-        mus = sorted(sub["mu"].unique())
-        ga, gb, used = _paired_grid(sub, column, a, b, int(mus[0] if which == "small" else mus[-1]))
-        if len(ga) and not runs_reason(used):
-            out.append(paired_map(claim, _above, ga, gb))
+        mu = sub["mu"].min() if which == "small" else sub["mu"].max()
+        ga, gb, used = _paired_grid(sub, column, a, b, int(mu))
+        if len(ga) and not rg.runs_reason(used):
+            out.append(rg.paired_map(claim, _above, ga, gb))
     cols = ["claim", "c_us", "verdict", "rule", "measured"]
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols)
 
@@ -478,7 +398,7 @@ def regime_table(frame: pd.DataFrame) -> pd.DataFrame:
     runs = frame[frame["level"] == "run"]
     rows = []
     for (scenario, mu, sel), g in runs.groupby(["scenario", "mu", "selector"]):
-        reason = runs_reason(g)
+        reason = rg.runs_reason(g)
         rows.append(
             {
                 "scenario": scenario,
