@@ -296,6 +296,15 @@ def test_epoch_counting_beats_lifetime_more_with_workers_and_skew():
     none = cf.ablation_claims(*_ablation(lifetime=(1.0, 0.9)))
     assert _v(_by(none, "Epoch-based counting")) == "fails"
     assert _v(_by(none, "lifetime vs epoch")) == "fails"
+    life, *rest = _ablation(lifetime=(1.0, 1.4))
+    real = life.assign(case="AM", stream_z=float("nan"))  # the real stand-in only
+    only_real = _by(cf.ablation_claims(real, *rest), "Epoch-based counting")  # no traceback
+    assert _v(only_real) == "holds"  # the part measured holds; the growth is named unmeasured
+    assert "not comparable: no time-evolving Zipf case" in only_real["verdict"].rule
+    assert (
+        only_real["measured"]
+        == "lifetime / epoch execution time up to 1.400x (no time-evolving Zipf case)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,27 @@ def test_c1_c2_grade_the_families_and_the_papers_size() -> None:
     assert _v(sc.c1_space_beats_text_on_q1(_fig6(209, 147).iloc[:0])) == "not comparable"
 
 
+def test_a_pair_not_measured_alike_is_counted_not_dropped() -> None:
+    """C1's family rests on every (space, text) pair of every Q1 set: a pair missing on one
+    set (here GB's r-tree) is counted as not comparable in the rule, never left out unseen;
+    the same in C6's combination of orders."""
+    f = _fig6(209, 147)
+    whole = sc.c1_space_beats_text_on_q1(f)["verdict"]
+    assert "18 hold" in whole.rule and "not comparable" not in whole.rule
+    gone = f[~((f.country == "GB") & (f.query_set == "Q1") & (f.algorithm == "r-tree"))]
+    part = sc.c1_space_beats_text_on_q1(gone)["verdict"]
+    assert part.verdict == "holds"  # the pairs measured still decide
+    assert "15 hold" in part.rule and "3 not comparable" in part.rule
+    short = f.copy()  # one replay fewer: measured, but not alike
+    at = (short.country == "GB") & (short.query_set == "Q1") & (short.algorithm == "grid")
+    short.loc[at, "throughput_runs"] = short.loc[at, "throughput_runs"].map(lambda r: r[:2])
+    assert "3 not comparable" in sc.c1_space_beats_text_on_q1(short)["verdict"].rule
+    g = _fig7(100, 80, 90)
+    g = g[~((g.country == "GB") & (g.query_set == "Q1") & (g.algorithm == "metric"))]
+    order = sc.c6_q1_order(g)["verdict"]
+    assert "kd-tree and metric not measured alike on UK-Q1" in order.rule
+
+
 def test_c3_best_baselines() -> None:
     f = _fig6(150, 170)
     f.loc[f.algorithm == "grid", "throughput_runs"] = f.loc[f.algorithm == "grid", "throughput_runs"].map(

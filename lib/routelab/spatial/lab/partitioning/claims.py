@@ -105,9 +105,19 @@ def _ratio(df: pd.DataFrame, s: tuple, x: str, y: str, column: str = "throughput
 
 
 def _beats(df: pd.DataFrame, q: str, pairs: tuple) -> list[Verdict]:
-    """On each ``q`` set, each (x, y) of ``pairs`` measured alike: x's throughput above y's."""
-    paired = (_paired(df, s, x, y) for s in _sets(df, q) for x, y in pairs)
-    return [claims.direction_measured(a, b, expected="above") for a, b in filter(None, paired)]
+    """On each ``q`` set, each (x, y) of ``pairs``: x's throughput above y's; a pair not
+    measured alike there (one missing, or other replay counts) is counted, not comparable,
+    so a share or combination over the pairs says how many it rests on. Empty if no pair is
+    measured alike anywhere."""
+    cases = [(s, x, y, _paired(df, s, x, y)) for s in _sets(df, q) for x, y in pairs]
+    if not any(p for *_, p in cases):
+        return []
+    return [
+        claims.direction_measured(*p, expected="above")
+        if p
+        else not_comparable(f"{x} and {y} not measured alike on {_name(*s)}")
+        for s, x, y, p in cases
+    ]
 
 
 def _top(
