@@ -11,15 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from routelab.claims import (
-    Verdict,
-    block_bootstrap_ratio,
-    combine,
-    declarations,
-    direction_block_bootstrap,
-    equivalent,
-    not_comparable,
-)
+from routelab import claims
 from routelab.compare.routers import SYSTEMS_BY_NAME, system_of
 
 #: "bounded": SALB's imbalance at the larger N within this factor of the smaller N's
@@ -31,7 +23,7 @@ ORDER = 10.0
 #: consecutive windows per bootstrap block
 BLOCK = 3
 #: the rows, declared once (claims.toml beside this module)
-ROWS = declarations(__file__)
+ROWS = claims.declarations(__file__)
 #: the rows pairing two routers at the smaller N: the routers, the column of window series,
 #: which way the first lies from the second and by what margin
 VERSUS = {
@@ -58,31 +50,28 @@ def _paired(a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
     return [a[ok], b[ok]]
 
 
-def _bounded(a: np.ndarray, b: np.ndarray) -> Verdict:
+def _bounded(a: np.ndarray, b: np.ndarray) -> claims.Verdict:
     """``a / b`` within :data:`BOUNDED` either way, on the block-bootstrap interval."""
     if len(a) < 6:
-        return not_comparable("fewer than 6 windows")
-    r, lo, hi = block_bootstrap_ratio(a, b, block=BLOCK)
-    return equivalent(math.log(r), math.log(lo), math.log(hi), math.log(BOUNDED), repeats=len(a))
+        return claims.not_comparable("fewer than 6 windows")
+    r, lo, hi = (math.log(x) for x in claims.block_bootstrap_ratio(a, b, block=BLOCK))
+    return claims.equivalent(r, lo, hi, math.log(BOUNDED), repeats=len(a))
 
 
-def _dir(a: np.ndarray, b: np.ndarray, *, expected: str, margin: float = 0.0) -> Verdict:
-    """Whether ``a / b`` lies ``expected`` (``"above"`` or ``"below"``) 1 (beyond ``margin``)
-    on the block-bootstrap interval (:func:`routelab.claims.direction_block_bootstrap`)."""
-    return direction_block_bootstrap(a, b, expected=expected, margin=margin, block=BLOCK)
-
-
-def _fmt(a: np.ndarray, b: np.ndarray) -> str:
+def _ratio(a: np.ndarray, b: np.ndarray) -> str:
+    """``a / b`` with its block-bootstrap interval, as every measured text shows it."""
     if len(a) < 2:
         return "fewer than 2 windows"
-    r, lo, hi = block_bootstrap_ratio(a, b, block=BLOCK)
+    r, lo, hi = claims.block_bootstrap_ratio(a, b, block=BLOCK)
     return f"{r:.3g}x [{lo:.3g}, {hi:.3g}] over {len(a)} windows (block bootstrap)"
 
 
-def _graded(key: str, verdict: Verdict, **slots: object) -> dict:
-    """The declared row ``key`` with its measured text and note filled from ``slots``."""
-    row = ROWS[key]
-    return row.row(row.text("measured", **slots), verdict, row.text("note", **slots))
+def _versus(
+    key: str, a: np.ndarray, b: np.ndarray, expected: str, margin: float = 0.0, **slots: object
+) -> dict:
+    """Row ``key``: whether ``a / b`` lies ``expected`` 1 (beyond ``margin``)."""
+    verdict = claims.direction_block_bootstrap(a, b, expected=expected, margin=margin, block=BLOCK)
+    return ROWS[key].graded(verdict, ratio=_ratio(a, b), **slots)
 
 
 def rows(
@@ -99,25 +88,23 @@ def rows(
     )
     hashing = _pair(frame, "window_imbalance", ("hash", big), ("hash", small))
     salb = _pair(frame, "window_imbalance", ("SALB", big), ("SALB", small))
-    both = combine([_dir(*hashing, expected="above", margin=GROWTH), _bounded(*salb)])
-    out = [_graded("hash_grows_salb_bounded", both, hash=_fmt(*hashing), salb=_fmt(*salb), **slots)]
+    grows = claims.direction_block_bootstrap(*hashing, expected="above", margin=GROWTH, block=BLOCK)
+    both = claims.combine([grows, _bounded(*salb)])
+    ratios = dict(hash=_ratio(*hashing), salb=_ratio(*salb))
+    out = [ROWS["hash_grows_salb_bounded"].graded(both, **ratios, **slots)]
     for key, (a, b, column, expected, margin) in VERSUS.items():
         x, y = _pair(frame, column, (a, small), (b, small))
-        pair_verdict = _dir(x, y, expected=expected, margin=margin)
-        out.append(_graded(key, pair_verdict, ratio=_fmt(x, y), **slots))
+        out.append(_versus(key, x, y, expected, margin, **slots))
     for system in (s.name for s in SYSTEMS_BY_NAME.values() if not s.learns_online):
         d = drift[drift["system"] == system] if len(drift) else drift
         if not d.empty:
             x, y = _paired(d["adapted"].to_numpy(), d["static"].to_numpy())
             ms, router = d["relearn_s"].median() * 1e3, d["router"].iloc[0]
-            measured = dict(ratio=_fmt(x, y), ms=ms, router=router)
-            lower = _dir(x, y, expected="below")
-            out.append(_graded(f"drift {system}", lower, **measured, **slots))
+            out.append(_versus(f"drift {system}", x, y, "below", ms=ms, router=router, **slots))
     same = ROWS["same_answer"]
-    if equal is None:
-        measured, verdict = same.text("not_compared"), "not comparable"
-    else:
-        measured, verdict = (
-            (same.text("equal"), "holds") if equal else (same.text("differ"), "fails")
-        )
-    return [*out, same.row(measured, Verdict(verdict, same.rule))]
+    measured, verdict = {
+        None: (same.text("not_compared"), "not comparable"),
+        True: (same.text("equal"), "holds"),
+        False: (same.text("differ"), "fails"),
+    }[equal]
+    return [*out, same.row(measured, claims.Verdict(verdict, same.rule))]

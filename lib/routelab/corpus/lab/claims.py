@@ -1,10 +1,6 @@
-"""The claims tables of notebooks 01 (corpus) and 02 (subscriptions), S3-TM Sect. 6.1.
-
-Each ``*_row`` function grades one row declared in claims.toml (statement, rule, texts) with
-:mod:`routelab.claims`, by the tolerances below; ``corpus_claims`` / ``subscription_claims``
-measure them and record them on a :class:`~routelab.report.NotebookReport`. No row judges a
-measured time.
-"""
+"""The claims tables of notebooks 01 (corpus) and 02 (subscriptions), S3-TM Sect. 6.1: each
+``*_row`` grades one row of claims.toml by the tolerances below; ``corpus_claims`` and
+``subscription_claims`` measure and record them. No row judges a measured time."""
 
 from __future__ import annotations
 
@@ -12,14 +8,13 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 from routelab import claims
 from routelab.claims import Verdict, not_comparable
 from routelab.corpus.lab.paper_values import S3TM_TABLE1, per_post
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
     from pyspark.sql import DataFrame
 
     from routelab.report import NotebookReport
@@ -51,33 +46,90 @@ def token_check(posts: DataFrame) -> tuple[int, int]:
 
 def cleaning_row(bad_tokens: int, posts_with_numbers: int) -> dict:
     """Row ``cleaning``."""
-    row = ROWS["cleaning"]
-    measured = row.text("measured", bad=bad_tokens, numbers=posts_with_numbers)
     bad = claims.at_most(bad_tokens, 0, what="bad tokens")
     numbers = claims.at_least(posts_with_numbers, 1, what="posts with a number")
-    return row.row(measured, claims.combine([bad, numbers]))
+    verdict = claims.combine([bad, numbers])
+    return ROWS["cleaning"].graded(verdict, bad=bad_tokens, numbers=posts_with_numbers)
 
 
 def zipf_row(zipf: Mapping[str, Any]) -> dict:
     """Row ``zipf``, from the fit's exponent, R² and ranks."""
-    row = ROWS["zipf"]
-    measured = row.text("measured", **zipf)
-    return row.row(measured, claims.at_least(zipf["r2"], ZIPF_MIN_R2, what="R² of the log-log fit"))
+    verdict = claims.at_least(zipf["r2"], ZIPF_MIN_R2, what="R² of the log-log fit")
+    return ROWS["zipf"].graded(verdict, **zipf)
 
 
 def words_per_post_row(ours: float, lo: float, hi: float) -> dict:
     """Row ``words_per_post``: ``lo``-``hi``, the paper's range, widened by the factor."""
-    row = ROWS["words_per_post"]
-    low, high = lo / WORDS_PER_POST_FACTOR, hi * WORDS_PER_POST_FACTOR
-    band = row.text("band", low=low, high=high, factor=WORDS_PER_POST_FACTOR)
+    row, factor = ROWS["words_per_post"], WORDS_PER_POST_FACTOR
+    low, high = lo / factor, hi * factor
+    band = row.text("band", low=low, high=high, factor=factor)
     if math.isnan(ours):
         verdict = not_comparable(band + "; nothing measured")
     elif low <= ours <= high:
         verdict = Verdict("holds", band)
     else:
         verdict = Verdict("direction only" if ours < low else "fails", band)
-    measured = row.text("measured", ours=ours)
-    return row.row(measured, verdict, lo=lo, hi=hi, factor=WORDS_PER_POST_FACTOR)
+    return row.graded(verdict, ours=ours, lo=lo, hi=hi, factor=factor)
+
+
+def _reason(row: claims.Declaration, posts: int, *, empty_is_smaller: bool) -> str:
+    """Why ``row`` is not comparable: our corpus has fewer posts than the paper's 1M (how many
+    times fewer; no posts: infinitely, if ``empty_is_smaller``), or it is another corpus."""
+    ratio = PAPER_CORPUS_POSTS / posts if posts else float("inf")
+    if ratio > 1 and (posts or empty_is_smaller):
+        return row.text("smaller", posts=posts, ratio=ratio)
+    return row.text("other", posts=posts)
+
+
+def vocabulary_row(table: Mapping[str, int]) -> dict:
+    """Row ``vocabulary``: not comparable; the reason says how much smaller our corpus is."""
+    row, posts = ROWS["vocabulary"], table["posts"]
+    measured = row.text("measured", words=table["unique_words"], posts=posts)
+    return row.unmeasured(_reason(row, posts, empty_is_smaller=True), measured)
+
+
+def word_pairs_row(table: Mapping[str, int]) -> dict:
+    """Row ``word_pairs``: not comparable; the reason says how our corpus differs."""
+    row, posts, pairs = ROWS["word_pairs"], table["posts"], table.get("word_pairs")
+    if pairs is None:
+        measured = row.text("not_counted")
+    elif posts:
+        measured = row.text("per_post", pairs=pairs, posts=posts, per_post=pairs / posts)
+    else:
+        measured = row.text("pairs", pairs=pairs)
+    paper_pairs = ", ".join(f"{per_post(t)['pairs_per_post']:.2f}" for t in S3TM_TABLE1.values())
+    reason = _reason(row, posts, empty_is_smaller=False)
+    return row.unmeasured(reason, measured, paper_pairs=paper_pairs)
+
+
+def stemming_row(settings: Mapping[str, Any]) -> dict:
+    """Row ``stemming``."""
+    row, stem, mode = ROWS["stemming"], settings.get("stem"), settings.get("stem_mode")
+    if stem is None:
+        return row.unmeasured(row.rule + "; settings not recorded", row.text("not_recorded"))
+    if not stem:
+        return row.row(row.text("none"), Verdict("fails", row.rule))
+    if mode == "original":
+        return row.row(row.text("original"), Verdict("holds", row.rule))
+    return row.row(row.text("variant", mode=mode), Verdict("direction only", row.rule))
+
+
+def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None) -> dict:
+    """Row ``stop_words``; ``n_stop_words`` (the list's size) is counted when not given."""
+    from routelab.corpus.text import DEFAULT_STOP_LIST, STOP_LISTS, load_stopwords
+
+    row, choice = ROWS["stop_words"], settings.get("stopwords")
+    if n_stop_words is None and isinstance(choice, str) and choice.startswith("custom ("):
+        n_stop_words = int(choice[len("custom (") : -1])
+    elif n_stop_words is None and choice in ("default", *STOP_LISTS):
+        n_stop_words = len(load_stopwords(DEFAULT_STOP_LIST if choice == "default" else choice))
+    if choice is None:
+        return row.unmeasured(row.rule + "; settings not recorded", row.text("not_recorded"))
+    if n_stop_words == 0:
+        return row.row(row.text("empty"), Verdict("fails", row.rule))
+    lists = {"default": row.text("default_list"), "spark": row.text("spark_list")}
+    measured = row.text("measured", n=n_stop_words, what=lists.get(choice, choice))
+    return row.unmeasured(row.rule + row.text("other", n=n_stop_words), measured)
 
 
 def corpus_claims(
@@ -110,110 +162,38 @@ def corpus_claims(
     report.claim(**stop_words_row(settings))
 
 
-def vocabulary_row(table: Mapping[str, int]) -> dict:
-    """Row ``vocabulary``: not comparable; the reason says how much smaller our corpus is."""
-    row, posts = ROWS["vocabulary"], table["posts"]
-    ratio = PAPER_CORPUS_POSTS / posts if posts else float("inf")
-    if ratio > 1:
-        reason = row.text("smaller", posts=posts, ratio=ratio)
-    else:
-        reason = row.text("other", posts=posts)
-    return row.unmeasured(reason, row.text("measured", words=table["unique_words"], posts=posts))
-
-
-def word_pairs_row(table: Mapping[str, int]) -> dict:
-    """Row ``word_pairs``: not comparable; the reason says how our corpus differs."""
-    row, posts, pairs = ROWS["word_pairs"], table["posts"], table.get("word_pairs")
-    ratio = PAPER_CORPUS_POSTS / posts if posts else float("inf")
-    if posts and ratio > 1:
-        reason = row.text("smaller", posts=posts, ratio=ratio)
-    else:
-        reason = row.text("other", posts=posts)
-    if pairs is None:
-        measured = "not counted"
-    elif posts:
-        measured = row.text("per_post", pairs=pairs, posts=posts, per_post=pairs / posts)
-    else:
-        measured = row.text("pairs", pairs=pairs)
-    paper_pairs = ", ".join(f"{per_post(t)['pairs_per_post']:.2f}" for t in S3TM_TABLE1.values())
-    return row.unmeasured(reason, measured, paper_pairs=paper_pairs)
-
-
-def stemming_row(settings: Mapping[str, Any]) -> dict:
-    """Row ``stemming``."""
-    row = ROWS["stemming"]
-    stem, mode = settings.get("stem"), settings.get("stem_mode")
-    if stem is None:
-        verdict, measured = not_comparable(row.rule + "; settings not recorded"), "not recorded"
-    elif not stem:
-        verdict, measured = Verdict("fails", row.rule), "no stemming"
-    elif mode == "original":
-        verdict, measured = Verdict("holds", row.rule), "Porter stemming, original 1980 algorithm"
-    else:
-        verdict, measured = Verdict("direction only", row.rule), f"Porter stemming, {mode} variant"
-    return row.row(measured, verdict)
-
-
-def stop_words_row(settings: Mapping[str, Any], n_stop_words: int | None = None) -> dict:
-    """Row ``stop_words``; ``n_stop_words`` (the list's size) is counted when not given."""
-    from routelab.corpus.text import DEFAULT_STOP_LIST, STOP_LISTS, load_stopwords
-
-    row, choice = ROWS["stop_words"], settings.get("stopwords")
-    if n_stop_words is None:
-        if choice == "default":
-            n_stop_words = len(load_stopwords(DEFAULT_STOP_LIST))
-        elif choice in STOP_LISTS:
-            n_stop_words = len(load_stopwords(choice))
-        if isinstance(choice, str) and choice.startswith("custom ("):
-            n_stop_words = int(choice[len("custom (") : -1])
-    if choice is None:
-        verdict, measured = not_comparable(row.rule + "; settings not recorded"), "not recorded"
-    elif n_stop_words == 0:
-        verdict, measured = Verdict("fails", row.rule), "no stop words removed (empty list)"
-    else:
-        lists = {"default": row.text("default_list"), "spark": row.text("spark_list")}
-        measured = row.text("measured", n=n_stop_words, what=lists.get(choice, choice))
-        verdict = not_comparable(row.rule + row.text("other", n=n_stop_words))
-    return row.row(measured, verdict)
-
-
 def length_row(p_value: float, n: int) -> dict:
     """Row ``lengths``."""
-    row = ROWS["lengths"]
-    measured = row.text("measured", p=p_value, n=n)
-    return row.row(measured, claims.at_least(p_value, LENGTH_TEST_LEVEL, what="χ² p-value"))
+    verdict = claims.at_least(p_value, LENGTH_TEST_LEVEL, what="χ² p-value")
+    return ROWS["lengths"].graded(verdict, p=p_value, n=n)
 
 
 def lda_row(n_topics: int, words_per_topic: int, alpha: float, beta: float) -> dict:
     """Row ``lda``; the note names this profile's topic count where it is not the paper's."""
     row = ROWS["lda"]
     settings = [n_topics == 100, words_per_topic == 5, alpha == 0.1, beta == 0.1]
-    measured = row.text("measured", n=n_topics, words=words_per_topic, alpha=alpha, beta=beta)
     verdict = claims.share(sum(settings), len(settings), partly_at=0.25, rule=row.rule)
     note = row.note + ("" if n_topics == 100 else row.text("profile", n=n_topics))
-    return row.row(measured, verdict, note)
+    return row.graded(verdict, note, n=n_topics, words=words_per_topic, alpha=alpha, beta=beta)
 
 
 def length_contrast_row(tweet_len: float, topic_len: float) -> dict:
     """Row ``length_contrast``."""
-    row = ROWS["length_contrast"]
-    measured = row.text("measured", tweet=tweet_len, topic=topic_len)
-    return row.row(measured, claims.direction(tweet_len / topic_len, neutral=1.0, expected="above"))
+    verdict = claims.direction(tweet_len / topic_len, neutral=1.0, expected="above")
+    return ROWS["length_contrast"].graded(verdict, tweet=tweet_len, topic=topic_len)
 
 
 def popularity_row(tweet_rate: float, topic_rate: float, medians: tuple[float, float]) -> dict:
     """Row ``popularity``; the note says whether the medians (tweet, topic) agree with the
-    means' order, and how far the topic mean lies above its median (a few popular
-    subscriptions carrying it)."""
+    means' order, and how far the topic mean lies above its median."""
     row, (tweet_med, topic_med) = ROWS["popularity"], medians
-    measured = row.text("measured", tweet=tweet_rate, topic=topic_rate)
-    ratio = topic_rate / tweet_rate if tweet_rate else float("inf")
-    verdict = claims.direction(ratio, neutral=1.0, expected="above")
     note = row.text("medians", tweet=tweet_med, topic=topic_med)
     note += row.text("agree") if topic_med > tweet_med else row.text("disagree")
     if topic_med > 0 and topic_rate / topic_med >= 2:
         note += row.text("carried", times=topic_rate / topic_med)
-    return row.row(measured, verdict, note)
+    ratio = topic_rate / tweet_rate if tweet_rate else float("inf")
+    verdict = claims.direction(ratio, neutral=1.0, expected="above")
+    return row.graded(verdict, note, tweet=tweet_rate, topic=topic_rate)
 
 
 def subscription_claims(

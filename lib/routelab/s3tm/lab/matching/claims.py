@@ -1,11 +1,9 @@
-"""The claims of S3-TM Sects. 2, 4.2 and 6.3 (Fig. 7a-h), checked on notebook 04's numbers.
-
-Each function measures and grades one row declared in claims.toml (statement, rule, texts);
-the tolerances and the paper's sizes are the constants below. Most claims are directions:
-holding in every workload is "holds", in some "partly" (Fig. 5's SALB vs hash sizes belong to
-notebook 03). Throughputs count trie lookups as the load (Eq. 6,
-:mod:`routelab.s3tm.matching_load`), so no row is a timing row. ``synthetic_from`` (the number
-of real posts) makes a note name the tweet-based sizes beyond it (synthetic subscriptions).
+"""The claims of notebook 04 (S3-TM Sects. 2, 4.2 and 6.3; Figs. 3, 7a-h): rows, rules and texts
+in claims.toml, the tolerances and the paper's sizes below. Most claims are directions: holding
+in every workload is "holds", in some "partly" (Fig. 5's SALB vs hash sizes belong to notebook
+03). Throughputs count trie lookups as the load (Eq. 6, :mod:`routelab.s3tm.matching_load`), so
+no row is a timing row. ``synthetic_from`` (the number of real posts) makes a note name the
+tweet-based sizes beyond it (synthetic subscriptions).
 """
 
 from __future__ import annotations
@@ -62,21 +60,27 @@ def _where(row: Declaration, names: str) -> str:
     return row.text("where", where=names) if names else ""
 
 
+def _means(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """(kind, n_subs) x method table of mean ``metric``."""
+    sel = summary[summary["metric"] == metric]
+    return sel.pivot_table(index=["kind", "n_subs"], columns="method", values="mean")
+
+
 def lasp_cuts_load(
     gain: pd.DataFrame, placement_sizes: Sequence[int], *, synthetic_from: int | None = None
 ) -> dict:
     """Row ``lasp_cuts_load``; its note names each workload by the columns the frame has."""
     row, ratio = ROWS["lasp_cuts_load"], gain["lasp_over_random"]
-    measured = row.text("measured", low=ratio.min(), high=ratio.max(), sizes=list(placement_sizes))
-    verdict = _share(row, ratio < 1)
     keys = [k for k in ("kind", "n_subs", "method") if k in gain.columns]
-    where = ", ".join(
-        (" ".join(f"{r[k]:,}" if k == "n_subs" else str(r[k]) for k in keys) or "a workload")
-        + f" ({r['lasp_over_random']:.2f})"
-        for _, r in gain[~(ratio < 1)].iterrows()
-    )
+
+    def workload(r: pd.Series) -> str:
+        name = " ".join(f"{r[k]:,}" if k == "n_subs" else str(r[k]) for k in keys) or "a workload"
+        return row.text("workload", name=name, ratio=r["lasp_over_random"])
+
+    where = ", ".join(workload(r) for _, r in gain[~(ratio < 1)].iterrows())
     note = synthetic_note(placement_sizes, synthetic_from, _where(row, where))
-    return row.row(measured, verdict, note)
+    measured = row.text("measured", low=ratio.min(), high=ratio.max(), sizes=list(placement_sizes))
+    return row.row(measured, _share(row, ratio < 1), note)
 
 
 def topic_falls_slower(
@@ -93,7 +97,7 @@ def topic_falls_slower(
 def salb_keeps_advantage(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict:
     """Row ``salb_keeps_advantage``."""
     row, rank = ROWS["salb_keeps_advantage"], scaling.method_ranking(summary)
-    best = ", ".join(f"{m} in {n}" for m, n in rank["best"].value_counts().items())
+    best = ", ".join(row.text("best", m=m, n=n) for m, n in rank["best"].value_counts().items())
     note = synthetic_note(rank["n_subs"], synthetic_from, scaling.advantage_note(summary))
     return row.row(row.text("measured", best=best), _share(row, rank["best"] == "SALB"), note)
 
@@ -102,9 +106,8 @@ def salb_beats_hash(summary: pd.DataFrame, *, synthetic_from: int | None = None)
     """Row ``salb_beats_hash``."""
     row, rank = ROWS["salb_beats_hash"], scaling.method_ranking(summary)
     vs_hash = rank["SALB"] / rank["hash"]
+    note = synthetic_note(rank["n_subs"], synthetic_from, _where(row, scaling.losses_to(rank)))
     measured = row.text("measured", low=vs_hash.min(), high=vs_hash.max())
-    losses = _where(row, scaling.losses_to(rank, "hash"))
-    note = synthetic_note(rank["n_subs"], synthetic_from, losses)
     return row.row(measured, _share(row, vs_hash > 1), note)
 
 
@@ -112,13 +115,7 @@ def dataflow_exact(n_matches: int, n_oracle: int, flow_equal: bool, stream_equal
     """Row ``dataflow_exact``."""
     row = ROWS["dataflow_exact"]
     verdict = Verdict("holds" if flow_equal and stream_equal else "fails", row.rule)
-    return row.row(row.text("measured", n=n_matches, oracle=n_oracle, stream=stream_equal), verdict)
-
-
-def _means(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """(kind, n_subs) x method table of mean ``metric``."""
-    sel = summary[summary["metric"] == metric]
-    return sel.pivot_table(index=["kind", "n_subs"], columns="method", values="mean")
+    return row.graded(verdict, n=n_matches, oracle=n_oracle, stream=stream_equal)
 
 
 def _r2(part: pd.DataFrame) -> float:
@@ -135,19 +132,19 @@ def fig3_linear(curve: pd.DataFrame) -> dict:
     verdict = claims.at_least(total, FIG3_MIN_R2, what="R² of the linear fit")
     note = ", ".join(row.text("kind", kind=k, r2=v) for k, v in per_kind.items())
     note += "" if verdict.holds else row.text("poor")
-    return row.row(row.text("measured", r2=total, n=len(curve)), verdict, note)
+    return row.graded(verdict, note, r2=total, n=len(curve))
 
 
 def _gains(
-    row: Declaration, summary: pd.DataFrame, kind: str, gains: list, synthetic_from: int | None
+    row: Declaration, summary: pd.DataFrame, kind: str, gains: dict, synthetic_from=None
 ) -> dict:
-    """The row for ``gains`` ((method, largest size or None, the paper's ratio) each): the
+    """Row ``row``: per ``gains`` entry ((method, largest size or None): the paper's ratio) the
     geometric mean of T(SALB) / T(method) over the ``kind``'s sizes up to that size, within
-    :data:`GAIN_TOLERANCE` of the paper's ratio."""
+    :data:`GAIN_TOLERANCE` of the paper's ratio; combined."""
     mean = _means(summary, "throughput")
     cells = mean.loc[kind] if kind in mean.index.get_level_values(0) else None
     parts, text = [], []
-    for m, bound, paper in gains:
+    for (m, bound), paper in gains.items():
         sel = cells if cells is None or bound is None else cells[cells.index <= bound]
         if sel is None or m not in sel or "SALB" not in sel or sel.empty:
             parts.append(not_comparable(row.text("missing", m=m, bound=bound)))
@@ -156,19 +153,19 @@ def _gains(
         parts.append(claims.within_tolerance(r, paper, GAIN_TOLERANCE, neutral=1.0))
         text.append(row.text("part", m=m, bound=bound, r=r))
     note = synthetic_note([] if cells is None else list(cells.index), synthetic_from, row.note)
-    return row.row("; ".join(text) or f"no {kind}-based sizes", claims.combine(parts), note)
+    measured = "; ".join(text) or row.text("none", kind=kind)
+    return row.row(measured, claims.combine(parts), note)
 
 
 def tweet_gains(summary: pd.DataFrame, *, synthetic_from: int | None = None) -> dict:
     """Row ``tweet_gains``."""
-    gains = [(m, bound, paper) for (m, bound), paper in TWEET_GAINS.items()]
-    return _gains(ROWS["tweet_gains"], summary, "tweet", gains, synthetic_from)
+    return _gains(ROWS["tweet_gains"], summary, "tweet", TWEET_GAINS, synthetic_from)
 
 
 def topic_gains(summary: pd.DataFrame) -> dict:
     """Row ``topic_gains``."""
-    gains = [(m, None, paper) for m, paper in TOPIC_GAINS.items()]
-    return _gains(ROWS["topic_gains"], summary, "topic", gains, None)
+    gains = {(m, None): paper for m, paper in TOPIC_GAINS.items()}
+    return _gains(ROWS["topic_gains"], summary, "topic", gains)
 
 
 def _per_kind(
@@ -222,32 +219,34 @@ def hash_gap_shape(summary: pd.DataFrame) -> dict:
     def judge(kind: str, cells: pd.DataFrame) -> tuple[Verdict, str]:
         ratio = (cells["SALB"] / cells["hash"]).sort_index()
         step = float(ratio.iloc[-1] / ratio.iloc[-2])
-        start, end = int(ratio.index[-2]), int(ratio.index[-1])
         if kind == "tweet":
             ok, rule = step > 1 + GAP_STABLE, row.text("tweet", gap=GAP_STABLE)
         else:
             ok, rule = abs(step - 1) <= GAP_STABLE, row.text("topic", gap=GAP_STABLE)
-        verdict = Verdict("holds" if ok else "fails", rule)
-        return verdict, row.text("part", kind=kind, step=step, start=start, end=end)
+        start, end = int(ratio.index[-2]), int(ratio.index[-1])
+        return Verdict("holds" if ok else "fails", rule), row.text(
+            "part", kind=kind, step=step, start=start, end=end
+        )
 
     mean = _means(summary, "throughput")
     parts, text = _per_kind(row, mean, ["tweet", "topic"], judge, min_sizes=2)
-    return row.row(row.text("measured", parts="; ".join(text)), claims.combine(parts))
+    return row.graded(claims.combine(parts), parts="; ".join(text))
 
 
 def imbalance_advantage(summary: pd.DataFrame) -> dict:
     """Row ``imbalance_advantage``: the peak lies within SIZE_FACTOR of the paper's."""
-    row = ROWS["imbalance_advantage"]
+    row, mean = ROWS["imbalance_advantage"], _means(summary, "imbalance")
 
     def judge(kind: str, cells: pd.DataFrame) -> tuple[Verdict, str]:
         peak, text, grows = _peak(row, kind, cells["hash"] / cells["SALB"])
         return grows or claims.within_factor(peak, IMBALANCE_OVER_HASH[kind], SIZE_FACTOR), text
 
-    mean = _means(summary, "imbalance")
     best = mean.idxmin(axis=1)
     parts, text = _per_kind(row, mean, list(IMBALANCE_OVER_HASH), judge)
     lowest = row.text("lowest", won=int((best == "SALB").sum()), total=len(best))
-    lost = ", ".join(f"{k} {n:,}: {m}" for (k, n), m in best.items() if m != "SALB")
+    lost = ", ".join(
+        row.text("lost", kind=k, n=n, m=m) for (k, n), m in best.items() if m != "SALB"
+    )
     verdict = claims.combine([_share(row, best == "SALB"), *parts])
     return row.row("; ".join([lowest, *text]), verdict, _where(row, lost))
 
@@ -258,9 +257,8 @@ def graph_spread_below_salb(summary: pd.DataFrame) -> dict:
     if not {"gFCL", "gNFCL", "SALB"} <= set(mean.columns):
         return row.unmeasured("needs gFCL, gNFCL and SALB spread")
     ok = mean[["gFCL", "gNFCL"]].max(axis=1) < mean["SALB"]
-    lost = ", ".join(f"{k} {n:,}" for (k, n) in mean.index[~ok.to_numpy()])
-    measured = row.text("measured", won=int(ok.sum()), total=len(ok))
-    return row.row(measured, _share(row, ok), _where(row, lost))
+    lost = ", ".join(row.text("cell", kind=k, n=n) for (k, n) in mean.index[~ok.to_numpy()])
+    return row.graded(_share(row, ok), _where(row, lost), won=int(ok.sum()), total=len(ok))
 
 
 def headline_rows(

@@ -7,7 +7,7 @@ graded per workload and combined (:func:`per_workload`): holding on one only is 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,11 +22,7 @@ from routelab.claims import (
     share,
     within_tolerance,
 )
-from routelab.s3tm.lab.shedding.controller_simulation import (
-    ControllerRun,
-    oscillation_report,
-    segment_jumps,
-)
+from routelab.s3tm.lab.shedding import controller_simulation as sim
 from routelab.s3tm.lab.shedding.experiments import (
     compare_at_equal_shed,
     random_drop_gaps,
@@ -68,15 +64,6 @@ def _filled(key: str, verdict: Verdict, measured: str | None = None, **slots: An
     and :data:`_CONSTANTS`."""
     d, slots = ROWS[key], {**_CONSTANTS, **slots}
     return d.graded(verdict, d.text("note", **slots), measured=measured, **slots)
-
-
-def _per_workload_row(
-    key: str, values: Mapping[str, Any], grade: Callable[[Any], Verdict], **slots: Any
-) -> dict[str, Any]:
-    """Row ``key`` graded per workload's value and combined, measured by its text ``each``."""
-    d = ROWS[key]
-    each = "; ".join(d.text("each", kind=k, v=v, **_CONSTANTS, **slots) for k, v in values.items())
-    return _filled(key, per_workload({k: grade(v) for k, v in values.items()}), each, **slots)
 
 
 # --------------------------------------------------------------------------- rules
@@ -126,33 +113,27 @@ def shedding_claims(
     shed = "load_shed" if cost == "ops" else "unit_shed"
     on = f"{workload!r} workload, {' and '.join(curves)}-based subscriptions"
     load = "trie-operation load" if cost == "ops" else "unit routing load"
-    slots = {"on": on, "load": load}
     wrong = {
         "false": sum(int(c["false_matches"].sum()) for c in curves.values()),
         "full_false": sum(d.false_matches for d in deliveries.values()),
         "full_missed": sum(d.missed_matches for d in deliveries.values()),
     }
     check = at_most(sum(wrong.values()), 0, what="false + missed matches")
-    runs = sum(len(c) for c in curves.values())
     gains = {k: compare_at_equal_shed(c, shed=shed, min_shed=MIN_SHED) for k, c in curves.items()}
-    sheds = {
-        k: shed_at_accuracy(c[c["method"] == "subscription"], PAPER_ACCURACY, shed)
-        for k, c in curves.items()
-    }
+    subs = {k: c[c["method"] == "subscription"] for k, c in curves.items()}
+    sheds = {k: shed_at_accuracy(c, PAPER_ACCURACY, shed) for k, c in subs.items()}
     leads = {k: random_drop_gaps(c, shed, MIN_SHED) for k, c in curves.items()}
     graded = {  # key: per-workload values, their rule, the workloads the claim misses
         "subscription_over_consensus": (gains, beats_verdict, _consensus_note(gains)),
         "shed_at_paper_accuracy": (sheds, shed_verdict, _shed_note(sheds)),
         "beats_random_drop": (leads, random_drop_verdict, ""),
     }
-    return [
-        _filled("no_false_matches", check, runs=runs, **wrong),
-        *(
-            _per_workload_row(key, values, grade, exceptions=exceptions, **slots)
-            for key, (values, grade, exceptions) in graded.items()
-        ),
-        accuracy_shape_row(curves, on),
-    ]
+    rows = [_filled("no_false_matches", check, runs=sum(len(c) for c in curves.values()), **wrong)]
+    for key, (values, grade, exceptions) in graded.items():  # each per workload, combined
+        each = [ROWS[key].text("each", kind=k, v=v, **_CONSTANTS) for k, v in values.items()]
+        verdict = per_workload({k: grade(v) for k, v in values.items()})
+        rows.append(_filled(key, verdict, "; ".join(each), on=on, load=load, exceptions=exceptions))
+    return rows + [accuracy_shape_row(curves, on)]
 
 
 def accuracy_loss_rates(curve: pd.DataFrame) -> tuple[float, float]:
@@ -200,11 +181,8 @@ def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
     i = int(rep["input_rate"].to_numpy().argmax())
     peak = rep.iloc[i]
     before = int(rep.iloc[i - 1]["level_end"]) if i > 0 else int(peak["level_start"])
-    level = int(peak["level_end"])
-    if level == top_level - PAPER_PEAK_LEVEL_BELOW_TOP:
-        grade = "holds"
-    else:
-        grade = "direction only" if level > before else "fails"
+    level, below = int(peak["level_end"]), top_level - PAPER_PEAK_LEVEL_BELOW_TOP
+    grade = "holds" if level == below else "direction only" if level > before else "fails"
     verdict = Verdict(grade, d.text("grading", below=top_level - 1, top=top_level))
     slots = {"level": level, "top": top_level, "before": before, "rate": peak["input_rate"] / 1000}
     return _filled(d.key, verdict, at_top=d.text("at_top") if level == top_level else "", **slots)
@@ -254,15 +232,11 @@ def eq8_claim(segments: BufferSegments, loads: Sequence[float] | np.ndarray) -> 
 def follows_rate(report: pd.DataFrame, top_level: int) -> tuple[int, int]:
     """Rate changes the level followed (ending higher after an increase, or at ``top_level``;
     lower after a decrease, or at 0), and rate changes."""
-    ok = n = 0
-    for prev, cur in zip(report.itertuples(), report.iloc[1:].itertuples(), strict=False):
-        if cur.input_rate > prev.input_rate:
-            n += 1
-            ok += cur.level_end > prev.level_end or cur.level_end == top_level
-        elif cur.input_rate < prev.input_rate:
-            n += 1
-            ok += cur.level_end < prev.level_end or cur.level_end == 0
-    return ok, n
+    rate, level, before = report["input_rate"], report["level_end"], report["level_end"].shift()
+    up, down = rate > rate.shift(), rate < rate.shift()
+    followed_up = up & ((level > before) | (level == top_level))
+    followed_down = down & ((level < before) | (level == 0))
+    return int((followed_up | followed_down).sum()), int((up | down).sum())
 
 
 def controller_verdict(report: pd.DataFrame, jumps: int, top_level: int) -> Verdict:
@@ -314,10 +288,10 @@ def _lag_sensitivity(up: float, down: float) -> str:
     return ROWS["slower_level_descent"].text("sensitivity", lo=lo, hi=hi, flip=flip)
 
 
-def controller_claims(run: ControllerRun) -> list[dict[str, Any]]:
+def controller_claims(run: sim.ControllerRun) -> list[dict[str, Any]]:
     """The Fig. 8b rows, measured on ``run``."""
-    rep = oscillation_report(run)
-    top, jumps = len(run.loads) - 1, segment_jumps(run)
+    rep = sim.oscillation_report(run)
+    top, jumps = len(run.loads) - 1, sim.segment_jumps(run)
     d, slow = ROWS["level_follows_rate"], ROWS["slower_level_descent"]
     segments = rep.assign(rate=rep["input_rate"] / 1000).to_dict("records")
     path = " -> ".join(d.text("step", **s) for s in segments)
