@@ -112,12 +112,17 @@ def test_calibration_recovers_known_constants():
     assert np.allclose(table["measured_ns"], table["predicted_ns"])
 
 
-def test_timing_lock_is_exclusive():
+def test_timing_lock_is_exclusive(tmp_path, monkeypatch):
+    """The lock excludes another holder while held and is free after. On a private lock file:
+    the machine's own may be held at any moment by another process's timed region (a
+    parallel test worker, a notebook run), which would make "free again" flaky."""
     import fcntl
-    import tempfile
-    from pathlib import Path
 
-    path = Path(tempfile.gettempdir()) / "routelab-timing.lock"
+    from routelab import timing
+
+    assert timing.lock_path().name == timing.LOCK_NAME  # the shared file, in the temp dir
+    path = tmp_path / "timing.lock"
+    monkeypatch.setattr(timing, "lock_path", lambda: path)
     with timing_lock(), path.open("a") as other, pytest.raises(BlockingIOError):
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
     with path.open("a") as other:

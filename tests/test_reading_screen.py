@@ -195,11 +195,19 @@ def test_cli_runs_go_under_the_runs_directory_by_default(
     assert f"{NB}: 2 run(s)" in capsys.readouterr().out
 
 
-def _finished(where: Path, keys: str | None, commit: str, profile: str = "smoke") -> Path:
+def _finished(
+    where: Path, keys: str | None, commit: str, profile: str = "smoke", ok: bool = True
+) -> Path:
+    """A run's folder as `routelab figures` leaves it: results.json and run_log.json."""
     results = where / "figures" / NB / "results.json"
     results.parent.mkdir(parents=True)
     results.write_text(json.dumps({"notebook": NB, "profile": profile, "git_commit": commit,
                                    "reading": keys, "claims": []}))  # fmt: skip
+    log = where / "runs" / profile / "run_log.json"
+    log.parent.mkdir(parents=True)
+    status = "ok" if ok else "failed"
+    log.write_text(json.dumps({"profile": profile, "git_commit": commit, "ok": ok,
+                               "runs": [{"notebook": NB, "status": status}]}))  # fmt: skip
     return results
 
 
@@ -235,12 +243,24 @@ def test_resume_takes_a_finished_run_of_this_commit_and_reruns_any_other(
     run(("merge",))
     _finished(tmp_path / "smoke" / "purge", "purge", "abc1234567", profile="default")
     run(("purge",))
-    assert ran == [("load",), ("merge",), ("purge",)]
-    commit["now"] = "abc1234567+dirty"  # a modified checkout: nothing can be taken
-    assert not rs.finished_run(done, NB, "smoke", ("dmove",))
+    _finished(tmp_path / "smoke" / "posting", "posting", "abc1234567", ok=False)  # it failed
+    run(("posting",))
+    assert ran == [("load",), ("merge",), ("purge",), ("posting",)]
+    assert "holds no run of this commit that finished well" in logged[-1]
+    here = tmp_path / "smoke" / "dmove"
+    assert rs.finished_run(here, NB, "smoke", ("dmove",))
+    assert not rs.finished_run(here, NB, "default", ("dmove",))
+    (here / "runs" / "smoke" / "run_log.json").unlink()  # stopped before `figures` ended
+    assert not rs.finished_run(here, NB, "smoke", ("dmove",))
+    (here / "runs" / "smoke" / "run_log.json").write_text("[1, 2]")  # not a run log
+    assert not rs.finished_run(here, NB, "smoke", ("dmove",))
+    _finished(tmp_path / "other", "dmove", "abc1234567")
+    assert rs.finished_run(tmp_path / "other", NB, "smoke", ("dmove",))
+    commit["now"] = "abc1234567+dirty"  # a modified checkout: nothing can be taken, and said
+    assert not rs.finished_run(tmp_path / "other", NB, "smoke", ("dmove",))
+    rs.figures_runner(NB, "smoke", tmp_path, resume=True, log=logged.append)
+    assert "--resume takes no run" in logged[-1]
     commit["now"] = "abc1234567"
-    assert rs.finished_run(done, NB, "smoke", ("dmove",))
-    assert not rs.finished_run(done, NB, "default", ("dmove",))
     ran.clear()
     rs.figures_runner(NB, "smoke", tmp_path, log=logged.append)(("dmove",))  # no resume
     assert ran == [("dmove",)]

@@ -27,6 +27,7 @@ any ``run(keys) -> results.json`` (tests pass a fake).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -144,23 +145,36 @@ def screen(
     return out
 
 
-def finished_run(results: Path, notebook: str, profile: str, keys: Sequence[str]) -> bool:
-    """Whether ``results`` is a finished run of ``notebook`` under ``profile`` with exactly
-    ``keys`` flipped, made by this very code: its recorded commit is the checkout's
-    (:func:`routelab.paths.git_commit`), which is clean (a run of a modified tree cannot be
-    told from another modification's)."""
+def finished_run(where: Path, notebook: str, profile: str, keys: Sequence[str]) -> bool:
+    """Whether ``where`` (one run's folder of :func:`figures_runner`) holds a run of
+    ``notebook`` under ``profile`` with exactly ``keys`` flipped that finished well and was
+    made by this very code: its ``results.json`` names the notebook, profile, readings and
+    the checkout's commit (:func:`routelab.paths.git_commit`, which must be clean: a run of a
+    modified tree cannot be told from another modification's), and its ``run_log.json``
+    says the run succeeded under that commit (a run that wrote its results and then failed,
+    or was stopped before the end, is not taken)."""
     from routelab.paths import git_commit
 
     commit = git_commit()
-    if not results.is_file() or commit.endswith("+dirty") or commit == "unknown":
+    if commit.endswith("+dirty") or commit == "unknown":
         return False
+    results = where / "figures" / notebook / "results.json"
+    log = where / "runs" / profile / "run_log.json"
     try:
-        data = load_run(results)
-    except BadInputError:
+        data, done = load_run(results), json.loads(log.read_text())
+    except (BadInputError, OSError, ValueError):
         return False
-    return (data.get("notebook"), data.get("profile"), data.get("git_commit")) == (
-        notebook, profile, commit,
-    ) and (data.get("reading") or "") == ",".join(sorted(keys))  # fmt: skip
+    if not isinstance(data, dict) or not isinstance(done, dict):
+        return False
+    ran = [r for r in done.get("runs", []) if isinstance(r, dict) and r.get("notebook") == notebook]
+    return (
+        (data.get("notebook"), data.get("profile"), data.get("git_commit"))
+        == (notebook, profile, commit)
+        and (data.get("reading") or "") == ",".join(sorted(keys))
+        and done.get("git_commit") == commit
+        and done.get("ok") is True
+        and [r.get("status") for r in ran] == ["ok"]
+    )
 
 
 def figures_runner(
@@ -179,15 +193,24 @@ def figures_runner(
     it is, so a screen stopped part-way (a session's end, a notebook 11 run taking 9 minutes
     each) goes on where it stopped; any other run there is replaced."""
 
+    if resume:
+        from routelab.paths import git_commit
+
+        if git_commit().endswith("+dirty") or git_commit() == "unknown":
+            log(f"--resume takes no run: the checkout's commit is {git_commit()!r} (modified "
+                "or unknown), so no earlier run can be told to be this code's")  # fmt: skip
+
     def run(keys: tuple[str, ...]) -> Path:
         tag = "+".join(keys) or "default"
         if len(tag) > 80:  # a long group: named by its size and a digest of its keys
             tag = f"group{len(keys)}-{hashlib.sha1(tag.encode()).hexdigest()[:10]}"
         where = Path(out_dir) / profile / tag
         results = where / "figures" / notebook / "results.json"
-        if resume and finished_run(results, notebook, profile, keys):
+        if resume and finished_run(where, notebook, profile, keys):
             log(f"  (taken from the finished run in {where})")
             return results
+        if resume and where.exists():
+            log(f"  (run again: {where} holds no run of this commit that finished well)")
         if where.exists():  # an earlier screen's run: never read as this one's
             shutil.rmtree(where)
         where.mkdir(parents=True)

@@ -15,28 +15,6 @@ from routelab.report import CLAIM_KEYS
 
 #: the options ``--declared`` refuses (it lists the declarations before any run)
 _RUN_OPTIONS = ("verdict", "against", "figures", "checks", "beyond", "per_paper", "check")
-#: each option's help text
-_HELP = {
-    "--format": "output format (default: %(default)s)",
-    "--only": "only these notebooks (name or prefix)",
-    "--verdict": "only rows with these verdicts (e.g. fails 'direction only')",
-    "--checks": "include checks, not only claims",
-    "--beyond": "include the rows about our own extensions beyond the papers (kind 'beyond'; "
-    "never counted in a paper's tally)",
-    "--per-paper": "print the verdict counts per paper instead",
-    "--against": "compare with another run instead of printing: OTHER is a figures directory, a "
-    "notebook's directory or a results.json; prints each row whose fields differ (and rows or "
-    "notebooks in one run only), e.g. a run at another commit or under a flipped reading "
-    "(ROUTELAB_READING)",
-    "--figures": "the run to read: a figures directory, a notebook's directory or a results.json "
-    "(default: the figures directory, ROUTELAB_FIGURES_DIR)",
-    "--fields": "with --against: the fields compared (default: %(default)s; e.g. verdict "
-    "measured note)",
-    "--check": "with --against: exit with status 1 when the runs differ",
-    "--declared": "print the rows every notebook declares (each lab's claims.toml: the "
-    "statement, where the paper makes it, the paper's value, what we measure, the rule, the "
-    "kind), without a run; --only filters by lab (e.g. s3tm.lab.routing)",
-}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,21 +25,67 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "`routelab figures`) and print the claims: the paper's value, ours, the verdict and "
         "how it was computed. The same table is in figures/index.html.",
     )
-
-    def add(flag: str, **options: object) -> None:
-        parser.add_argument(flag, **options, help=_HELP[flag])
-
-    add("--format", choices=("text", "markdown", "json"), default="text")
-    add("--only", nargs="+", metavar="NAME")
-    add("--verdict", nargs="+", metavar="VERDICT")
-    add("--checks", action="store_true")
-    add("--beyond", action="store_true")
-    add("--per-paper", action="store_true")
-    add("--against", type=Path, metavar="OTHER")
-    add("--figures", type=Path, metavar="DIR")
-    add("--fields", nargs="+", default=list(dashboard.COMPARED_FIELDS), metavar="FIELD")
-    add("--check", action="store_true")
-    add("--declared", action="store_true")
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown", "json"),
+        default="text",
+        help="output format (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", help="only these notebooks (name or prefix)"
+    )
+    parser.add_argument(
+        "--verdict",
+        nargs="+",
+        metavar="VERDICT",
+        help="only rows with these verdicts (e.g. fails 'direction only')",
+    )
+    parser.add_argument("--checks", action="store_true", help="include checks, not only claims")
+    parser.add_argument(
+        "--beyond",
+        action="store_true",
+        help="include the rows about our own extensions beyond the papers (kind 'beyond'; "
+        "never counted in a paper's tally)",
+    )
+    parser.add_argument(
+        "--per-paper", action="store_true", help="print the verdict counts per paper instead"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="OTHER",
+        help="compare with another run instead of printing: OTHER is a figures directory, a "
+        "notebook's directory or a results.json; prints each row whose fields differ (and "
+        "rows or notebooks in one run only), e.g. a run at another commit or under a "
+        "flipped reading (ROUTELAB_READING)",
+    )
+    parser.add_argument(
+        "--figures",
+        type=Path,
+        metavar="DIR",
+        help="the run to read: a figures directory, a notebook's directory or a results.json "
+        "(default: the figures directory, ROUTELAB_FIGURES_DIR)",
+    )
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        default=list(dashboard.COMPARED_FIELDS),
+        metavar="FIELD",
+        help="with --against: the fields compared (default: %(default)s; e.g. verdict "
+        "measured note)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="with --against: exit with status 1 when the runs differ",
+    )
+    parser.add_argument(
+        "--declared",
+        action="store_true",
+        help="print the rows every notebook declares (each lab's claims.toml: the statement, "
+        "where the paper makes it, the paper's value, what we measure, the rule, the kind), "
+        "without a run; --only filters by lab (e.g. s3tm.lab.routing)",
+    )
     parser.set_defaults(func=_run)
 
 
@@ -91,7 +115,11 @@ def _run(args: argparse.Namespace) -> int:
         print(dashboard.format_table(dashboard.paper_table(results), args.format))
         return 0
     frame = dashboard.claims_frame(results)
-    kinds = ["claim"] + ["check"] * args.checks + ["beyond"] * args.beyond
+    kinds = ["claim"]
+    if args.checks:
+        kinds.append("check")
+    if args.beyond:
+        kinds.append("beyond")
     frame = frame[frame["kind"].isin(kinds)]
     if args.verdict:
         frame = frame[frame["verdict"].isin(args.verdict)]

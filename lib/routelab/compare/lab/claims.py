@@ -71,7 +71,13 @@ def _versus(
 ) -> dict:
     """Row ``key``: whether ``a / b`` lies ``expected`` 1 (beyond ``margin``)."""
     verdict = claims.direction_block_bootstrap(a, b, expected=expected, margin=margin, block=BLOCK)
-    return ROWS[key].graded(verdict, ratio=_ratio(a, b), **slots)
+    return _graded(key, verdict, ratio=_ratio(a, b), **slots)
+
+
+def _graded(key: str, verdict: claims.Verdict, **slots: object) -> dict:
+    """The declared row ``key`` with its measured text and note filled from ``slots``."""
+    row = ROWS[key]
+    return row.graded(verdict, row.text("note", **slots), **slots)
 
 
 def rows(
@@ -91,7 +97,7 @@ def rows(
     grows = claims.direction_block_bootstrap(*hashing, expected="above", margin=GROWTH, block=BLOCK)
     both = claims.combine([grows, _bounded(*salb)])
     ratios = dict(hash=_ratio(*hashing), salb=_ratio(*salb))
-    out = [ROWS["hash_grows_salb_bounded"].graded(both, **ratios, **slots)]
+    out = [_graded("hash_grows_salb_bounded", both, **ratios, **slots)]
     for key, (a, b, column, expected, margin) in VERSUS.items():
         x, y = _pair(frame, column, (a, small), (b, small))
         out.append(_versus(key, x, y, expected, margin, **slots))
@@ -102,9 +108,10 @@ def rows(
             ms, router = d["relearn_s"].median() * 1e3, d["router"].iloc[0]
             out.append(_versus(f"drift {system}", x, y, "below", ms=ms, router=router, **slots))
     same = ROWS["same_answer"]
-    measured, verdict = {
-        None: (same.text("not_compared"), "not comparable"),
-        True: (same.text("equal"), "holds"),
-        False: (same.text("differ"), "fails"),
-    }[equal]
+    if equal is None:
+        measured, verdict = same.text("not_compared"), "not comparable"
+    elif equal:
+        measured, verdict = same.text("equal"), "holds"
+    else:
+        measured, verdict = same.text("differ"), "fails"
     return [*out, same.row(measured, claims.Verdict(verdict, same.rule))]

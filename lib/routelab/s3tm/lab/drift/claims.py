@@ -98,9 +98,9 @@ def _trend(learned: pd.DataFrame) -> tuple[str, Verdict, str]:
     """Over the learned methods' trend rows: the measured text, the combined verdict and the
     note's part naming each method the claim is not shown for, with why (empty if none)."""
     d = ROWS["no_trend"]
+    measured = "; ".join(d.text("method", m=m, r=r) for m, r in learned.iterrows())
     verdicts = [(m, _method_verdict(r)) for m, r in learned.iterrows()]
     why = "; ".join(d.text("why", m=m, why=_WHY[v.verdict]) for m, v in verdicts if not v.holds)
-    measured = "; ".join(d.text("method", m=m, r=r) for m, r in learned.iterrows())
     not_shown = d.text("not_shown", methods=why) if why else ""
     if not verdicts:
         return measured, _NO_LEARNED, not_shown

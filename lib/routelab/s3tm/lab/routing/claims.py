@@ -12,7 +12,7 @@ wall-clock times; throughput, spread and imbalance come from the routed loads (E
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -21,7 +21,15 @@ import numpy as np
 import pandas as pd
 
 from routelab import claims
-from routelab.claims import Verdict, at_most, combine, direction, geometric_mean, within_factor
+from routelab.claims import (
+    Declaration,
+    Verdict,
+    at_most,
+    combine,
+    direction,
+    geometric_mean,
+    within_factor,
+)
 from routelab.s3tm.lab.routing.summary import BASELINE
 
 #: the rows, declared once (claims.toml beside this module)
@@ -72,7 +80,9 @@ def _pivot(summary: pd.DataFrame, metric: str, stat: str = "mean") -> pd.DataFra
     return sel.pivot_table(index=["kind", "n_matchers"], columns="method", values=stat)
 
 
-def _metric(summary: pd.DataFrame, metric: str, methods=(), kinds=()) -> pd.DataFrame | None:
+def _metric(
+    summary: pd.DataFrame, metric: str, methods: Sequence[str] = (), kinds: Sequence[str] = ()
+) -> pd.DataFrame | None:
     """:func:`_pivot` of ``metric``, or None when the summary lacks it, a method or a kind."""
     if not (summary["metric"] == metric).any():
         return None
@@ -86,7 +96,14 @@ def _cells_text(cells: Sequence[str], limit: int = 6) -> str:
     return shown + (f"; ... ({len(cells) - limit} more)" if len(cells) > limit else "")
 
 
-def _share_row(row, total: int, missed: list[str], rule: str, join=_cells_text, **slots) -> Row:
+def _share_row(
+    row: Declaration,
+    total: int,
+    missed: list[str],
+    rule: str,
+    join: Callable[[list[str]], str] = _cells_text,
+    **slots: Any,
+) -> Row:
     """``row`` graded by :func:`_share` over ``total`` cases: its text "measured" filled from
     ``won``, ``total`` and ``slots`` (which fill every text and the declared fields), its note
     the text "missed" naming the ``missed`` cases (joined by ``join``; none: no note)."""
@@ -95,14 +112,18 @@ def _share_row(row, total: int, missed: list[str], rule: str, join=_cells_text, 
     return row.graded(_share(won, total, rule=rule), note, won=won, total=total, **slots)
 
 
-def _cells_row(row, cells: pd.DataFrame, ok, rule: str, **slots) -> Row:
+def _cells_row(
+    row: Declaration, cells: pd.DataFrame, ok: pd.Series, rule: str, **slots: Any
+) -> Row:
     """:func:`_share_row` over the (kind, N) ``cells``, missing those where ``ok`` is False,
     each named by the text "cell" filled from its kind, N and its values in ``cells``."""
     missed = [row.text("cell", kind=k, n=n, **c) for (k, n), c in cells[~ok].iterrows()]
     return _share_row(row, len(cells), missed, rule, **slots)
 
 
-def _salb_vs_best(summary: pd.DataFrame, metric: str, *, higher: bool):
+def _salb_vs_best(
+    summary: pd.DataFrame, metric: str, *, higher: bool
+) -> tuple[pd.DataFrame, pd.Series, float]:
     """SALB against the best other method in each cell: the cells (the winner ``best``, its
     ``value`` and std ``noise``, SALB's value ``salb``), where SALB wins (a gap within the
     winner's std is a tie) and the geometric mean of SALB's edge over the winner (> 1: better)."""
@@ -436,7 +457,9 @@ def throughput_order(summary: pd.DataFrame) -> Row:
     return row.graded(verdict, _cells_text(bad), last=last, first=first, total=n)
 
 
-def _per_curve(mean: pd.DataFrame, n0: int, n1: int, value) -> dict[tuple[str, str], float]:
+def _per_curve(
+    mean: pd.DataFrame, n0: int, n1: int, value: Callable[[float, float], float]
+) -> dict[tuple[str, str], float]:
     """``value(T(n0), T(n1))`` of each contender's throughput curve, by (method, kind), for the
     kinds whose curves have both N."""
     out = {}
@@ -448,7 +471,7 @@ def _per_curve(mean: pd.DataFrame, n0: int, n1: int, value) -> dict[tuple[str, s
     return out
 
 
-def _curves_row(row, values: dict, against: list, rule: str, **slots) -> Row:
+def _curves_row(row: Declaration, values: dict, against: list, rule: str, **slots: Any) -> Row:
     """:func:`_share_row` over curves, ``values`` by (method, kind) (the texts "curve"),
     missing the curves ``against`` the paper (the texts "against")."""
     texts = {c: dict(method=c[0], kind=c[1], value=v) for c, v in values.items()}

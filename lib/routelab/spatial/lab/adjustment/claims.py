@@ -293,7 +293,8 @@ def rows(frame: pd.DataFrame, scale_note: str, c_paper: float = rg.C_PAPER_US) -
         frame = frame.assign(scenario="drift")
     all_runs, drift = frame[frame["level"] == "run"], frame[frame["scenario"] == "drift"]
     runs, snaps = drift[drift["level"] == "run"], drift[drift["level"] == "selection"]
-    small, big = int(runs["mu"].min()), int(runs["mu"].max())
+    mus = sorted(runs["mu"].unique())
+    small, big = int(mus[0]), int(mus[-1])
     share = runs[runs["mu"] == small].get("p2_modelled_share", [])
     modelled = float(np.nanmedian(share)) if len(share) else float("nan")
     slots = dict(scale=scale_note, small=small, big=big, modelled=modelled)

@@ -35,21 +35,26 @@ C2_TOL = 1.2  # C2's 1.47x: within 1.2x (1.23x .. 1.76x; a wider band would incl
 C8_TOL = 1.3  # C8's 1.67x: within 1.3x (1.28x .. 2.17x)
 C5_TOL = 1.15  # +30 %: measured ratio within 1.30 / 1.15 .. 1.30 * 1.15
 C9_TOL = 1.25  # "similar latency": metric / hybrid within 1.25x
-C9_TOL_ALTERNATIVE = 1.5  # C9's under ROUTELAB_READING=similar: the band C1's ratio is read in
+#: C9's tolerance under ``ROUTELAB_READING=similar``: 1.5x, the band C1's ratio is read in
+C9_TOL_ALTERNATIVE = 1.5
 MEMORY_LIMIT_MB = 1000.0  # C10
-#: Fig. 11's "scales well": throughput grows at least as workers^0.5 (its slope's interval above)
+#: "scales well with the number of workers" (Fig. 11): throughput grows at least as
+#: workers^0.5 (half of linear), the log-log slope's interval above this
 SCALING_MIN_SLOPE = 0.5
-BALANCE_SIGMA = 1.2  # Definition 1's balance: no worker above sigma x the mean load (HybridParams)
-MODEL_R2 = 0.8  # "the model predicts the clock": R^2 of the busy times on the balanced load
+#: Definition 1's balance constraint: no worker above sigma x the mean load (HybridParams)
+BALANCE_SIGMA = 1.2
+#: "the model predicts the clock": R^2 of the workers' busy time on the balanced load
+MODEL_R2 = 0.8
 TEXT = ("frequency", "hypergraph", "metric")
 SPACE = ("grid", "kd-tree", "r-tree")
 COMPARED = ("hybrid", "metric", "kd-tree")
 ORDERED = ("hybrid", "kd-tree", "metric")  # the algorithms of Fig. 7's rankings (C6, C7)
-#: Fig. 11's panels: (a) is STS-UK-Q1 (stated); (b) and (c) read as UK-Q2 and UK-Q3, or the
-#: other way round under ``ROUTELAB_READING=fig11`` (the alternative)
+#: Fig. 11's panels: (a) is STS-UK-Q1 (stated); (b) and (c) read as UK-Q2 and UK-Q3
 FIG11_PANELS = {"a": ("GB", "Q1"), "b": ("GB", "Q2"), "c": ("GB", "Q3")}
+#: the other reading (``ROUTELAB_READING=fig11``): (b) is UK-Q3 and (c) UK-Q2
 FIG11_PANELS_ALTERNATIVE = {"a": ("GB", "Q1"), "b": ("GB", "Q3"), "c": ("GB", "Q2")}
-UPDATE_UNIT_READING = "Updates per query or per posting"  # READINGS.md's; with_posting_units
+#: the reading of READINGS.md that :func:`with_posting_units` switches
+UPDATE_UNIT_READING = "Updates per query or per posting"
 
 
 def _of(df: pd.DataFrame, s: tuple, alg: str) -> pd.DataFrame:
