@@ -180,19 +180,23 @@ def test_the_runner_names_a_failed_run(tmp_path: Path, monkeypatch: pytest.Monke
 def test_cli_runs_go_under_the_runs_directory_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    """Not a new folder at the top of the project: papermill_runs/reading_screen/<notebook>."""
+    """Not a new folder at the top of the project: papermill_runs/reading_screen/<notebook>;
+    and ``--resume`` reaches the runner."""
     monkeypatch.setenv("ROUTELAB_RUNS_DIR", str(tmp_path / "runs"))
     run, _ = fake_notebook(tmp_path / "fake", {})
-    seen: list[Path] = []
+    seen: list[tuple[Path, bool]] = []
 
     def runner(notebook: str, profile: str, out: Path, timeout: float | None, resume: bool):
-        seen.append(out)
+        seen.append((out, resume))
         return run
 
     monkeypatch.setattr(rs, "figures_runner", runner)
     assert main(["readings", "screen", "13", "--keys", "dmove"]) == 0
-    assert seen == [tmp_path / "runs" / "reading_screen" / NB]
     assert f"{NB}: 2 run(s)" in capsys.readouterr().out
+    assert main(["readings", "screen", "13", "--keys", "dmove", "--resume"]) == 0
+    assert seen == [(tmp_path / "runs" / "reading_screen" / NB, False)] + [
+        (tmp_path / "runs" / "reading_screen" / NB, True)
+    ]
 
 
 def _finished(
@@ -264,20 +268,3 @@ def test_resume_takes_a_finished_run_of_this_commit_and_reruns_any_other(
     ran.clear()
     rs.figures_runner(NB, "smoke", tmp_path, log=logged.append)(("dmove",))  # no resume
     assert ran == [("dmove",)]
-
-
-def test_cli_passes_resume_to_the_runner(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:
-    run, _ = fake_notebook(tmp_path / "fake", {})
-    seen: list[bool] = []
-
-    def runner(notebook: str, profile: str, out: Path, timeout: float | None, resume: bool):
-        seen.append(resume)
-        return run
-
-    monkeypatch.setattr(rs, "figures_runner", runner)
-    out = str(tmp_path / "out")
-    assert main(["readings", "screen", "13", "--keys", "dmove", "--out", out]) == 0
-    assert main(["readings", "screen", "13", "--keys", "dmove", "--out", out, "--resume"]) == 0
-    assert seen == [False, True]
