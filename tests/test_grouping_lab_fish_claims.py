@@ -297,6 +297,11 @@ def test_epoch_counting_beats_lifetime_more_with_workers_and_skew():
     assert _v(_by(none, "Epoch-based counting")) == "fails"
     assert _v(_by(none, "lifetime vs epoch")) == "fails"
     life, *rest = _ablation(lifetime=(1.0, 1.4))
+    uneven = life[~((life["stream_z"] == 0.8) & (life["n_workers"] == 16))]  # a corner not run
+    corner = _by(cf.ablation_claims(uneven, *rest), "Epoch-based counting")  # each case's own ends
+    assert (
+        "1.400x at ZF z=0.8, 128 workers -> 1.400x at ZF z=1.4, 128 workers" in corner["measured"]
+    )
     real = life.assign(case="AM", stream_z=float("nan"))  # the real stand-in only
     only_real = _by(cf.ablation_claims(real, *rest), "Epoch-based counting")  # no traceback
     assert _v(only_real) == "holds"  # the part measured holds; the growth is named unmeasured

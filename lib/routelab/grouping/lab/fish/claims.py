@@ -300,10 +300,11 @@ def ablation_claims(
     paper = PAPER_X["fig14_epoch"]
     d = ROWS["fig14_epoch_faster"]
     far = d.text("far", paper=paper) if life.max() < paper / effect_tol(paper) else ""
-    if skews:
-        workers = life.index.get_level_values(1)
-        ends = {"first": skews[0], "last": skews[-1], "lo_n": workers.min(), "hi_n": workers.max()}
-        lo, hi = life.loc[(ends["first"], ends["lo_n"])], life.loc[(ends["last"], ends["hi_n"])]
+    if skews:  # the corners: the lowest skew at its fewest workers, the highest at its most
+        first, last = life.loc[skews[0]], life.loc[skews[-1]]
+        lo_n, hi_n = first.index.min(), last.index.max()
+        ends = {"first": skews[0], "last": skews[-1], "lo_n": lo_n, "hi_n": hi_n}
+        lo, hi = first.loc[lo_n], last.loc[hi_n]
         slots = {"top": life.max(), "corner_lo": lo, "corner_hi": hi, **ends}
         rows = [d.graded(_rising(life.max(), hi - lo), d.text("note") + far, **slots)]
     else:  # no time-evolving Zipf case: no skew to grow with
