@@ -49,11 +49,12 @@ def _learned(trends: pd.DataFrame, dataset: str, learn_on: str) -> pd.DataFrame:
     return sel.loc[[m for m in LEARNED if m in sel.index]]
 
 
-def _later(win: pd.DataFrame, metric: str, over: str = "ratio") -> pd.Series:
-    """Per method, the mean of ``metric`` over windows 1.. over (``"rise"``: minus) week 0's."""
+def _later(win: pd.DataFrame, metric: str, *, difference: bool = False) -> pd.Series:
+    """Per method, the mean of ``metric`` over windows 1.. divided by week 0's
+    (``difference``: minus week 0's)."""
     week0 = win[win["window"] == 0].groupby("method")[metric].mean()
     later = win[win["window"] > 0].groupby("method")[metric].mean()
-    return later - week0 if over == "rise" else later / week0
+    return later - week0 if difference else later / week0
 
 
 def _best(win: pd.DataFrame, metric: str, lowest: bool = False) -> pd.Series:
@@ -205,7 +206,7 @@ def _salb_row(win: pd.DataFrame, suffix: str) -> Row:
     methods = list(dict.fromkeys(win["method"]))
     if "SALB" not in methods or len(methods) < 2 or "imbalance" not in win.columns:
         return d.unmeasured(d.text("missing"), suffix=suffix)
-    rise, lowest = _later(win, "imbalance", "rise"), _best(win, "imbalance", lowest=True)
+    rise, lowest = _later(win, "imbalance", difference=True), _best(win, "imbalance", lowest=True)
     n_low, gap = int((lowest == "SALB").sum()), float(rise["SALB"] - rise.drop("SALB").max())
     steeper = direction(gap, neutral=0.0, expected="above")
     verdict = combine([steeper, share(n_low, len(lowest), rule=d.text("lowest"))])

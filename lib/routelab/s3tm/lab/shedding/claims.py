@@ -181,8 +181,8 @@ def peak_level_row(rep: pd.DataFrame, top_level: int) -> dict[str, Any]:
     i = int(rep["input_rate"].to_numpy().argmax())
     peak = rep.iloc[i]
     before = int(rep.iloc[i - 1]["level_end"]) if i > 0 else int(peak["level_start"])
-    level, below = int(peak["level_end"]), top_level - PAPER_PEAK_LEVEL_BELOW_TOP
-    grade = "holds" if level == below else "direction only" if level > before else "fails"
+    level, target = int(peak["level_end"]), top_level - PAPER_PEAK_LEVEL_BELOW_TOP
+    grade = "holds" if level == target else "direction only" if level > before else "fails"
     verdict = Verdict(grade, d.text("grading", below=top_level - 1, top=top_level))
     slots = {"level": level, "top": top_level, "before": before, "rate": peak["input_rate"] / 1000}
     return _filled(d.key, verdict, at_top=d.text("at_top") if level == top_level else "", **slots)
