@@ -145,6 +145,15 @@ def screen(
     return out
 
 
+def _this_commit() -> str | None:
+    """The checkout's commit (:func:`routelab.paths.git_commit`), or None when it is modified
+    or unknown: then no earlier run can be told to be this code's."""
+    from routelab.paths import git_commit
+
+    commit = git_commit()
+    return None if commit.endswith("+dirty") or commit == "unknown" else commit
+
+
 def finished_run(where: Path, notebook: str, profile: str, keys: Sequence[str]) -> bool:
     """Whether ``where`` (one run's folder of :func:`figures_runner`) holds a run of
     ``notebook`` under ``profile`` with exactly ``keys`` flipped that finished well and was
@@ -153,10 +162,8 @@ def finished_run(where: Path, notebook: str, profile: str, keys: Sequence[str]) 
     modified tree cannot be told from another modification's), and its ``run_log.json``
     says the run succeeded under that commit (a run that wrote its results and then failed,
     or was stopped before the end, is not taken)."""
-    from routelab.paths import git_commit
-
-    commit = git_commit()
-    if commit.endswith("+dirty") or commit == "unknown":
+    commit = _this_commit()
+    if commit is None:
         return False
     results = where / "figures" / notebook / "results.json"
     log = where / "runs" / profile / "run_log.json"
@@ -193,12 +200,11 @@ def figures_runner(
     it is, so a screen stopped part-way (a session's end, a notebook 11 run taking 9 minutes
     each) goes on where it stopped; any other run there is replaced."""
 
-    if resume:
+    if resume and _this_commit() is None:
         from routelab.paths import git_commit
 
-        if git_commit().endswith("+dirty") or git_commit() == "unknown":
-            log(f"--resume takes no run: the checkout's commit is {git_commit()!r} (modified "
-                "or unknown), so no earlier run can be told to be this code's")  # fmt: skip
+        log(f"--resume takes no run: the checkout's commit is {git_commit()!r} (modified or "
+            "unknown), so no earlier run can be told to be this code's")  # fmt: skip
 
     def run(keys: tuple[str, ...]) -> Path:
         tag = "+".join(keys) or "default"
