@@ -17,14 +17,18 @@ NB = "13_five_routers"
 KEYS = ("checking", "dmove", "greedy", "load", "merge", "posting", "purge", "smoothing")
 
 
-def fake_notebook(tmp_path: Path, effects: dict[frozenset[str], set[str]]):
+def fake_notebook(
+    tmp_path: Path, effects: dict[frozenset[str], set[str]], noise: frozenset[str] = frozenset()
+):
     """A runner whose rows a-e hold by default; a row fails under a set of keys when one
-    of ``effects``' key sets (all its keys flipped) names it. Counts its runs."""
+    of ``effects``' key sets (all its keys flipped) names it, and the rows ``noise`` fail in
+    every flipped run (a loaded machine's timing rows). Counts its runs."""
     calls: list[tuple[str, ...]] = []
 
     def run(keys: tuple[str, ...]) -> Path:
         calls.append(keys)
         flipped = {row for need, rows in effects.items() if need <= set(keys) for row in rows}
+        flipped |= noise if keys else set()
         where = tmp_path / ("+".join(keys) or "default")
         where.mkdir(parents=True, exist_ok=True)
         (where / "results.json").write_text(json.dumps({
@@ -268,3 +272,94 @@ def test_resume_takes_a_finished_run_of_this_commit_and_reruns_any_other(
     ran.clear()
     rs.figures_runner(NB, "smoke", tmp_path, log=logged.append)(("dmove",))  # no resume
     assert ran == [("dmove",)]
+
+
+def _default_run(path: Path, failing: set[str], notebook: str = NB, reading: str | None = None):
+    """A default run's results.json at ``path``: rows a-e, the ``failing`` ones failing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "notebook": notebook, "profile": "default", "git_commit": "abcdef1234567",
+        "clock": "cpu", "reading": reading,
+        "claims": [{"claim": c, "verdict": "fails" if c in failing else "holds", "note": ""}
+                   for c in "abcde"],
+    }))  # fmt: skip
+    return path
+
+
+def test_a_row_a_control_run_moves_is_noise_and_drives_no_bisection(tmp_path: Path) -> None:
+    effects = {frozenset({"dmove"}): {"a"}}
+    run, calls = fake_notebook(tmp_path / "noisy", effects, noise=frozenset({"e"}))
+    loud = rs.screen(NB, KEYS, run, log=lambda _: None)
+    assert len(calls) == 2 * len(KEYS)  # 'e' moves everywhere: down to every single reading
+    assert _found(loud)[(("merge",), False)] == {"e"}  # and blamed on each of them
+    base = tmp_path / "noisy" / "default" / "results.json"  # the run the screen made first
+    control = _default_run(tmp_path / "control.json", {"e"})  # the same code, loaded
+    run, calls = fake_notebook(tmp_path / "quiet", effects, noise=frozenset({"e"}))
+    lines: list[str] = []
+    s = rs.screen(NB, KEYS, run, base=base, controls=[control], log=lines.append)
+    assert s.noisy == {"e": ["holds", "fails"]}
+    assert len(calls) == 1 + 2 * 3  # 1 + 2 log2(8): only 'a' drives the bisection
+    found = _found(s)
+    assert found[(("dmove",), False)] == {"a"}
+    assert all(rows <= {"a"} for rows in found.values())
+    assert "left out as noise (a control default run moves them): e" in lines[0]
+    # a control that agrees with the base leaves every row in
+    calm = _default_run(tmp_path / "calm.json", set())
+    run, calls = fake_notebook(tmp_path / "calm", effects, noise=frozenset({"e"}))
+    assert rs.screen(NB, KEYS, run, base=base, controls=[calm], log=lambda _: None).noisy == {}
+    assert len(calls) == 2 * len(KEYS) - 1
+
+
+def test_a_control_must_be_a_default_run_of_the_notebook(tmp_path: Path) -> None:
+    base = _default_run(tmp_path / "base.json", set())
+    other = _default_run(tmp_path / "other.json", set(), notebook="11_ps2stream_partitioning")
+    flipped = _default_run(tmp_path / "flipped.json", set(), reading="dmove")
+    run, calls = fake_notebook(tmp_path / "runs", {})
+    with pytest.raises(BadInputError, match="other.json: a run of '11_ps2stream"):
+        rs.screen(NB, KEYS, run, base=base, controls=[other], log=lambda _: None)
+    with pytest.raises(BadInputError, match="flipped.json: a run under the flipped reading"):
+        rs.screen(NB, KEYS, run, base=base, controls=[flipped], log=lambda _: None)
+    with pytest.raises(BadInputError, match="other.json: a run of 11_ps2stream"):
+        readings.noisy_rows(base, [other])
+    assert not calls
+
+
+def test_record_leaves_the_rows_a_control_moves_out(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.json"
+    base = _default_run(tmp_path / "base.json", set())
+    flip = _default_run(tmp_path / "flip.json", {"a", "b", "e"}, reading="dmove")
+    controls = [_default_run(tmp_path / "c1.json", {"b"}), _default_run(tmp_path / "c2.json",
+                                                                         {"b", "c"})]  # fmt: skip
+    assert readings.noisy_rows(base, controls) == {"b": ["holds", "fails", "fails"],
+                                                   "c": ["holds", "fails"]}  # fmt: skip
+    entry = readings.record(base, flip, ledger, controls=controls)
+    assert [d["claim"] for d in entry.differs] == ["a", "e"]
+    assert entry.noisy == ["b"]  # 'c' is noisy too, but this flip did not move it
+    assert readings.record(base, flip, ledger).noisy == []  # no control: every row kept
+
+
+def test_cli_screen_and_record_take_controls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    ledger = tmp_path / "ledger.json"
+    monkeypatch.setattr(readings, "LEDGER", ledger)
+    run, _ = fake_notebook(tmp_path / "runs", {frozenset({"dmove"}): {"a"}}, frozenset({"e"}))
+    monkeypatch.setattr(rs, "figures_runner", lambda *a, **k: run)
+    base = _default_run(tmp_path / "base.json", set())
+    control = _default_run(tmp_path / "control.json", {"e"})
+    args = ["readings", "screen", "13", "--keys", ",".join(KEYS), "--base", str(base),
+            "--control", str(control), "--out", str(tmp_path / "out"), "--record"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "  dmove: 1 row(s)\n    a: holds -> fails" in out
+    assert "left out as noise: e (holds / fails in the default runs)" in out
+    entries = {e["key"]: e for e in readings.load_ledger(ledger)}
+    assert [d["claim"] for d in entries["dmove"]["differs"]] == ["a"]
+    assert entries["dmove"]["noisy"] == ["e"]
+    assert not any(d["claim"] == "e" for e in entries.values() for d in e["differs"])
+    flip = tmp_path / "runs" / "dmove" / "results.json"
+    assert main(["readings", "record", str(base), str(flip), "--control", str(control),
+                 "--ledger", str(ledger)]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "under 'dmove': 1 of 5 rows differ" in out
+    assert "(left out as noise, a control moves it too: e)" in out

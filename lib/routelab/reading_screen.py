@@ -16,8 +16,13 @@ is run, recursively, down to single readings (adaptive group testing):
 With one deciding reading among ``k`` the screen takes about ``1 + 2 log2 k`` runs instead
 of ``k``. Rows a half moves that its group did not (readings whose effects cancel) are
 kept too: each finding is what its own run moved against the default run. Like
-:func:`routelab.readings.record`, every finding compares one run with one default run;
-record against a default run whose pair agreed on every row.
+:func:`routelab.readings.record`, every finding compares one run with one default run.
+
+A row the machine's load moves (a timing row near its bar) would move in every run and
+send the screen down to every single reading. Control runs, more default runs beside the
+base, name those rows (:func:`routelab.readings.noisy_rows`): they are left out of every
+run's moved rows, so they neither decide a finding nor drive the bisection, and the screen
+lists them (``Screen.noisy``).
 
 The runs themselves are ``routelab figures --only NB`` in a subprocess per set of readings
 (:func:`figures_runner`), each in its own figures and runs directories; the screen takes
@@ -38,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from routelab.errors import BadInputError
-from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows
+from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows, noisy_rows
 
 #: one run of the notebook with these readings flipped (none: the default run) -> its
 #: results.json
@@ -60,12 +65,14 @@ class Finding:
 
 @dataclass
 class Screen:
-    """A finished screen: its findings, and every run it made (keys, seconds) in order."""
+    """A finished screen: its findings, every run it made (keys, seconds) in order, and the
+    rows left out as noise (claim -> the base's verdict, then each differing control's)."""
 
     notebook: str
     base: Path
     findings: list[Finding] = field(default_factory=list)
     runs: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
+    noisy: dict[str, list[str]] = field(default_factory=dict)
 
 
 def verdicts(path: Path, notebook: str, default: bool = False) -> dict[str, str]:
@@ -100,10 +107,12 @@ def screen(
     run: Runner,
     base: Path | None = None,
     log: Callable[[str], None] = print,
+    controls: Sequence[Path] = (),
 ) -> Screen:
     """Screen ``notebook`` for the readings ``keys``: run them together, then bisect every
     set that moves rows (module docstring). ``base`` is a default run's results.json (run
-    first when ``None``); ``log`` gets one line per run."""
+    first when ``None``); ``controls``: more default runs, the rows they move against the
+    base left out as noise; ``log`` gets one line per run."""
     keys = tuple(sorted(set(keys)))
     if not keys:
         raise BadInputError("no reading to screen")
@@ -123,11 +132,17 @@ def screen(
     if base is None:
         out.base = timed(())
     ours = verdicts(out.base, notebook, default=True)
+    for control in controls:
+        verdicts(control, notebook, default=True)  # a control of another notebook: its error
+    out.noisy = noisy_rows(out.base, controls)
+    if out.noisy:
+        log(f"left out as noise (a control default run moves them): {', '.join(out.noisy)}")
 
     def attribute(ks: tuple[str, ...], path: Path) -> set[str]:
         """Bisect ``ks``; the rows found anywhere at or below it (so a group above never
         keeps a row a smaller set explains, even one whose effect this set cancels)."""
-        moved = moved_rows(ours, verdicts(path, notebook))
+        moved = {c: v for c, v in moved_rows(ours, verdicts(path, notebook)).items()
+                 if c not in out.noisy}  # fmt: skip
         log(f"  {','.join(ks)}: {len(moved)} row(s) moved")
         if not moved or len(ks) == 1:
             out.findings.append(Finding(ks, moved, path))

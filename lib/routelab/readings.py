@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -473,6 +473,9 @@ class Entry:
     #: ``differs`` keeps only the rows no run of fewer of these readings moved
     #: (``record(only=...)``), not every row that differs
     filtered: bool = False
+    #: rows that differ but also differ between the default run and a control default run
+    #: (``record(controls=...)``): the machine's noise moves them, so no reading is named
+    noisy: list[str] = field(default_factory=list)
 
 
 def load_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -510,12 +513,40 @@ def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[s
     return {c: (v, other[c]) for c, v in base.items() if c in other and other[c] != v}
 
 
+def noisy_rows(base: Path, controls: Sequence[Path]) -> dict[str, list[str]]:
+    """The rows whose verdict a run's noise decides: claim -> [base's verdict, then each
+    control's that differs], for every claim whose verdict differs between the default run
+    ``base`` and any of the default runs ``controls`` of the same code's notebook and profile
+    (same notebook, profile, none flipped; each a ``results.json`` or a directory holding
+    one). A flipped run cannot tell such a row's move from the machine's load, so
+    :func:`record` and :func:`routelab.reading_screen.screen` leave it out."""
+    a = load_run(Path(base))
+    ours = {c["claim"]: c["verdict"] for c in a.get("claims", [])}
+    noisy: dict[str, list[str]] = {}
+    for control in controls:
+        b = load_run(Path(control))
+        if (b.get("notebook"), b.get("profile")) != (a.get("notebook"), a.get("profile")):
+            raise BadInputError(
+                f"{control}: a run of {b.get('notebook')} ({b.get('profile')}), not of "
+                f"{a.get('notebook')} ({a.get('profile')}) like {base}"
+            )
+        if b.get("reading"):
+            raise BadInputError(
+                f"{control}: a run under the flipped reading {b['reading']!r}, not a default run"
+            )
+        other = {c["claim"]: c["verdict"] for c in b.get("claims", [])}
+        for claim, (v, w) in moved_rows(ours, other).items():
+            noisy.setdefault(claim, [v]).append(w)
+    return noisy
+
+
 def record(
     base: Path,
     flip: Path,
     ledger: Path | None = None,
     only: Collection[str] | None = None,
     together: bool = False,
+    controls: Sequence[Path] = (),
 ) -> Entry:
     """Compare a default run (``base``) and a run under a flipped reading (``flip``) of one
     notebook, each a ``results.json`` or a figures directory holding one, and store the
@@ -523,7 +554,9 @@ def record(
     Both runs must be of one notebook and profile, ``base`` unflipped, ``flip`` flipped.
     ``only``: keep only these claims among those that differ; ``together``: they are an
     interaction (a bisected screen's group keeps the rows neither half of its readings
-    moves, :mod:`routelab.reading_screen`)."""
+    moves, :mod:`routelab.reading_screen`); ``controls``: more default runs, whose
+    differences from ``base`` (:func:`noisy_rows`) are left out of ``differs`` and listed
+    in the entry's ``noisy`` instead."""
     a, b = load_run(Path(base)), load_run(Path(flip))
     if a.get("notebook") != b.get("notebook"):
         raise BadInputError(
@@ -544,6 +577,7 @@ def record(
     ours = {c["claim"]: c["verdict"] for c in a.get("claims", [])}
     other = {c["claim"]: c["verdict"] for c in b.get("claims", [])}
     common = [c for c in ours if c in other]
+    noisy = noisy_rows(Path(base), controls)
     entry = Entry(
         key=key,
         title=" + ".join(FLIPS[k].title.rstrip(".") for k in keys) + ".",
@@ -556,10 +590,11 @@ def record(
         differs=[
             {"claim": c, "default": a_v, "alternative": b_v}
             for c, (a_v, b_v) in moved_rows(ours, other).items()
-            if only is None or c in only
+            if (only is None or c in only) and c not in noisy
         ],  # fmt: skip
         together=together,
         filtered=only is not None,
+        noisy=sorted(c for c in noisy if c in common and ours[c] != other[c]),
     )
     path = ledger or LEDGER
     entries = [

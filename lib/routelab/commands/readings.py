@@ -41,6 +41,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p_rec.add_argument(
         "--ledger", type=Path, default=None, help="the ledger file (default: the package's)"
     )
+    p_rec.add_argument(
+        "--control",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="another default run (repeatable): rows it moves against BASE are noise, not kept",
+    )
     p_rec.set_defaults(func=_record)
     p_scr = sub.add_parser(
         "screen",
@@ -76,6 +84,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="where the runs go, one folder per notebook, profile and set of readings "
         "(default: papermill_runs/reading_screen)",
+    )
+    p_scr.add_argument(
+        "--control",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="another default run beside --base (repeatable): the rows it moves against the "
+        "base are the machine's noise, left out of every run (they neither drive the bisection "
+        "nor are recorded)",
     )
     p_scr.add_argument("--timeout", type=float, default=None, help="seconds per run")
     p_scr.add_argument(
@@ -114,13 +132,15 @@ def _list(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from routelab.readings import record
 
-    entry = record(args.base, args.flipped, args.ledger)
+    entry = record(args.base, args.flipped, args.ledger, controls=args.control)
     print(
         f"{entry.notebook} ({entry.profile}) under '{entry.key}': {len(entry.differs)} of "
         f"{entry.compared} rows differ"
     )
     for d in entry.differs:
         print(f"  {d['claim']}: {d['default']} -> {d['alternative']}")
+    for claim in entry.noisy:
+        print(f"  (left out as noise, a control moves it too: {claim})")
     return 0
 
 
@@ -139,7 +159,7 @@ def _screen(args: argparse.Namespace) -> int:
     runner = rs.figures_runner(
         notebook, args.profile, out / notebook, args.timeout, resume=args.resume
     )
-    result = rs.screen(notebook, keys, runner, base=args.base)
+    result = rs.screen(notebook, keys, runner, base=args.base, controls=args.control)
     seconds = sum(s for _, s in result.runs)
     print(f"{notebook}: {len(result.runs)} run(s), {seconds / 60:.1f} min; findings:")
     for f in result.findings:
@@ -149,5 +169,7 @@ def _screen(args: argparse.Namespace) -> int:
             print(f"    {claim}: {a} -> {b}")
         if args.record:
             record(result.base, f.path, only=set(f.moved) if f.together else None,
-                   together=f.together)  # fmt: skip
+                   together=f.together, controls=args.control)  # fmt: skip
+    for claim, seen in result.noisy.items():
+        print(f"  left out as noise: {claim} ({' / '.join(seen)} in the default runs)")
     return 0
