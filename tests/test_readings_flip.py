@@ -279,3 +279,12 @@ def test_readings_list_shows_a_group_entry_under_each_reading_it_flipped(
         "1 of 2 rows differ (kept: the rows no run of fewer of these readings moved): 'b' fails -> holds"
         in (capsys.readouterr().out)
     )
+    # rows a control default run moves too are left out, and the list says which
+    control = _results(tmp_path / "c", {"a": "fails", "b": "fails"})
+    entry = readings.record(base, _results(tmp_path / "s2", {"a": "fails", "b": "holds"},
+                                           reading="dmove"), controls=[control])  # fmt: skip
+    assert [d["claim"] for d in entry.differs] == ["b"] and entry.noisy == ["a"]
+    assert main(["readings", "list"]) == 0
+    dmove = capsys.readouterr().out.split("dmove: ")[1].split("\nchecking: ")[0]
+    assert "1 of 2 rows differ: 'b' fails -> holds\n" in dmove
+    assert "left out as noise (a control default run moves them too): a" in dmove

@@ -126,6 +126,9 @@ def _list(args: argparse.Namespace) -> int:
                 f"rows differ{' (kept: the rows no run of fewer of these readings moved)' if e.get('filtered') else ''}"
                 f"{': ' + found if found else ''}"
             )
+            if e.get("noisy"):
+                print(f"      left out as noise (a control default run moves them too): "
+                      f"{'; '.join(e['noisy'])}")  # fmt: skip
     return 0
 
 
