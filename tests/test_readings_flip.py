@@ -141,6 +141,7 @@ def test_the_committed_ledger_names_known_flips_and_notebooks() -> None:
         assert e["title"] == " + ".join(FLIPS[k].title.rstrip(".") for k in keys) + "."
         assert any(e["notebook"] in FLIPS[k].notebooks for k in keys)
         assert e["compared"] >= len(e["differs"])
+        assert not set(e.get("noisy", [])) & {d["claim"] for d in e["differs"]}  # never both
 
 
 def _results(path: Path, verdicts: dict[str, str], *, reading: str | None = None,
