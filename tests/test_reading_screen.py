@@ -349,6 +349,10 @@ def test_cli_screen_and_record_take_controls(
     control = _default_run(tmp_path / "control.json", {"e"})
     args = ["readings", "screen", "13", "--keys", ",".join(KEYS), "--base", str(base),
             "--control", str(control), "--out", str(tmp_path / "out"), "--record"]  # fmt: skip
+    elsewhere = tmp_path / "elsewhere.json"  # --ledger: written there, the package's untouched
+    assert main([*args, "--ledger", str(elsewhere)]) == 0 and not ledger.exists()
+    assert "dmove" in {e["key"] for e in readings.load_ledger(elsewhere)}
+    capsys.readouterr()
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "  dmove: 1 row(s)\n    a: holds -> fails" in out

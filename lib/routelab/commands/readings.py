@@ -103,6 +103,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "readings and profile instead of running it again (a screen stopped part-way goes on)",
     )
     p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
+    p_scr.add_argument(
+        "--ledger",
+        type=Path,
+        default=None,
+        help="the ledger --record writes (default: the package's; a screen run in a clone of "
+        "the repository writes outside it, so the clone stays clean and --resume keeps working)",
+    )
     p_scr.set_defaults(func=_screen)
 
 
@@ -172,7 +179,7 @@ def _screen(args: argparse.Namespace) -> int:
             print(f"    {claim}: {a} -> {b}")
         if args.record:
             record(result.base, f.path, only=set(f.moved) if f.together else None,
-                   together=f.together, controls=args.control)  # fmt: skip
+                   together=f.together, controls=args.control, ledger=args.ledger)  # fmt: skip
     for claim, seen in result.noisy.items():
         print(f"  left out as noise: {claim} ({' / '.join(seen)} in the default runs)")
     return 0
