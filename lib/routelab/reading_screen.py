@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from routelab.errors import BadInputError
-from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows, noisy_rows
+from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows, noisy_rows, run_verdicts
 
 #: one run of the notebook with these readings flipped (none: the default run) -> its
 #: results.json
@@ -86,7 +86,7 @@ def verdicts(path: Path, notebook: str, default: bool = False) -> dict[str, str]
         raise BadInputError(
             f"{path}: a run under the flipped reading {data['reading']!r}, not a default run"
         )
-    return {c["claim"]: c["verdict"] for c in data.get("claims", [])}
+    return run_verdicts(data)
 
 
 def reaching(notebook: str, skip: Sequence[str] = ()) -> tuple[str, ...]:

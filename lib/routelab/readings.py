@@ -513,6 +513,11 @@ def moved_rows(base: dict[str, str], other: dict[str, str]) -> dict[str, tuple[s
     return {c: (v, other[c]) for c, v in base.items() if c in other and other[c] != v}
 
 
+def run_verdicts(run: dict[str, Any]) -> dict[str, str]:
+    """claim -> verdict of one loaded run (:func:`load_run`), in its table's order."""
+    return {c["claim"]: c["verdict"] for c in run.get("claims", [])}
+
+
 def noisy_rows(base: Path, controls: Sequence[Path]) -> dict[str, list[str]]:
     """The rows whose verdict a run's noise decides: claim -> [base's verdict, then each
     control's that differs], for every claim whose verdict differs between the default run
@@ -521,7 +526,7 @@ def noisy_rows(base: Path, controls: Sequence[Path]) -> dict[str, list[str]]:
     one). A flipped run cannot tell such a row's move from the machine's load, so
     :func:`record` and :func:`routelab.reading_screen.screen` leave it out."""
     a = load_run(Path(base))
-    ours = {c["claim"]: c["verdict"] for c in a.get("claims", [])}
+    ours = run_verdicts(a)
     noisy: dict[str, list[str]] = {}
     for control in controls:
         b = load_run(Path(control))
@@ -534,7 +539,7 @@ def noisy_rows(base: Path, controls: Sequence[Path]) -> dict[str, list[str]]:
             raise BadInputError(
                 f"{control}: a run under the flipped reading {b['reading']!r}, not a default run"
             )
-        other = {c["claim"]: c["verdict"] for c in b.get("claims", [])}
+        other = run_verdicts(b)
         for claim, (v, w) in moved_rows(ours, other).items():
             noisy.setdefault(claim, [v]).append(w)
     return noisy
@@ -574,8 +579,7 @@ def record(
     keys = str(key).split(",")
     if any(k not in FLIPS for k in keys):
         raise BadInputError(f"{flip}: flipped reading {key!r} is not among {sorted(FLIPS)}")
-    ours = {c["claim"]: c["verdict"] for c in a.get("claims", [])}
-    other = {c["claim"]: c["verdict"] for c in b.get("claims", [])}
+    ours, other = run_verdicts(a), run_verdicts(b)
     common = [c for c in ours if c in other]
     noisy = noisy_rows(Path(base), controls)
     entry = Entry(
