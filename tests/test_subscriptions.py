@@ -299,3 +299,40 @@ def test_cli_builds_both_kinds_from_parquet(spark, tmp_path, capsys):
     )
     printed = capsys.readouterr().out  # checked before Spark starts: the file and its columns
     assert f"{bad}" in printed and "no column 'words'" in printed and "its columns: key" in printed
+
+
+def test_lda_cache_returns_the_fit_it_kept_and_refits_on_any_change(tmp_path, monkeypatch):
+    """fit_topics(cache=True): a second fit of the same documents with the same parameters
+    is read back (gensim is not called) and equals a fresh fit; the rows' order does not
+    matter (the fit orders posts by id); a parameter or one word changed is a new fit."""
+    import gensim.models
+
+    monkeypatch.setenv("ROUTELAB_DATA_DIR", str(tmp_path))
+    posts = planted_posts(300)
+    fresh = sb.fit_topics(posts, 3, passes=2, seed=0)
+    kept = sb.fit_topics(posts, 3, passes=2, seed=0, cache=True)
+    assert kept == fresh
+    files = sorted((tmp_path / "prepared" / "topic_models").glob("lda-*.json"))
+    assert len(files) == 1 and not list(files[0].parent.glob(".*.part"))
+
+    real_lda = gensim.models.LdaModel
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("refitted a kept model")
+
+    monkeypatch.setattr(gensim.models, "LdaModel", no_fit)
+    shuffled = posts.sample(frac=1.0, random_state=1)
+    assert sb.fit_topics(shuffled, 3, passes=2, seed=0, cache=True) == fresh
+    with pytest.raises(AssertionError, match="refitted"):  # another parameter: a new fit
+        sb.fit_topics(posts, 3, passes=3, seed=0, cache=True)
+    changed = posts.copy()
+    changed.at[0, "words"] = [*changed.at[0, "words"][:-1], "newword"]
+    with pytest.raises(AssertionError, match="refitted"):  # one word changed: a new fit
+        sb.fit_topics(changed, 3, passes=2, seed=0, cache=True)
+    monkeypatch.setattr(gensim.models, "LdaModel", real_lda)
+    other = sb.fit_topics(posts, 3, passes=2, seed=1, cache=True)
+    assert other.params["seed"] == 1
+    assert len(list((tmp_path / "prepared" / "topic_models").glob("lda-*.json"))) == 2
+    files[0].write_text("{not json")
+    with pytest.raises(BadInputError, match=files[0].name):
+        sb.fit_topics(posts, 3, passes=2, seed=0, cache=True)

@@ -51,17 +51,13 @@ def make_interests(
 ) -> Interests:
     """``n`` interests over ``stream`` (module docstring); the topic model is fitted on the
     stream's posts once and cached."""
-    from routelab.corpus.preprocess import bundled_words_dir
-    from routelab.corpus.subscriptions import cached_topic_model, topic_subscriptions
+    from routelab.corpus.subscriptions import fit_topics, topic_subscriptions
     from routelab.spatial.grid import square_rect
     from routelab.spatial.places import BOXES, box_region, country_places
 
     if not 1 <= hour_span <= 24:
         raise ValueError(f"hour_span must lie in 1..24, got {hour_span}")
-    model = cached_topic_model(
-        stream[["post_id", "words"]], n_topics, passes=passes, seed=seed,
-        key=bundled_words_dir().name,  # notebook 04's key: one cached model for both
-    )  # fmt: skip
+    model = fit_topics(stream[["post_id", "words"]], n_topics, passes=passes, seed=seed, cache=True)
     subs = topic_subscriptions(model, n, seed=seed)
     rng = np.random.default_rng([seed, 17])
     places = country_places(country)

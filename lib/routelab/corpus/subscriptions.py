@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -267,7 +268,9 @@ class TopicModel:
         """Write the model as JSON (``path`` is created or replaced)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(asdict(self), indent=1, default=_json_default))
+        part = path.with_name(f".{path.name}.{os.getpid()}.part")  # two runs may write it
+        part.write_text(json.dumps(asdict(self), indent=1, default=_json_default))
+        os.replace(part, path)
         return path
 
     @classmethod
@@ -344,6 +347,7 @@ def fit_topics(
     seed: int = 0,
     max_posts: int | None = None,
     progress: bool = False,
+    cache: bool = False,
 ) -> TopicModel:
     """Fit LDA on the posts' word sets and keep each topic's top words (S3-TM Sect. 6.1).
 
@@ -368,6 +372,11 @@ def fit_topics(
         seed: gensim ``random_state`` and the ``max_posts`` sample.
         max_posts: fit on at most this many posts.
         progress: show a progress bar over the passes.
+        cache: keep the fitted model in ``prepared_dir()/topic_models`` and return the kept
+            one when the same documents are fitted with the same parameters again
+            (:func:`topic_cache_path`). The fit is deterministic (one thread, ``seed``), so
+            a kept model is the one a new fit would make: notebooks 02, 03, 04 and 13 fit
+            the same 100 topics on the same bundled tweets, and only the first pays for it.
     """
     from gensim.corpora import Dictionary
     from gensim.models import LdaModel
@@ -390,6 +399,12 @@ def fit_topics(
     post_ids, docs = _collect_docs(posts, max_posts, seed)
     if not docs:
         raise BadInputError("posts: no post with at least one word to fit topics on")
+    fit = dict(n_topics=n_topics, alpha=alpha, beta=beta, words_per_topic=words_per_topic,
+               passes=passes, iterations=iterations, min_posts=min_posts, max_share=max_share,
+               seed=seed)  # fmt: skip
+    kept = topic_cache_path(post_ids, docs, fit) if cache else None
+    if kept is not None and kept.exists():
+        return TopicModel.load(kept)
     dictionary = Dictionary(docs)
     dictionary.filter_extremes(no_below=min_posts, no_above=max_share, keep_n=None)
     if len(dictionary) < words_per_topic:
@@ -439,38 +454,38 @@ def fit_topics(
         "last_post_id": int(post_ids[-1]),
         "implementation": "gensim.LdaModel (online variational Bayes)",
     }
-    return TopicModel(tuple(words), tuple(probs), tuple(float(w) for w in weights), params)
+    model = TopicModel(tuple(words), tuple(probs), tuple(float(w) for w in weights), params)
+    if kept is not None:
+        model.save(kept)
+    return model
 
 
-# --------------------------------------------------------------------------- topic-based
+#: bump when the fit changes in a way its parameters and documents do not show
+TOPIC_CACHE_VERSION = 1
 
 
-def cached_topic_model(
-    frame: pd.DataFrame,
-    n_topics: int = 100,
-    *,
-    passes: int = 3,
-    seed: int = 0,
-    key: str = "",
-    progress: bool = False,
-) -> TopicModel:
-    """:func:`routelab.corpus.subscriptions.fit_topics` with a cache in
-    ``prepared_dir()/topic_models`` keyed by the parameters, ``key`` (say, the corpus
-    fingerprint) and the posts' ids."""
+def topic_cache_path(post_ids: np.ndarray, docs: list[list[str]], fit: dict[str, Any]) -> Path:
+    """Where :func:`fit_topics` keeps a model fitted on ``docs`` (the word lists in post_id
+    order, as fitted: their word order decides the dictionary's ids) with the parameters
+    ``fit``: ``prepared_dir()/topic_models/lda-<digest>.json``, the digest over the
+    parameters, the gensim version, :data:`TOPIC_CACHE_VERSION`, the post ids and every word.
+    Any change to the posts (another reading of the preprocessing, a subset) or to a
+    parameter is another file."""
     import hashlib
+
+    import gensim
 
     from routelab.paths import prepared_dir
 
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(json.dumps([n_topics, passes, seed, key, len(frame)]).encode())
-    digest.update(np.ascontiguousarray(frame["post_id"].to_numpy(dtype=np.int64)).tobytes())
-    path = prepared_dir() / "topic_models" / f"lda-{digest.hexdigest()}.json"
-    if path.exists():
-        return TopicModel.load(path)
-    model = fit_topics(frame, n_topics, passes=passes, seed=seed, progress=progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    return model
+    digest = hashlib.blake2b(digest_size=16)
+    head = [TOPIC_CACHE_VERSION, gensim.__version__, sorted(fit.items()), len(docs)]
+    digest.update(json.dumps(head).encode())
+    digest.update(np.ascontiguousarray(np.asarray(post_ids, dtype=np.int64)).tobytes())
+    digest.update("\x1e".join("\x1f".join(d) for d in docs).encode())
+    return prepared_dir() / "topic_models" / f"lda-{digest.hexdigest()}.json"
+
+
+# --------------------------------------------------------------------------- topic-based
 
 
 def length_pmf(zipf_skew: float, max_len: int) -> np.ndarray:

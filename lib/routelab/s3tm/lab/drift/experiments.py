@@ -164,7 +164,9 @@ def window_topics_task(params: dict[str, Any]) -> list[dict[str, Any]]:
 
     frame = pd.DataFrame({"post_id": params["post_ids"], "words": params["words"]})
     seed = int(params["seed"])
-    model = fit_topics(frame, int(params["n_topics"]), passes=int(params["lda_passes"]), seed=seed)
+    model = fit_topics(
+        frame, int(params["n_topics"]), passes=int(params["lda_passes"]), seed=seed, cache=True
+    )
     subs = topic_subscriptions(model, int(params["n_subscriptions"]), seed=seed)
     subscribed = sorted({w for words in subs["words"] for w in words})
     largest = np.argsort(-np.asarray(model.weights), kind="stable")[:3]

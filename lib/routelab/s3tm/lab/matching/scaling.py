@@ -226,11 +226,10 @@ def real_scaling_data(
     notebook 04 passes its ``tweet_beyond`` parameter, which a run with
     ``ROUTELAB_READING=tweetrepeat`` sets to ``"repeat"``).
     Topic-based subscriptions use LDA on the same posts (cached by
-    :func:`routelab.corpus.subscriptions.cached_topic_model`).
+    :func:`routelab.corpus.subscriptions.fit_topics`, ``cache=True``).
     """
     from routelab.corpus.corpora import bundled_posts
-    from routelab.corpus.preprocess import bundled_words_dir
-    from routelab.corpus.subscriptions import cached_topic_model, topic_subscriptions
+    from routelab.corpus.subscriptions import fit_topics, topic_subscriptions
 
     posts_df, _ = bundled_posts(spark, max_posts, progress=progress)
     frame = posts_df.select("post_id", "ts", "words").toPandas()
@@ -244,13 +243,13 @@ def real_scaling_data(
                 corpus, max_subs, seed, beyond=tweet_beyond, generator=generator
             )
         elif kind == "topic":
-            model = cached_topic_model(
+            model = fit_topics(
                 frame[["post_id", "words"]],
                 n_topics,
                 passes=lda_passes,
                 seed=seed,
-                key=bundled_words_dir().name,
                 progress=progress,
+                cache=True,
             )
             subs = topic_subscriptions(model, max_subs, seed=seed)
             streams[kind] = subscription_corpus(subs, corpus.vocab)

@@ -160,7 +160,9 @@ def real_cv_from_frame(
     if "topic" in kinds:
         from routelab.corpus.subscriptions import fit_topics
 
-        model = fit_topics(frame, n_topics, passes=lda_passes, seed=seed, progress=progress)
+        model = fit_topics(
+            frame, n_topics, passes=lda_passes, seed=seed, progress=progress, cache=True
+        )
     subs = make_subscriptions(frame, kinds, n_subscriptions, seed, topic_model=model)
     details = {
         "source": "bundled real tweets",

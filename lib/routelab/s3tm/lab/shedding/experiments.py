@@ -284,7 +284,9 @@ def build_workload(
     if "topic" in kinds:
         from routelab.corpus.subscriptions import fit_topics
 
-        model = fit_topics(learn_frame, n_topics, passes=lda_passes, seed=seed, progress=progress)
+        model = fit_topics(
+            learn_frame, n_topics, passes=lda_passes, seed=seed, progress=progress, cache=True
+        )
     pool = learn_frame if workload == "learning" else frame
     subs = make_subscriptions(pool, kinds, n_subs, seed, topic_model=model)
     out = {}
