@@ -399,9 +399,9 @@ def fit_topics(
     post_ids, docs = _collect_docs(posts, max_posts, seed)
     if not docs:
         raise BadInputError("posts: no post with at least one word to fit topics on")
-    fit = dict(n_topics=n_topics, alpha=alpha, beta=beta, words_per_topic=words_per_topic,
-               passes=passes, iterations=iterations, min_posts=min_posts, max_share=max_share,
-               seed=seed)  # fmt: skip
+    fit = dict(n_topics=n_topics, alpha=float(alpha), beta=float(beta),
+               words_per_topic=words_per_topic, passes=passes, iterations=iterations,
+               min_posts=min_posts, max_share=float(max_share), seed=seed)  # fmt: skip
     kept = topic_cache_path(post_ids, docs, fit) if cache else None
     if kept is not None and kept.exists():
         return TopicModel.load(kept)
@@ -439,15 +439,7 @@ def fit_topics(
         words.append(tuple(dictionary[i] for i, _ in terms))
         probs.append(tuple(float(p) for _, p in terms))
     params = {
-        "n_topics": n_topics,
-        "alpha": float(alpha),
-        "beta": float(beta),
-        "words_per_topic": words_per_topic,
-        "passes": passes,
-        "iterations": iterations,
-        "min_posts": min_posts,
-        "max_share": float(max_share),
-        "seed": seed,
+        **fit,
         "n_posts": len(corpus),
         "vocab_size": len(dictionary),
         "first_post_id": int(post_ids[0]),
