@@ -9,12 +9,14 @@ and every recorded figure as HTML, PNG and SVG.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import nbformat
 import pytest
 
 from routelab.claims import KINDS, MIN_REPEATS, VERDICTS
+from routelab.errors import BadInputError
 from routelab.paths import notebooks_dir
 from routelab.report import CLAIM_KEYS
 
@@ -137,6 +139,35 @@ def _regrades_as_written(folder, results: dict) -> None:
     rows = sc.claims_from_runs(runs, p["workers"], p["scal_countries"], CostParams(), p["c_paper"])
     again = [(r["claim"], r["verdict"].verdict, r["verdict"].rule) for r in rows]
     assert again == [(c["claim"], c["verdict"], c["rule"]) for c in results["claims"]]
+    # the screen's regrader: the same table unflipped, and a graded-only reading's table
+    assert [
+        (r["claim"], r["verdict"], r["rule"]) for r in sc.regrade(folder / "results.json")
+    ] == again
+    from routelab import reading_screen as rs
+    from routelab.readings import FLIP_ENV
+
+    regrade = rs.regrader("11_ps2stream_partitioning", folder.parent.parent / "regraded")
+    for keys in (("similar",), ("fig11", "similar")):
+        path = regrade(folder / "results.json", keys)
+        data = json.loads(path.read_text())
+        assert data["reading"] == ",".join(keys) and data["regraded_from"]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv(FLIP_ENV, ",".join(keys))
+            rows = sc.claims_from_runs(runs, p["workers"], p["scal_countries"], CostParams(),
+                                       p["c_paper"])  # fmt: skip
+        assert [c["verdict"] for c in data["claims"]] == [r["verdict"].verdict for r in rows]
+    assert os.environ.get(FLIP_ENV) is None  # the regrader's flip ends with its call
+    damaged = folder.parent.parent / "damaged" / "results.json"
+    damaged.parent.mkdir()
+    damaged.write_text(json.dumps({**results, "claims": [{**c, "verdict": "holds"}
+                                                         for c in results["claims"]]}))  # fmt: skip
+    (damaged.parent / "runs.parquet").write_bytes((folder / "runs.parquet").read_bytes())
+    if any(c["verdict"] != "holds" for c in results["claims"]):
+        with pytest.raises(BadInputError, match="rules changed since it ran"):
+            regrade(damaged, ("similar",))
+    (damaged.parent / "runs.parquet").unlink()
+    with pytest.raises(BadInputError, match="no saved measurements"):
+        sc.regrade(damaged)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

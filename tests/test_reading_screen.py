@@ -18,18 +18,23 @@ KEYS = ("checking", "dmove", "greedy", "load", "merge", "posting", "purge", "smo
 
 
 def fake_notebook(
-    tmp_path: Path, effects: dict[frozenset[str], set[str]], noise: frozenset[str] = frozenset()
+    tmp_path: Path,
+    effects: dict[frozenset[str], set[str]],
+    noise: frozenset[str] = frozenset(),
+    once: frozenset[str] = frozenset(),
 ):
     """A runner whose rows a-e hold by default; a row fails under a set of keys when one
-    of ``effects``' key sets (all its keys flipped) names it, and the rows ``noise`` fail in
-    every flipped run (a loaded machine's timing rows). Counts its runs."""
+    of ``effects``' key sets (all its keys flipped) names it, the rows ``noise`` fail in
+    every flipped run (a loaded machine's timing rows) and the rows ``once`` in every first
+    flipped run of a set of keys, never in a repeat (one run's noise). Counts its runs."""
     calls: list[tuple[str, ...]] = []
 
-    def run(keys: tuple[str, ...]) -> Path:
+    def run(keys: tuple[str, ...], repeat: int = 0) -> Path:
         calls.append(keys)
         flipped = {row for need, rows in effects.items() if need <= set(keys) for row in rows}
         flipped |= noise if keys else set()
-        where = tmp_path / ("+".join(keys) or "default")
+        flipped |= once if keys and not repeat else set()
+        where = tmp_path / (("+".join(keys) or "default") + (f"~{repeat + 1}" if repeat else ""))
         where.mkdir(parents=True, exist_ok=True)
         (where / "results.json").write_text(json.dumps({
             "notebook": NB, "profile": "default", "git_commit": "abcdef1234567",
@@ -145,7 +150,7 @@ def test_cli_screens_and_records_findings(
             "--out", str(tmp_path / "out"), "--record"]  # fmt: skip
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "  dmove: 1 row(s)\n    a: holds -> fails" in out
+    assert "  dmove: 1 row(s) (two runs agree)\n    a: holds -> fails" in out
     assert "together: checking,dmove,load,merge,posting,purge,smoothing: 1 row(s)" in out
     entries = {e["key"]: e for e in readings.load_ledger(ledger)}
     assert [d["claim"] for d in entries["dmove"]["differs"]] == ["a"]
@@ -355,7 +360,7 @@ def test_cli_screen_and_record_take_controls(
     capsys.readouterr()
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "  dmove: 1 row(s)\n    a: holds -> fails" in out
+    assert "  dmove: 1 row(s) (two runs agree)\n    a: holds -> fails" in out
     assert "left out as noise: e (holds / fails in the default runs)" in out
     entries = {e["key"]: e for e in readings.load_ledger(ledger)}
     assert [d["claim"] for d in entries["dmove"]["differs"]] == ["a"]
@@ -367,3 +372,103 @@ def test_cli_screen_and_record_take_controls(
     out = capsys.readouterr().out
     assert "under 'dmove': 1 of 5 rows differ" in out
     assert "(left out as noise, a control moves it too: e)" in out
+
+
+def test_confirm_keeps_only_the_rows_a_second_run_moves_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # 'a' is dmove's in every run; 'e' moves in each first run only (noise no control shows)
+    run, calls = fake_notebook(tmp_path / "one", {frozenset({"dmove"}): {"a"}},
+                               once=frozenset({"e"}))  # fmt: skip
+    base = _default_run(tmp_path / "base.json", set())
+    plain = _found(rs.screen(NB, ("dmove",), run, base=base, log=lambda _: None))
+    assert plain == {(("dmove",), False): {"a", "e"}}  # one run's word: 'e' blamed on dmove
+    run, calls = fake_notebook(tmp_path / "two", {frozenset({"dmove"}): {"a"}},
+                               once=frozenset({"e"}))  # fmt: skip
+    s = rs.screen(NB, ("dmove",), run, base=base, confirm=True, log=lambda _: None)
+    assert calls == [("dmove",), ("dmove",)]  # the same reading, run twice
+    (f,) = s.findings
+    assert f.moved == {"a": ("holds", "fails")} and f.unconfirmed == {"e": ("holds", "fails")}
+    assert f.confirm == tmp_path / "two" / "dmove~2" / "results.json"
+    # a reading that moves nothing, and a group, are not run again
+    run, calls = fake_notebook(tmp_path / "three", {frozenset({"dmove"}): {"a"}})
+    rs.screen(NB, ("dmove", "load"), run, base=base, confirm=True, log=lambda _: None)
+    assert calls == [("dmove", "load"), ("dmove",), ("dmove",), ("load",)]
+    # the ledger keeps the confirmed rows, names the others, and says two runs agree
+    ledger = tmp_path / "ledger.json"
+    entry = readings.record(base, f.path, ledger, confirm=f.confirm)
+    assert [d["claim"] for d in entry.differs] == ["a"]
+    assert entry.unconfirmed == ["e"] and entry.runs == 2 and not entry.regraded
+    with pytest.raises(BadInputError, match="not a second run of"):
+        readings.record(base, f.path, ledger, confirm=base)
+    # and the CLI: on by default, off with --no-confirm
+    monkeypatch.setattr(readings, "LEDGER", ledger)
+    for flag, kept in (([], {"a"}), (["--no-confirm"], {"a", "e"})):
+        run, calls = fake_notebook(tmp_path / f"cli{len(flag)}", {frozenset({"dmove"}): {"a"}},
+                                   once=frozenset({"e"}))  # fmt: skip
+        monkeypatch.setattr(rs, "figures_runner", lambda *a, _run=run, **k: _run)
+        assert main(["readings", "screen", "13", "--keys", "dmove", "--base", str(base),
+                     "--record", *flag]) == 0  # fmt: skip
+        out = capsys.readouterr().out
+        (e,) = [e for e in readings.load_ledger(ledger) if e["key"] == "dmove"]
+        assert {d["claim"] for d in e["differs"]} == kept and e["runs"] == (1 if flag else 2)
+        said = "(not confirmed by the second run, left out: e: holds -> fails)" in out
+        assert said == (not flag)
+        assert main(["readings", "list"]) == 0
+        listed = capsys.readouterr().out
+        assert ("2 flipped runs agree on every row" in listed) == (not flag)
+        assert ("a second flipped run does not move them the same way: e" in listed) == (not flag)
+
+
+def test_graded_only_readings_are_regraded_not_run(tmp_path: Path) -> None:
+    run, calls = fake_notebook(tmp_path, {frozenset({"dmove"}): {"a"}})
+    base = _default_run(tmp_path / "base.json", set())
+    regraded: list[tuple[str, ...]] = []
+
+    def regrade(path: Path, keys: tuple[str, ...]) -> Path:  # 'similar' moves 'b' exactly
+        assert path == base
+        regraded.append(keys)
+        out = _default_run(tmp_path / "rg" / "+".join(keys) / "results.json",
+                           {"b"} if "similar" in keys else set(), reading=",".join(keys))  # fmt: skip
+        out.write_text(json.dumps({**json.loads(out.read_text()), "regraded_from": str(path)}))
+        return out
+
+    s = rs.screen(NB, ("dmove", "fig11", "similar"), run, base=base, regrade=regrade,
+                  confirm=True, log=lambda _: None)  # fmt: skip
+    assert calls == [("dmove", "fig11", "similar"), ("dmove",), ("dmove",)]  # never the rest
+    assert regraded == [("fig11", "similar"), ("fig11",), ("similar",)]
+    found = {f.keys: f for f in s.findings}
+    assert set(found[("similar",)].moved) == {"b"} and found[("similar",)].regraded
+    assert found[("similar",)].confirm is None  # exact: no second run
+    assert not found[("fig11",)].moved and set(found[("dmove",)].moved) == {"a"}
+    assert [ks for ks, _ in s.runs] == calls  # a regrade is not a run
+    entry = readings.record(base, found[("similar",)].path, tmp_path / "ledger.json")
+    assert entry.regraded and entry.runs == 1 and [d["claim"] for d in entry.differs] == ["b"]
+    assert not readings.record(base, found[("dmove",)].path, tmp_path / "ledger.json").regraded
+    # without a regrader every set is run
+    run, calls = fake_notebook(tmp_path / "plain", {frozenset({"dmove"}): {"a"}})
+    rs.screen(NB, ("fig11", "similar"), run, base=base, log=lambda _: None)
+    assert calls == [("fig11", "similar")]
+    assert rs.regrader("13_five_routers", tmp_path) is None  # no saved measurements to regrade
+
+
+def test_graded_only_readings_are_picked_only_in_claims_modules() -> None:
+    """A reading declared graded-only changes only a rule: picked in a claims module and
+    nowhere else (not in a notebook, not in a kernel), and only for notebooks with a
+    regrader; a reading picked only in claims modules is declared so."""
+    import re
+
+    from routelab.paths import notebooks_dir
+
+    lib = Path(rs.__file__).parent
+    where: dict[str, set[str]] = {}
+    sources = [*lib.rglob("*.py"), *notebooks_dir().glob("*.ipynb")]
+    for path in sources:
+        for key in re.findall(r'(?:pick|is_flipped)\(\s*\\?"(\w+)\\?"', path.read_text()):
+            where.setdefault(key, set()).add(path.name if path.suffix == ".py" else "notebook")
+    assert {"similar", "fig11", "dmove", "basegrid"} <= set(where)  # the scan finds both kinds
+    for key, flip in readings.FLIPS.items():
+        in_claims = bool(where.get(key)) and where[key] <= {"claims.py"}
+        assert flip.graded_only == in_claims, (key, where.get(key))
+        if flip.graded_only:
+            assert set(flip.notebooks) <= set(rs.REGRADERS), key

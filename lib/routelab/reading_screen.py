@@ -24,9 +24,20 @@ base, name those rows (:func:`routelab.readings.noisy_rows`): they are left out 
 run's moved rows, so they neither decide a finding nor drive the bisection, and the screen
 lists them (``Screen.noisy``).
 
+One run against one default run cannot tell a reading's effect from a second run's noise
+that the controls happened not to show (a timing row near its bar). Two guards:
+
+- **Regrading** (``regrade``): a set of readings that change only how rows are graded
+  (every one :attr:`~routelab.readings.Flip.graded_only`) moves nothing a run measures, so
+  its verdicts are computed from the default run's own saved measurements under those
+  readings (:data:`REGRADERS`, :func:`regrader`): exact, seconds instead of a notebook run.
+- **Confirmation** (``confirm``): a single reading that moves rows is run a second time,
+  and only the rows both runs move to the same verdict are its finding; the others are
+  listed as ``unconfirmed`` (noise). Regraded findings need no second run.
+
 The runs themselves are ``routelab figures --only NB`` in a subprocess per set of readings
 (:func:`figures_runner`), each in its own figures and runs directories; the screen takes
-any ``run(keys) -> results.json`` (tests pass a fake).
+any ``run(keys, repeat=0) -> results.json`` (tests pass a fake).
 """
 
 from __future__ import annotations
@@ -38,16 +49,34 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
+from typing import Any, Protocol
 
 from routelab.errors import BadInputError
 from routelab.readings import FLIP_ENV, FLIPS, load_run, moved_rows, noisy_rows, run_verdicts
 
-#: one run of the notebook with these readings flipped (none: the default run) -> its
-#: results.json
-Runner = Callable[[tuple[str, ...]], Path]
+
+class Runner(Protocol):
+    """One run of the notebook with these readings flipped (none: the default run) ->
+    its results.json; ``repeat`` > 0: another run of the same readings, kept apart."""
+
+    def __call__(self, keys: tuple[str, ...], repeat: int = 0) -> Path: ...
+
+
+#: one default run's results.json and a set of graded-only readings -> the results.json of
+#: that run regraded under them (:func:`regrader`)
+Regrade = Callable[[Path, tuple[str, ...]], Path]
+
+#: notebook -> "module:function" of its regrader: ``function(results.json) -> claim rows``,
+#: the run's claims table rebuilt from its saved measurements under the readings flipped in
+#: this process (:attr:`routelab.readings.Flip.graded_only` readings name only these notebooks)
+REGRADERS: dict[str, str] = {
+    "11_ps2stream_partitioning": "routelab.spatial.lab.partitioning.claims:regrade",
+}
 
 
 @dataclass(frozen=True)
@@ -55,12 +84,19 @@ class Finding:
     """What one run of the screen found: the readings flipped (``keys``), the rows it
     moved against the default run (claim -> (default verdict, verdict under the keys)),
     its ``results.json``, and whether the rows are an interaction (moved by the group,
-    by neither of its halves nor any set the screen ran below them)."""
+    by neither of its halves nor any set the screen ran below them); for a single reading
+    run twice (``confirm``), ``moved`` keeps the rows both runs move to the same verdict."""
 
     keys: tuple[str, ...]
     moved: dict[str, tuple[str, str]]
     path: Path
     together: bool = False
+    #: the second run under the same readings that confirmed ``moved`` (``confirm``)
+    confirm: Path | None = None
+    #: rows the first run moved that the second did not move to the same verdict
+    unconfirmed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: ``path`` is the default run regraded under the readings, not a run of the notebook
+    regraded: bool = False
 
 
 @dataclass
@@ -108,11 +144,15 @@ def screen(
     base: Path | None = None,
     log: Callable[[str], None] = print,
     controls: Sequence[Path] = (),
+    regrade: Regrade | None = None,
+    confirm: bool = False,
 ) -> Screen:
     """Screen ``notebook`` for the readings ``keys``: run them together, then bisect every
     set that moves rows (module docstring). ``base`` is a default run's results.json (run
     first when ``None``); ``controls``: more default runs, the rows they move against the
-    base left out as noise; ``log`` gets one line per run."""
+    base left out as noise; ``regrade``: a set of graded-only readings is regraded from the
+    base run instead of run (:func:`regrader`); ``confirm``: a single reading that moves rows
+    is run again and keeps only the rows both runs move; ``log`` gets one line per run."""
     keys = tuple(sorted(set(keys)))
     if not keys:
         raise BadInputError("no reading to screen")
@@ -121,11 +161,19 @@ def screen(
         raise BadInputError(f"unknown reading(s) {unknown}; known: {', '.join(sorted(FLIPS))}")
     out = Screen(notebook, Path(base) if base is not None else Path())
 
-    def timed(ks: tuple[str, ...]) -> Path:
+    def graded(ks: tuple[str, ...]) -> bool:
+        return regrade is not None and bool(ks) and all(FLIPS[k].graded_only for k in ks)
+
+    def timed(ks: tuple[str, ...], repeat: int = 0) -> Path:
         label = ",".join(ks) or "(default)"
-        log(f"run {len(out.runs) + 1}: {notebook} under {label} ...")
+        if graded(ks):
+            assert regrade is not None
+            log(f"regrade: {notebook}'s default run under {label} (graded-only readings)")
+            return regrade(out.base, ks)
+        again = f" (again, run {repeat + 1} of these readings)" if repeat else ""
+        log(f"run {len(out.runs) + 1}: {notebook} under {label}{again} ...")
         t0 = time.perf_counter()
-        path = run(ks)
+        path = run(ks, repeat) if repeat else run(ks)
         out.runs.append((ks, time.perf_counter() - t0))
         return path
 
@@ -145,7 +193,15 @@ def screen(
                  if c not in out.noisy}  # fmt: skip
         log(f"  {','.join(ks)}: {len(moved)} row(s) moved")
         if not moved or len(ks) == 1:
-            out.findings.append(Finding(ks, moved, path))
+            if moved and confirm and not graded(ks):
+                again = timed(ks, repeat=1)
+                twice = moved_rows(ours, verdicts(again, notebook))
+                kept = {c: v for c, v in moved.items() if twice.get(c) == v}
+                log(f"  {','.join(ks)} again: {len(kept)} of {len(moved)} row(s) confirmed")
+                out.findings.append(Finding(ks, kept, path, confirm=again, unconfirmed={
+                    c: v for c, v in moved.items() if c not in kept}))  # fmt: skip
+            else:
+                out.findings.append(Finding(ks, moved, path, regraded=graded(ks)))
             return set(moved)
         half = len(ks) // 2
         explained: set[str] = set()
@@ -213,7 +269,8 @@ def figures_runner(
     the notebook, the readings and the run's log. ``resume``: a run already there that
     :func:`finished_run` accepts (same notebook, profile, readings and commit) is taken as
     it is, so a screen stopped part-way (a session's end, a notebook 11 run taking 9 minutes
-    each) goes on where it stopped; any other run there is replaced."""
+    each) goes on where it stopped; any other run there is replaced. ``repeat`` > 0: a second
+    run of the same readings, in a folder of its own (``<keys>~2``)."""
 
     if resume and _this_commit() is None:
         from routelab.paths import git_commit
@@ -221,10 +278,12 @@ def figures_runner(
         log(f"--resume takes no run: the checkout's commit is {git_commit()!r} (modified or "
             "unknown), so no earlier run can be told to be this code's")  # fmt: skip
 
-    def run(keys: tuple[str, ...]) -> Path:
+    def run(keys: tuple[str, ...], repeat: int = 0) -> Path:
         tag = "+".join(keys) or "default"
         if len(tag) > 80:  # a long group: named by its size and a digest of its keys
             tag = f"group{len(keys)}-{hashlib.sha1(tag.encode()).hexdigest()[:10]}"
+        if repeat:
+            tag += f"~{repeat + 1}"
         where = Path(out_dir) / profile / tag
         results = where / "figures" / notebook / "results.json"
         if resume and finished_run(where, notebook, profile, keys):
@@ -255,3 +314,63 @@ def figures_runner(
         return results
 
     return run
+
+
+@contextmanager
+def _flipped(keys: Sequence[str]) -> Iterator[None]:
+    """:data:`~routelab.readings.FLIP_ENV` set to ``keys`` in this process for the block."""
+    before = os.environ.get(FLIP_ENV)
+    os.environ[FLIP_ENV] = ",".join(keys)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(FLIP_ENV, None)
+        else:
+            os.environ[FLIP_ENV] = before
+
+
+def regrader(notebook: str, out_dir: Path) -> Regrade | None:
+    """A :data:`Regrade` for ``notebook`` (None when it has no :data:`REGRADERS` entry): it
+    rebuilds a default run's claims table from that run's saved measurements under the
+    readings (flipped in this process for the call) and writes a copy of the run's
+    ``results.json`` with those claims, the readings under ``"reading"`` and the default
+    run's path under ``"regraded_from"``, into ``out_dir/<keys>/``. Before the first regrade
+    it regrades the default run unflipped: if that does not give the run's own verdicts
+    (the rules changed since it ran), it is an error naming the rows, since the regraded
+    verdicts would not be comparable with the run's."""
+    if notebook not in REGRADERS:
+        return None
+    module, name = REGRADERS[notebook].split(":")
+    checked: set[Path] = set()
+
+    def rows(base: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        data = load_run(base)
+        if data.get("notebook") != notebook:
+            raise BadInputError(f"{base}: a run of {data.get('notebook')!r}, not {notebook!r}")
+        where = base if base.is_file() else base / notebook / "results.json"
+        return data, getattr(import_module(module), name)(where)
+
+    def regrade(base: Path, keys: tuple[str, ...]) -> Path:
+        base = Path(base)
+        if base not in checked:
+            with _flipped(()):
+                data, again = rows(base)
+            moved = moved_rows(run_verdicts(data), run_verdicts({"claims": again}))
+            if moved:
+                raise BadInputError(
+                    f"{base}: its saved measurements regraded under the default readings do "
+                    f"not give its own verdicts ({'; '.join(f'{c}: {a} -> {b}' for c, (a, b) in moved.items())}), "
+                    "so the rules changed since it ran: run the readings instead"
+                )  # fmt: skip
+            checked.add(base)
+        with _flipped(keys):
+            data, again = rows(base)
+        where = Path(out_dir) / "+".join(keys) / notebook
+        where.mkdir(parents=True, exist_ok=True)
+        path = where / "results.json"
+        path.write_text(json.dumps({**data, "claims": again, "reading": ",".join(keys),
+                                    "regraded_from": str(base)}, indent=1, default=str))  # fmt: skip
+        return path
+
+    return regrade

@@ -68,12 +68,17 @@ LEDGER = Path(__file__).resolve().parent / "conf" / "reading_verdicts.json"
 class Flip:
     """A reading that can be flipped for a whole run: its READINGS.md ``title``, the
     ``parameter`` whose default it flips, the ``alternative`` in words and the ``notebooks``
-    whose claims it reaches in the default profile."""
+    whose claims it reaches in the default profile. ``graded_only``: the reading changes a
+    claim's rule and nothing a run measures (it is picked only inside a notebook's claims
+    module, a test checks), so its verdicts are exact from a default run's saved
+    measurements, regraded under it (:data:`routelab.reading_screen.REGRADERS`), with no
+    second run of the notebook and none of a second run's noise."""
 
     title: str
     parameter: str
     alternative: str
     notebooks: tuple[str, ...]
+    graded_only: bool = False
 
 
 _FISH_AND_13 = ("08_fish", "13_five_routers")
@@ -348,6 +353,7 @@ FLIPS: dict[str, Flip] = {
         parameter="routelab.spatial.lab.partitioning.claims.fig11_worst_rows(panels=...)",
         alternative="Fig. 11(b) is UK-Q3 and (c) UK-Q2",
         notebooks=("11_ps2stream_partitioning",),
+        graded_only=True,
     ),
     "similar": Flip(
         title="\"Metric's latency is similar to hybrid's, with the exception of UK-Q1, 407 ms\" "
@@ -355,6 +361,7 @@ FLIPS: dict[str, Flip] = {
         parameter="routelab.spatial.lab.partitioning.claims.c9_metric_latency(tol=1.25)",
         alternative="similar within 1.5x (the exception above 1.5x)",
         notebooks=("11_ps2stream_partitioning",),
+        graded_only=True,
     ),
     "phase1": Flip(
         title="Phase I of the local adjustment (Sect. V-A).",
@@ -476,6 +483,15 @@ class Entry:
     #: rows that differ but also differ between the default run and a control default run
     #: (``record(controls=...)``): the machine's noise moves them, so no reading is named
     noisy: list[str] = field(default_factory=list)
+    #: how many flipped runs agree on every row of ``differs``: 2 when a second run under the
+    #: same readings (``record(confirm=...)``) moved each row to the same verdict
+    runs: int = 1
+    #: rows the flipped run moved that the second run under the same readings did not (or
+    #: moved elsewhere): one run's noise, left out of ``differs``
+    unconfirmed: list[str] = field(default_factory=list)
+    #: the flipped verdicts are the default run's own saved measurements regraded under the
+    #: readings (a :attr:`Flip.graded_only` reading): exact, no second run of the notebook
+    regraded: bool = False
 
 
 def load_ledger(path: Path | None = None) -> list[dict[str, Any]]:
@@ -552,6 +568,7 @@ def record(
     only: Collection[str] | None = None,
     together: bool = False,
     controls: Sequence[Path] = (),
+    confirm: Path | None = None,
 ) -> Entry:
     """Compare a default run (``base``) and a run under a flipped reading (``flip``) of one
     notebook, each a ``results.json`` or a figures directory holding one, and store the
@@ -561,7 +578,11 @@ def record(
     interaction (a bisected screen's group keeps the rows neither half of its readings
     moves, :mod:`routelab.reading_screen`); ``controls``: more default runs, whose
     differences from ``base`` (:func:`noisy_rows`) are left out of ``differs`` and listed
-    in the entry's ``noisy`` instead."""
+    in the entry's ``noisy`` instead; ``confirm``: a second run under the same readings
+    (same notebook and profile): only the rows it moves to the same verdict are kept, the
+    rest listed in the entry's ``unconfirmed``. A run regraded from the default run's saved
+    measurements (its ``results.json`` names them under ``regraded_from``) is exact and
+    needs no second run."""
     a, b = load_run(Path(base)), load_run(Path(flip))
     if a.get("notebook") != b.get("notebook"):
         raise BadInputError(
@@ -582,6 +603,23 @@ def record(
     ours, other = run_verdicts(a), run_verdicts(b)
     common = [c for c in ours if c in other]
     noisy = noisy_rows(Path(base), controls)
+    moved = {c: v for c, v in moved_rows(ours, other).items()
+             if (only is None or c in only) and c not in noisy}  # fmt: skip
+    unconfirmed: list[str] = []
+    if confirm is not None:
+        again = load_run(Path(confirm))
+        if (again.get("notebook"), again.get("profile"), again.get("reading")) != (
+            b.get("notebook"),
+            b.get("profile"),
+            key,
+        ):
+            raise BadInputError(
+                f"{confirm}: not a second run of {b.get('notebook')} ({b.get('profile')}) "
+                f"under {key!r} like {flip}"
+            )
+        twice = moved_rows(ours, run_verdicts(again))
+        unconfirmed = [c for c, v in moved.items() if twice.get(c) != v]
+        moved = {c: v for c, v in moved.items() if c not in unconfirmed}
     entry = Entry(
         key=key,
         title=" + ".join(FLIPS[k].title.rstrip(".") for k in keys) + ".",
@@ -592,13 +630,14 @@ def record(
         clock=f"{a.get('clock', '?')}/{b.get('clock', '?')}",
         compared=len(common),
         differs=[
-            {"claim": c, "default": a_v, "alternative": b_v}
-            for c, (a_v, b_v) in moved_rows(ours, other).items()
-            if (only is None or c in only) and c not in noisy
+            {"claim": c, "default": a_v, "alternative": b_v} for c, (a_v, b_v) in moved.items()
         ],  # fmt: skip
         together=together,
         filtered=only is not None,
         noisy=sorted(c for c in noisy if c in common and ours[c] != other[c]),
+        runs=2 if confirm is not None else 1,
+        unconfirmed=unconfirmed,
+        regraded=bool(b.get("regraded_from")),
     )
     path = ledger or LEDGER
     entries = [

@@ -49,6 +49,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="RUN",
         help="another default run (repeatable): rows it moves against BASE are noise, not kept",
     )
+    p_rec.add_argument(
+        "--confirm",
+        type=Path,
+        default=None,
+        metavar="RUN",
+        help="a second run under the same readings: only the rows both flipped runs move to "
+        "the same verdict are kept, the others listed as unconfirmed",
+    )
     p_rec.set_defaults(func=_record)
     p_scr = sub.add_parser(
         "screen",
@@ -102,6 +110,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="take each run already under --out that finished on this commit with the same "
         "readings and profile instead of running it again (a screen stopped part-way goes on)",
     )
+    p_scr.add_argument(
+        "--confirm",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run a single reading that moves rows a second time and keep only the rows both "
+        "runs move to the same verdict (default: on; --no-confirm takes one run's word)",
+    )
+    p_scr.add_argument(
+        "--regrade",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="regrade the default run's saved measurements for readings that change only a "
+        "rule, where the notebook can (default: on; --no-regrade runs the notebook for them)",
+    )
     p_scr.add_argument("--record", action="store_true", help="store the findings in the ledger")
     p_scr.add_argument(
         "--ledger",
@@ -133,6 +155,13 @@ def _list(args: argparse.Namespace) -> int:
                 f"rows differ{' (kept: the rows no run of fewer of these readings moved)' if e.get('filtered') else ''}"
                 f"{': ' + found if found else ''}"
             )
+            if e.get("regraded") or e.get("runs", 1) > 1:
+                how = "regraded from the default run's saved measurements (exact)" if e.get(
+                    "regraded") else f"{e['runs']} flipped runs agree on every row"  # fmt: skip
+                print(f"      {how}")
+            if e.get("unconfirmed"):
+                print(f"      left out, a second flipped run does not move them the same way: "
+                      f"{'; '.join(e['unconfirmed'])}")  # fmt: skip
             if e.get("noisy"):
                 print(f"      left out as noise (a control default run moves them too): "
                       f"{'; '.join(e['noisy'])}")  # fmt: skip
@@ -142,7 +171,8 @@ def _list(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     from routelab.readings import record
 
-    entry = record(args.base, args.flipped, args.ledger, controls=args.control)
+    entry = record(args.base, args.flipped, args.ledger, controls=args.control,
+                   confirm=args.confirm)  # fmt: skip
     print(
         f"{entry.notebook} ({entry.profile}) under '{entry.key}': {len(entry.differs)} of "
         f"{entry.compared} rows differ"
@@ -151,6 +181,8 @@ def _record(args: argparse.Namespace) -> int:
         print(f"  {d['claim']}: {d['default']} -> {d['alternative']}")
     for claim in entry.noisy:
         print(f"  (left out as noise, a control moves it too: {claim})")
+    for claim in entry.unconfirmed:
+        print(f"  (left out, the second flipped run does not move it the same way: {claim})")
     return 0
 
 
@@ -169,17 +201,25 @@ def _screen(args: argparse.Namespace) -> int:
     runner = rs.figures_runner(
         notebook, args.profile, out / notebook, args.timeout, resume=args.resume
     )
-    result = rs.screen(notebook, keys, runner, base=args.base, controls=args.control)
+    regrade = (
+        rs.regrader(notebook, out / notebook / args.profile / "regraded") if args.regrade else None
+    )
+    result = rs.screen(notebook, keys, runner, base=args.base, controls=args.control,
+                       regrade=regrade, confirm=args.confirm)  # fmt: skip
     seconds = sum(s for _, s in result.runs)
     print(f"{notebook}: {len(result.runs)} run(s), {seconds / 60:.1f} min; findings:")
     for f in result.findings:
         who = ("together: " if f.together else "") + ",".join(f.keys)
-        print(f"  {who}: {len(f.moved)} row(s)")
+        how = " (regraded)" if f.regraded else " (two runs agree)" if f.confirm else ""
+        print(f"  {who}: {len(f.moved)} row(s){how}")
         for claim, (a, b) in f.moved.items():
             print(f"    {claim}: {a} -> {b}")
+        for claim, (a, b) in f.unconfirmed.items():
+            print(f"    (not confirmed by the second run, left out: {claim}: {a} -> {b})")
         if args.record:
             record(result.base, f.path, only=set(f.moved) if f.together else None,
-                   together=f.together, controls=args.control, ledger=args.ledger)  # fmt: skip
+                   together=f.together, controls=args.control, ledger=args.ledger,
+                   confirm=f.confirm)  # fmt: skip
     for claim, seen in result.noisy.items():
         print(f"  left out as noise: {claim} ({' / '.join(seen)} in the default runs)")
     return 0

@@ -9,15 +9,18 @@ where they do not separate. A set is named as in the paper (GB is "UK")."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import partial
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from routelab import claims
 from routelab.claims import Verdict, not_comparable, slope_interval
+from routelab.errors import BadInputError
 from routelab.readings import pick
 from routelab.spatial.cost import CostParams
 from routelab.spatial.lab import regime
@@ -700,3 +703,34 @@ def claims_from_runs(
     rows = rows_with_readings(f.fig6, f.fig7, f.fig11, f.posting, clock.fit, clock.errors,
                               c_paper=c_paper, vmap=vmap)  # fmt: skip
     return [*rows, posting_units_row(f.posting, f.fig7)]
+
+
+def regrade(results: Path) -> list[dict]:
+    """Notebook 11's claims table regraded from a finished run: its ``results.json`` (the
+    parameters, and the calibrated unit costs where the run partitioned with them) and the
+    ``runs.parquet`` saved beside it, graded by :func:`claims_from_runs` with this code's rules
+    and the readings flipped in this process. A graded-only reading (``similar``, ``fig11``)
+    changes nothing a run measures, so this is its verdicts exactly
+    (:func:`routelab.reading_screen.regrader`). A run without its measurements, or without
+    the parameters they are graded with, is an error naming the file."""
+    results = Path(results)
+    runs_path = results.parent / "runs.parquet"
+    try:
+        data = json.loads(results.read_text())
+        p = data["parameters"]
+        workers, countries, c_paper = p["workers"], p["scal_countries"], p["c_paper"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BadInputError(f"{results}: not a finished run of notebook 11 ({exc!r})") from exc
+    if not runs_path.is_file():
+        raise BadInputError(f"{runs_path}: no saved measurements beside {results.name}")
+    reading = str(data.get("reading") or "").split(",")
+    calibrated = (data.get("headline") or {}).get("calibrated_costs")
+    costs = CostParams(**calibrated) if "units" in reading and calibrated else CostParams()
+    rows = claims_from_runs(pd.read_parquet(runs_path), workers, countries, costs, c_paper)
+    out = []
+    for r in rows:
+        v = r["verdict"]  # a graded Verdict (with its rule), or a plain verdict string
+        out.append({"claim": r["claim"], "verdict": getattr(v, "verdict", v),
+                    "rule": getattr(v, "rule", r.get("rule", "")),
+                    "measured": r.get("measured", ""), "note": r.get("note", "")})  # fmt: skip
+    return out
