@@ -95,6 +95,17 @@ def test_a_group_flip_is_recorded_under_every_reading_it_names(
     readings.record(base, flip, only={"b"}, together=True)
     (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
     assert "' decide this row together (no half of them alone)" in out["note"]
+    assert out["note"].endswith(", one flipped run)")  # how the verdict was found
+    again = _results(tmp_path / "g", {"a": "holds", "b": "holds"}, reading="checking,dmove")
+    readings.record(base, flip, confirm=again)
+    (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
+    assert out["note"].endswith(", 2 flipped runs agree)")
+    regraded = _results(tmp_path / "r", {"a": "holds", "b": "holds"}, reading="checking,dmove")
+    found = regraded / "results.json"
+    found.write_text(json.dumps({**json.loads(found.read_text()), "regraded_from": "x"}))
+    readings.record(base, regraded)
+    (out,) = readings.annotate("10_fabret_adaptivity", "default", rows)
+    assert out["note"].endswith("regraded from that run's saved measurements)")
 
 
 def test_an_unknown_flip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

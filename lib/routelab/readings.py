@@ -650,6 +650,15 @@ def record(
     return entry
 
 
+def _how_flipped(entry: dict[str, Any]) -> str:
+    """How a ledger entry's flipped verdicts were found, for a row's note."""
+    if entry.get("regraded"):
+        return "regraded from that run's saved measurements"
+    runs = int(entry.get("runs", 1))
+    again = f", {runs} flipped runs agree" if runs > 1 else ", one flipped run"
+    return f"flipped at {entry['flipped_commit'][:7]}{again}"
+
+
 def annotate(
     notebook: str, profile: str, rows: list[dict[str, Any]], ledger: Path | None = None
 ) -> list[dict[str, Any]]:
@@ -684,6 +693,6 @@ def annotate(
                 continue
             row = {**row, "note": (note + "; " if note else "") + (
                 f"{named}: under the alternative ({what}) it read {d['alternative']} "
-                f"(default run at {e['commit'][:7]}, flipped at {e['flipped_commit'][:7]})")}  # fmt: skip
+                f"(default run at {e['commit'][:7]}, {_how_flipped(e)})")}  # fmt: skip
         out.append(row)
     return out
