@@ -144,6 +144,7 @@ def _regrades_as_written(folder, results: dict) -> None:
         (r["claim"], r["verdict"], r["rule"]) for r in sc.regrade(folder / "results.json")
     ] == again
     from routelab import reading_screen as rs
+    from routelab.paths import git_commit
     from routelab.readings import FLIP_ENV
 
     regrade = rs.regrader("11_ps2stream_partitioning", folder.parent.parent / "regraded")
@@ -151,6 +152,7 @@ def _regrades_as_written(folder, results: dict) -> None:
         path = regrade(folder / "results.json", keys)
         data = json.loads(path.read_text())
         assert data["reading"] == ",".join(keys) and data["regraded_from"]
+        assert data["git_commit"] == git_commit()  # the rules are this code's
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv(FLIP_ENV, ",".join(keys))
             rows = sc.claims_from_runs(runs, p["workers"], p["scal_countries"], CostParams(),

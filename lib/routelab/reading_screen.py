@@ -335,8 +335,9 @@ def regrader(notebook: str, out_dir: Path) -> Regrade | None:
     """A :data:`Regrade` for ``notebook`` (None when it has no :data:`REGRADERS` entry): it
     rebuilds a default run's claims table from that run's saved measurements under the
     readings (flipped in this process for the call) and writes a copy of the run's
-    ``results.json`` with those claims, the readings under ``"reading"`` and the default
-    run's path under ``"regraded_from"``, into ``out_dir/<keys>/``. Before the first regrade
+    ``results.json`` with those claims, the readings under ``"reading"``, the default
+    run's path under ``"regraded_from"`` and the regrading code's commit under
+    ``"git_commit"`` (the rules are this code's), into ``out_dir/<keys>/``. Before the first regrade
     it regrades the default run unflipped: if that does not give the run's own verdicts
     (the rules changed since it ran), it is an error naming the rows, since the regraded
     verdicts would not be comparable with the run's."""
@@ -370,8 +371,11 @@ def regrader(notebook: str, out_dir: Path) -> Regrade | None:
         where = Path(out_dir) / "+".join(keys) / notebook
         where.mkdir(parents=True, exist_ok=True)
         path = where / "results.json"
+        from routelab.paths import git_commit
+
         path.write_text(json.dumps({**data, "claims": again, "reading": ",".join(keys),
-                                    "regraded_from": str(base)}, indent=1, default=str))  # fmt: skip
+                                    "regraded_from": str(base), "git_commit": git_commit()},
+                                   indent=1, default=str))  # fmt: skip
         return path
 
     return regrade
