@@ -141,7 +141,8 @@ def _regrades_as_written(folder, results: dict) -> None:
     assert again == [(c["claim"], c["verdict"], c["rule"]) for c in results["claims"]]
     # the screen's regrader: the same table unflipped, and a graded-only reading's table
     assert [
-        (r["claim"], r["verdict"], r["rule"]) for r in sc.regrade(folder / "results.json")
+        (r["claim"], r["verdict"].verdict, r["verdict"].rule)
+        for r in sc.regrade(folder / "results.json")
     ] == again
     from routelab import reading_screen as rs
     from routelab.paths import git_commit

@@ -52,7 +52,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Protocol
@@ -72,7 +72,8 @@ class Runner(Protocol):
 #: that run regraded under them (:func:`regrader`)
 Regrade = Callable[[Path, tuple[str, ...]], Path]
 
-#: notebook -> "module:function" of its regrader: ``function(results.json) -> claim rows``,
+#: notebook -> "module:function" of its regrader: ``function(results.json) -> claim rows``
+#: (:meth:`routelab.report.NotebookReport.claim`'s arguments),
 #: the run's claims table rebuilt from its saved measurements under the readings flipped in
 #: this process (:attr:`routelab.readings.Flip.graded_only` readings name only these notebooks)
 REGRADERS: dict[str, str] = {
@@ -350,8 +351,10 @@ def regrader(notebook: str, out_dir: Path) -> Regrade | None:
         data = load_run(base)
         if data.get("notebook") != notebook:
             raise BadInputError(f"{base}: a run of {data.get('notebook')!r}, not {notebook!r}")
+        from routelab.report import claim_row
+
         where = base if base.is_file() else base / notebook / "results.json"
-        return data, getattr(import_module(module), name)(where)
+        return data, [asdict(claim_row(**r)) for r in getattr(import_module(module), name)(where)]
 
     def regrade(base: Path, keys: tuple[str, ...]) -> Path:
         base = Path(base)

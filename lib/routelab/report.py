@@ -97,6 +97,28 @@ class Claim:
         return self.verdict == "holds"
 
 
+def claim_row(
+    claim: str,
+    paper: str,
+    measured: str,
+    *,
+    verdict: Verdict | str,
+    paper_value: str = "",
+    rule: str = "",
+    note: str = "",
+    kind: str = "claim",
+    timing: bool = False,
+) -> Claim:
+    """One claims-table row from a claims module's row (:meth:`NotebookReport.claim`'s
+    arguments): ``verdict`` a :class:`routelab.claims.Verdict` (it carries its rule) or one
+    of :data:`routelab.claims.VERDICTS` with ``rule``."""
+    if isinstance(verdict, str):
+        verdict = Verdict(verdict, rule)
+    return Claim(claim=claim, paper=paper, paper_value=str(paper_value), measured=str(measured),
+                 verdict=verdict.verdict, rule=verdict.rule, note=note, kind=kind,
+                 timing=timing, repeats=verdict.repeats)  # fmt: skip
+
+
 RULE_CHARS = 200  # a longer rule is cut in the table, in full on hover
 
 
@@ -307,20 +329,8 @@ class NotebookReport:
         ``verdict`` is a :class:`routelab.claims.Verdict` (it carries its rule) or one of
         :data:`routelab.claims.VERDICTS` with ``rule``; every row is graded.
         """
-        if isinstance(verdict, str):
-            verdict = Verdict(verdict, rule)
-        row = Claim(
-            claim=claim,
-            paper=paper,
-            paper_value=str(paper_value),
-            measured=str(measured),
-            verdict=verdict.verdict,
-            rule=verdict.rule,
-            note=note,
-            kind=kind,
-            timing=timing,
-            repeats=verdict.repeats,
-        )
+        row = claim_row(claim, paper, measured, verdict=verdict, paper_value=paper_value,
+                        rule=rule, note=note, kind=kind, timing=timing)  # fmt: skip
         self.claims.append(row)
         return row
 

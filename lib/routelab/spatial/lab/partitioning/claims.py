@@ -706,7 +706,7 @@ def claims_from_runs(
 
 
 def regrade(results: Path) -> list[dict]:
-    """Notebook 11's claims table regraded from a finished run: its ``results.json`` (the
+    """Notebook 11's claims rows (:func:`claims_from_runs`) regraded from a finished run: its ``results.json`` (the
     parameters, and the calibrated unit costs where the run partitioned with them) and the
     ``runs.parquet`` saved beside it, graded by :func:`claims_from_runs` with this code's rules
     and the readings flipped in this process. A graded-only reading (``similar``, ``fig11``)
@@ -726,11 +726,4 @@ def regrade(results: Path) -> list[dict]:
     reading = str(data.get("reading") or "").split(",")
     calibrated = (data.get("headline") or {}).get("calibrated_costs")
     costs = CostParams(**calibrated) if "units" in reading and calibrated else CostParams()
-    rows = claims_from_runs(pd.read_parquet(runs_path), workers, countries, costs, c_paper)
-    out = []
-    for r in rows:
-        v = r["verdict"]  # a graded Verdict (with its rule), or a plain verdict string
-        out.append({"claim": r["claim"], "verdict": getattr(v, "verdict", v),
-                    "rule": getattr(v, "rule", r.get("rule", "")),
-                    "measured": r.get("measured", ""), "note": r.get("note", "")})  # fmt: skip
-    return out
+    return claims_from_runs(pd.read_parquet(runs_path), workers, countries, costs, c_paper)
