@@ -310,29 +310,15 @@ class NotebookReport:
         """Record headline numbers (shown in results.json under ``headline``)."""
         self.headline.update(values)
 
-    def claim(
-        self,
-        claim: str,
-        paper: str,
-        measured: str,
-        *,
-        verdict: Verdict | str,
-        paper_value: str = "",
-        rule: str = "",
-        note: str = "",
-        kind: str = "claim",
-        timing: bool = False,
-    ) -> Claim:
-        """Record one row: the paper's claim, where it is made (``paper``), the paper's number
-        (``paper_value``), ours (``measured``) and the verdict.
-
-        ``verdict`` is a :class:`routelab.claims.Verdict` (it carries its rule) or one of
-        :data:`routelab.claims.VERDICTS` with ``rule``; every row is graded.
-        """
-        row = claim_row(claim, paper, measured, verdict=verdict, paper_value=paper_value,
-                        rule=rule, note=note, kind=kind, timing=timing)  # fmt: skip
-        self.claims.append(row)
-        return row
+    def claim(self, claim: str, paper: str, measured: str, **row: Any) -> Claim:
+        """Record one row: the paper's claim, where it is made (``paper``), ours
+        (``measured``) and the keywords of :func:`claim_row` (``verdict``, a
+        :class:`routelab.claims.Verdict` carrying its rule or one of
+        :data:`routelab.claims.VERDICTS` with ``rule``; ``paper_value``, the paper's number;
+        ``note``, ``kind``, ``timing``); every row is graded."""
+        out = claim_row(claim, paper, measured, **row)
+        self.claims.append(out)
+        return out
 
     def claims_table(self) -> pd.DataFrame:
         """The claims as a DataFrame with the columns of :data:`CLAIM_KEYS`."""
