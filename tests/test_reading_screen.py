@@ -417,6 +417,7 @@ def test_confirm_keeps_only_the_rows_a_second_run_moves_too(
         assert main(["readings", "list"]) == 0
         listed = capsys.readouterr().out
         assert ("2 flipped runs agree on every row" in listed) == (not flag)
+        assert ("one flipped run (no second run confirmed these rows)" in listed) == bool(flag)
         assert ("a second flipped run does not move them the same way: e" in listed) == (not flag)
 
 

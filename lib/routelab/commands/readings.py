@@ -155,10 +155,12 @@ def _list(args: argparse.Namespace) -> int:
                 f"rows differ{' (kept: the rows no run of fewer of these readings moved)' if e.get('filtered') else ''}"
                 f"{': ' + found if found else ''}"
             )
-            if e.get("regraded") or e.get("runs", 1) > 1:
-                how = "regraded from the default run's saved measurements (exact)" if e.get(
-                    "regraded") else f"{e['runs']} flipped runs agree on every row"  # fmt: skip
-                print(f"      {how}")
+            if e.get("regraded"):
+                print("      regraded from the default run's saved measurements (exact)")
+            elif e.get("runs", 1) > 1:
+                print(f"      {e['runs']} flipped runs agree on every row")
+            elif e["differs"]:
+                print("      one flipped run (no second run confirmed these rows)")
             if e.get("unconfirmed"):
                 print(f"      left out, a second flipped run does not move them the same way: "
                       f"{'; '.join(e['unconfirmed'])}")  # fmt: skip
