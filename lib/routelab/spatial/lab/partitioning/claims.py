@@ -706,13 +706,13 @@ def claims_from_runs(
 
 
 def regrade(results: Path) -> list[dict]:
-    """Notebook 11's claims rows (:func:`claims_from_runs`) regraded from a finished run: its ``results.json`` (the
+    """Notebook 11's claims rows regraded from a finished run: its ``results.json`` (the
     parameters, and the calibrated unit costs where the run partitioned with them) and the
-    ``runs.parquet`` saved beside it, graded by :func:`claims_from_runs` with this code's rules
-    and the readings flipped in this process. A graded-only reading (``similar``, ``fig11``)
-    changes nothing a run measures, so this is its verdicts exactly
-    (:func:`routelab.reading_screen.regrader`). A run without its measurements, or without
-    the parameters they are graded with, is an error naming the file."""
+    ``runs.parquet`` saved beside it, graded by :func:`claims_from_runs` (whose rows these
+    are) with this code's rules and the readings flipped in this process. A graded-only
+    reading (``similar``, ``fig11``) changes nothing a run measures, so this is its verdicts
+    exactly (:func:`routelab.reading_screen.regrader`). A run without its measurements, or
+    without the parameters they are graded with, is an error naming the file."""
     results = Path(results)
     runs_path = results.parent / "runs.parquet"
     try:
