@@ -390,7 +390,8 @@ def test_confirm_keeps_only_the_rows_a_second_run_moves_too(
     (f,) = s.findings
     assert f.moved == {"a": ("holds", "fails")} and f.unconfirmed == {"e": ("holds", "fails")}
     assert f.confirm == tmp_path / "two" / "dmove~2" / "results.json"
-    # a reading that moves nothing, and a group, are not run again
+    # a reading that moves nothing, and a group whose rows a reading explains, are not run
+    # again
     run, calls = fake_notebook(tmp_path / "three", {frozenset({"dmove"}): {"a"}})
     rs.screen(NB, ("dmove", "load"), run, base=base, confirm=True, log=lambda _: None)
     assert calls == [("dmove", "load"), ("dmove",), ("dmove",), ("load",)]
@@ -419,6 +420,54 @@ def test_confirm_keeps_only_the_rows_a_second_run_moves_too(
         assert ("2 flipped runs agree on every row" in listed) == (not flag)
         assert ("one flipped run (no second run confirmed these rows)" in listed) == bool(flag)
         assert ("a second flipped run does not move them the same way: e" in listed) == (not flag)
+
+
+def test_confirm_runs_a_group_with_interaction_rows_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """'c' moves only under checking and smoothing together, in every run (an interaction);
+    'e' moves in the group's first run only (one run's noise no control shows): the group is
+    run a second time, which keeps 'c' and leaves 'e' out as unconfirmed."""
+    pair = ("checking", "smoothing")
+
+    def runner(where: Path):
+        inner, calls = fake_notebook(where, {frozenset(pair): {"c"}})
+
+        def run(keys: tuple[str, ...], repeat: int = 0) -> Path:
+            path = inner(keys, repeat)
+            if keys == pair and not repeat:
+                data = json.loads(path.read_text())
+                data["claims"][-1]["verdict"] = "fails"  # 'e'
+                path.write_text(json.dumps(data))
+            return path
+
+        return run, calls
+
+    base = _default_run(tmp_path / "base.json", set())
+    run, calls = runner(tmp_path / "one")
+    s = rs.screen(NB, pair, run, base=base, confirm=True, log=lambda _: None)
+    assert calls == [pair, ("checking",), ("smoothing",), pair]  # the group, run again last
+    (f,) = [f for f in s.findings if f.together]
+    assert f.moved == {"c": ("holds", "fails")} and f.unconfirmed == {"e": ("holds", "fails")}
+    assert f.confirm == tmp_path / "one" / "checking+smoothing~2" / "results.json"
+    # without confirm the group's one run is taken at its word, 'e' included
+    run, calls = runner(tmp_path / "two")
+    s = rs.screen(NB, pair, run, base=base, log=lambda _: None)
+    assert calls == [pair, ("checking",), ("smoothing",)]
+    assert _found(s)[(pair, True)] == {"c", "e"}
+    # the CLI records the group's entry as an interaction two runs agree on, 'e' named
+    ledger = tmp_path / "ledger.json"
+    monkeypatch.setattr(readings, "LEDGER", ledger)
+    run, calls = runner(tmp_path / "cli")
+    monkeypatch.setattr(rs, "figures_runner", lambda *a, _run=run, **k: _run)
+    assert main(["readings", "screen", "13", "--keys", ",".join(pair), "--base", str(base),
+                 "--record"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "together: checking,smoothing: 1 row(s) (two runs agree)" in out
+    assert "(not confirmed by the second run, left out: e: holds -> fails)" in out
+    (e,) = [e for e in readings.load_ledger(ledger) if e["key"] == "checking,smoothing"]
+    assert [d["claim"] for d in e["differs"]] == ["c"] and e["unconfirmed"] == ["e"]
+    assert e["together"] and e["filtered"] and e["runs"] == 2
 
 
 def test_graded_only_readings_are_regraded_not_run(tmp_path: Path) -> None:

@@ -32,9 +32,10 @@ that the controls happened not to show (a timing row near its bar). Two guards:
   its verdicts are computed from the default run's own saved measurements under those
   readings (:data:`REGRADERS`, :func:`regrader`): exact, and about 25 s a regrade of
   notebook 11 against 17 minutes a run (a 2-core VM).
-- **Confirmation** (``confirm``): a single reading that moves rows is run a second time,
-  and only the rows both runs move to the same verdict are its finding; the others are
-  listed as ``unconfirmed`` (noise). Regraded findings need no second run.
+- **Confirmation** (``confirm``): a single reading that moves rows, and a group that keeps
+  rows as an interaction, is run a second time, and only the rows both runs move to the
+  same verdict are its finding; the others are listed as ``unconfirmed`` (noise). Regraded
+  findings need no second run.
 
 The runs themselves are ``routelab figures --only NB`` in a subprocess per set of readings
 (:func:`figures_runner`), each in its own figures and runs directories; the screen takes
@@ -87,7 +88,8 @@ class Finding:
     moved against the default run (claim -> (default verdict, verdict under the keys)),
     its ``results.json``, and whether the rows are an interaction (moved by the group,
     by neither of its halves nor any set the screen ran below them); for a single reading
-    run twice (``confirm``), ``moved`` keeps the rows both runs move to the same verdict."""
+    or a group's interaction run twice (``confirm``), ``moved`` keeps the rows both runs
+    move to the same verdict."""
 
     keys: tuple[str, ...]
     moved: dict[str, tuple[str, str]]
@@ -153,8 +155,9 @@ def screen(
     set that moves rows (module docstring). ``base`` is a default run's results.json (run
     first when ``None``); ``controls``: more default runs, the rows they move against the
     base left out as noise; ``regrade``: a set of graded-only readings is regraded from the
-    base run instead of run (:func:`regrader`); ``confirm``: a single reading that moves rows
-    is run again and keeps only the rows both runs move; ``log`` gets one line per run."""
+    base run instead of run (:func:`regrader`); ``confirm``: a single reading that moves rows,
+    or a group that keeps interaction rows, is run again and keeps only the rows both runs
+    move; ``log`` gets one line per run."""
     keys = tuple(sorted(set(keys)))
     if not keys:
         raise BadInputError("no reading to screen")
@@ -195,15 +198,7 @@ def screen(
                  if c not in out.noisy}  # fmt: skip
         log(f"  {','.join(ks)}: {len(moved)} row(s) moved")
         if not moved or len(ks) == 1:
-            if moved and confirm and not graded(ks):
-                again = timed(ks, repeat=1)
-                twice = moved_rows(ours, verdicts(again, notebook))
-                kept = {c: v for c, v in moved.items() if twice.get(c) == v}
-                log(f"  {','.join(ks)} again: {len(kept)} of {len(moved)} row(s) confirmed")
-                out.findings.append(Finding(ks, kept, path, confirm=again, unconfirmed={
-                    c: v for c, v in moved.items() if c not in kept}))  # fmt: skip
-            else:
-                out.findings.append(Finding(ks, moved, path, regraded=graded(ks)))
+            find(ks, moved, path)
             return set(moved)
         half = len(ks) // 2
         explained: set[str] = set()
@@ -211,8 +206,24 @@ def screen(
             explained |= attribute(part, timed(part))
         rest = {c: v for c, v in moved.items() if c not in explained}
         if rest:
-            out.findings.append(Finding(ks, rest, path, together=True))
+            find(ks, rest, path, together=True)
         return set(moved) | explained
+
+    def find(
+        ks: tuple[str, ...], moved: dict[str, tuple[str, str]], path: Path, together: bool = False
+    ) -> None:
+        """Keep ``moved`` as the finding of ``ks`` (a single reading's rows, or a group's
+        interaction rows, ``together``); under ``confirm``, rows that moved and are not
+        regraded are run a second time and only those it moves the same way are kept."""
+        if not (moved and confirm and not graded(ks)):
+            out.findings.append(Finding(ks, moved, path, together, regraded=graded(ks)))
+            return
+        again = timed(ks, repeat=1)
+        twice = moved_rows(ours, verdicts(again, notebook))
+        kept = {c: v for c, v in moved.items() if twice.get(c) == v}
+        log(f"  {','.join(ks)} again: {len(kept)} of {len(moved)} row(s) confirmed")
+        out.findings.append(Finding(ks, kept, path, together, confirm=again, unconfirmed={
+            c: v for c, v in moved.items() if c not in kept}))  # fmt: skip
 
     attribute(keys, timed(keys))
     return out

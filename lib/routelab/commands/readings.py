@@ -114,8 +114,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--confirm",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="run a single reading that moves rows a second time and keep only the rows both "
-        "runs move to the same verdict (default: on; --no-confirm takes one run's word)",
+        help="run a single reading that moves rows, or a group that moves rows none of its "
+        "halves does, a second time and keep only the rows both runs move to the same verdict "
+        "(default: on; --no-confirm takes one run's word)",
     )
     p_scr.add_argument(
         "--regrade",
@@ -219,7 +220,8 @@ def _screen(args: argparse.Namespace) -> int:
         for claim, (a, b) in f.unconfirmed.items():
             print(f"    (not confirmed by the second run, left out: {claim}: {a} -> {b})")
         if args.record:
-            record(result.base, f.path, only=set(f.moved) if f.together else None,
+            only = set(f.moved) | set(f.unconfirmed) if f.together else None
+            record(result.base, f.path, only=only,
                    together=f.together, controls=args.control, ledger=args.ledger,
                    confirm=f.confirm)  # fmt: skip
     for claim, seen in result.noisy.items():
