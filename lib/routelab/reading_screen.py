@@ -213,8 +213,9 @@ def screen(
         ks: tuple[str, ...], moved: dict[str, tuple[str, str]], path: Path, together: bool = False
     ) -> None:
         """Keep ``moved`` as the finding of ``ks`` (a single reading's rows, or a group's
-        interaction rows, ``together``); under ``confirm``, rows that moved and are not
-        regraded are run a second time and only those it moves the same way are kept."""
+        interaction rows, ``together``); under ``confirm``, readings that moved rows and were
+        run (not regraded) are run a second time, and only the rows that run moves the same
+        way are kept."""
         if not (moved and confirm and not graded(ks)):
             out.findings.append(Finding(ks, moved, path, together, regraded=graded(ks)))
             return
