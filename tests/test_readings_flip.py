@@ -166,6 +166,33 @@ def _results(path: Path, verdicts: dict[str, str], *, reading: str | None = None
     return path
 
 
+def test_readings_list_one_run_shows_only_the_entries_a_second_run_should_confirm(
+    tmp_path: Path, ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from routelab.cli import main
+
+    base = _results(tmp_path / "base", {"a": "holds", "b": "fails"})
+    # dmove: one flipped run moves 'a' -> listed
+    readings.record(base, _results(tmp_path / "d", {"a": "fails", "b": "fails"}, reading="dmove"))
+    # checking: two flipped runs agree on 'b' -> not listed
+    flip = _results(tmp_path / "c1", {"a": "holds", "b": "holds"}, reading="checking")
+    again = _results(tmp_path / "c2", {"a": "holds", "b": "holds"}, reading="checking")
+    assert readings.record(base, flip, confirm=again).runs == 2
+    # checking+dmove together: one run, nothing moved -> not listed
+    readings.record(base, _results(tmp_path / "g", {"a": "holds", "b": "fails"},
+                                   reading="checking,dmove"))  # fmt: skip
+    assert main(["readings", "list", "--one-run"]) == 0
+    out = capsys.readouterr().out
+    assert "dmove: " in out and "'a' holds -> fails" in out
+    assert "one flipped run (no second run confirmed these rows)" in out
+    assert "checking: " not in out and "flipped together" not in out
+    assert "1 entries move rows on one flipped run" in out
+    # without the flag every reading is listed, the confirmed entry too
+    assert main(["readings", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "checking: " in out and "2 flipped runs agree on every row" in out
+
+
 def test_record_keeps_the_rows_whose_verdict_differs(tmp_path: Path, ledger: Path) -> None:
     base = _results(tmp_path / "base", {"a": "holds", "b": "fails", "c": "partly"})
     flip = _results(tmp_path / "flip", {"a": "holds", "b": "holds", "d": "fails"}, reading="dmove")

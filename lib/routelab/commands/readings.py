@@ -27,6 +27,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "title, the alternative, the notebooks it reaches and, per recorded run, the claims "
         "whose verdict it decides.",
     )
+    p_list.add_argument(
+        "--one-run",
+        action="store_true",
+        help="only the entries whose moved rows rest on one flipped run (not regraded from "
+        "saved measurements): the ones a second flipped run should confirm",
+    )
     p_list.set_defaults(func=_list)
     p_rec = sub.add_parser(
         "record",
@@ -140,11 +146,16 @@ def _list(args: argparse.Namespace) -> int:
     from routelab.readings import FLIP_ENV, FLIPS, load_ledger
 
     ledger = load_ledger()
+    if args.one_run:
+        ledger = [e for e in ledger if _one_run(e)]
     for key, flip in FLIPS.items():
+        entries = [e for e in ledger if key in e["key"].split(",")]
+        if args.one_run and not entries:
+            continue
         print(f"{key}: {flip.title}")
         print(f"    alternative: {flip.alternative} ({flip.parameter})")
         print(f"    reaches: {', '.join(flip.notebooks)}; flip a run with {FLIP_ENV}={key}")
-        for e in (e for e in ledger if key in e["key"].split(",")):
+        for e in entries:
             found = "; ".join(
                 f"'{d['claim']}' {d['default']} -> {d['alternative']}" for d in e["differs"]
             )
@@ -168,7 +179,16 @@ def _list(args: argparse.Namespace) -> int:
             if e.get("noisy"):
                 print(f"      left out as noise (a control default run moves them too): "
                       f"{'; '.join(e['noisy'])}")  # fmt: skip
+    if args.one_run:
+        print(f"{len(ledger)} entries move rows on one flipped run; confirm each with "
+              "`routelab readings screen NN --keys KEY --base RUN --control RUN --record`")  # fmt: skip
     return 0
+
+
+def _one_run(entry: dict) -> bool:
+    """An entry whose moved rows rest on a single flipped run: not regraded from saved
+    measurements, fewer than two runs, at least one row moved."""
+    return bool(entry["differs"]) and not entry.get("regraded") and entry.get("runs", 1) < 2
 
 
 def _record(args: argparse.Namespace) -> int:
