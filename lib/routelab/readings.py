@@ -650,6 +650,13 @@ def record(
     return entry
 
 
+def rests_on_one_run(entry: dict[str, Any]) -> bool:
+    """A ledger entry whose moved rows rest on a single flipped run: rows moved, not
+    regraded from saved measurements, fewer than two flipped runs (a second run should
+    confirm it)."""
+    return bool(entry["differs"]) and not entry.get("regraded") and entry.get("runs", 1) < 2
+
+
 def _how_flipped(entry: dict[str, Any]) -> str:
     """How a ledger entry's flipped verdicts were found, for a row's note."""
     if entry.get("regraded"):

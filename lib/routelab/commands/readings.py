@@ -143,11 +143,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from routelab.readings import FLIP_ENV, FLIPS, load_ledger
+    from routelab.readings import FLIP_ENV, FLIPS, load_ledger, rests_on_one_run
 
     ledger = load_ledger()
     if args.one_run:
-        ledger = [e for e in ledger if _one_run(e)]
+        ledger = [e for e in ledger if rests_on_one_run(e)]
     for key, flip in FLIPS.items():
         entries = [e for e in ledger if key in e["key"].split(",")]
         if args.one_run and not entries:
@@ -171,7 +171,7 @@ def _list(args: argparse.Namespace) -> int:
                 print("      regraded from the default run's saved measurements (exact)")
             elif e.get("runs", 1) > 1:
                 print(f"      {e['runs']} flipped runs agree on every row")
-            elif e["differs"]:
+            elif rests_on_one_run(e):
                 print("      one flipped run (no second run confirmed these rows)")
             if e.get("unconfirmed"):
                 print(f"      left out, a second flipped run does not move them the same way: "
@@ -183,12 +183,6 @@ def _list(args: argparse.Namespace) -> int:
         print(f"{len(ledger)} entries move rows on one flipped run; confirm each with "
               "`routelab readings screen NN --keys KEY --base RUN --control RUN --record`")  # fmt: skip
     return 0
-
-
-def _one_run(entry: dict) -> bool:
-    """An entry whose moved rows rest on a single flipped run: not regraded from saved
-    measurements, fewer than two runs, at least one row moved."""
-    return bool(entry["differs"]) and not entry.get("regraded") and entry.get("runs", 1) < 2
 
 
 def _record(args: argparse.Namespace) -> int:
